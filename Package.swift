@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "DatabaseKit",
+    products: [
+        .library(name: "DatabaseKit", targets: ["DatabaseKit"]),
+        .executable(name: "dbtool", targets: ["dbtool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The system SQLite. The product-prefixed name never clashes with another
+        // package's `CSQLite` or `SQLite3` module.
+        .systemLibrary(
+            name: "DatabaseKitSQLite",
+            path: "Sources/DatabaseKitSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "DatabaseKit",
+            dependencies: ["DatabaseKitSQLite"]),
+        .executableTarget(
+            name: "dbtool",
+            dependencies: [
+                "DatabaseKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(
+            name: "DatabaseKitTests",
+            dependencies: ["DatabaseKit", "DatabaseKitSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,60 @@
+// The fetching loops shared by rows, values and records. Each public `fetch*`
+// method resolves its source (SQL, statement, or request) to a statement and
+// its arguments, and calls one of these.
+
+extension Statement {
+    /// Runs the statement and calls `body` with a row that reads each result
+    /// row in turn, until `body` returns false. The statement is reset afterwards.
+    @inline(__always)
+    func forEachRow(arguments: StatementArguments?, _ body: (Row) throws -> Bool) throws {
+        var iteration = try StatementIteration(statement: self, arguments: arguments)
+        defer { iteration.finish() }
+        let row = Row(statement: self)
+        while try iteration.step() {
+            if try !body(row) { break }
+        }
+    }
+
+    /// All the elements extracted from the result rows.
+    @inline(__always)
+    func fetchAll<T>(arguments: StatementArguments?, _ element: (Row) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try forEachRow(arguments: arguments) { row in
+            result.append(try element(row))
+            return true
+        }
+        return result
+    }
+
+    /// The distinct elements extracted from the result rows.
+    @inline(__always)
+    func fetchSet<T: Hashable>(arguments: StatementArguments?, _ element: (Row) throws -> T) throws -> Set<T> {
+        var result: Set<T> = []
+        try forEachRow(arguments: arguments) { row in
+            result.insert(try element(row))
+            return true
+        }
+        return result
+    }
+
+    /// The element extracted from the first result row, if any.
+    @inline(__always)
+    func fetchOne<T>(arguments: StatementArguments?, _ element: (Row) throws -> T?) throws -> T? {
+        var result: T?
+        try forEachRow(arguments: arguments) { row in
+            result = try element(row)
+            return false
+        }
+        return result
+    }
+}
+
+extension Database {
+    /// The statement for SQL given to a `fetch*(db, sql:)` method: compiled once
+    /// and reused, unless a cursor is currently iterating it.
+    @inline(__always)
+    func statementForFetch(sql: String) throws -> Statement {
+        try checkOpen()
+        return try reusableStatement(sql: sql)
+    }
+}

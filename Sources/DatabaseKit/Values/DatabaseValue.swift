@@ -1,0 +1,175 @@
+import Foundation
+internal import DatabaseKitSQLite
+
+/// A value stored in a database table: NULL, an integer, a double, a text or a blob.
+///
+/// ```swift
+/// let dbValue = try DatabaseValue.fetchOne(db, sql: "SELECT name FROM player")!
+/// switch dbValue.storage {
+/// case .null: print("NULL")
+/// case .string(let name): print(name)
+/// default: print("unexpected")
+/// }
+/// ```
+///
+/// See <https://www.sqlite.org/datatype3.html>.
+public struct DatabaseValue: Hashable, Sendable {
+    /// The SQLite storage classes.
+    public enum Storage: Equatable, Sendable {
+        /// NULL
+        case null
+        /// A 64-bit signed integer.
+        case int64(Int64)
+        /// A 64-bit floating point number.
+        case double(Double)
+        /// A text, stored as UTF-8.
+        case string(String)
+        /// A blob.
+        case blob(Data)
+    }
+
+    /// The stored value.
+    public let storage: Storage
+
+    /// The NULL value.
+    public static let null = DatabaseValue(storage: .null)
+
+    /// True when the value is NULL.
+    @inlinable public var isNull: Bool {
+        if case .null = storage { return true }
+        return false
+    }
+
+    /// Creates a value from its storage.
+    public init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Creates a value from any convertible value; nil gives NULL.
+    public init(value: (any DatabaseValueConvertible)?) {
+        self = value?.databaseValue ?? .null
+    }
+
+    /// Reads column `index` of the current row of a statement.
+    init(columnOf sqliteStatement: OpaquePointer, at index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_NULL:
+            storage = .null
+        case SQLITE_INTEGER:
+            storage = .int64(sqlite3_column_int64(sqliteStatement, index))
+        case SQLITE_FLOAT:
+            storage = .double(sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            storage = .string(columnString(sqliteStatement, index))
+        default:
+            storage = .blob(columnData(sqliteStatement, index))
+        }
+    }
+
+    /// Reads a value handed to a custom function or aggregate.
+    init(sqliteValue: OpaquePointer) {
+        switch sqlite3_value_type(sqliteValue) {
+        case SQLITE_NULL:
+            storage = .null
+        case SQLITE_INTEGER:
+            storage = .int64(sqlite3_value_int64(sqliteValue))
+        case SQLITE_FLOAT:
+            storage = .double(sqlite3_value_double(sqliteValue))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_value_bytes(sqliteValue))
+            if let bytes = sqlite3_value_text(sqliteValue) {
+                storage = .string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            } else {
+                storage = .string("")
+            }
+        default:
+            let count = Int(sqlite3_value_bytes(sqliteValue))
+            if let bytes = sqlite3_value_blob(sqliteValue), count > 0 {
+                storage = .blob(Data(bytes: bytes, count: count))
+            } else {
+                storage = .blob(Data())
+            }
+        }
+    }
+
+    /// Equality follows SQLite: an integer equals a double of the same value,
+    /// and a text never equals a blob.
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.null, .null): return true
+        case let (.int64(a), .int64(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.int64(a), .double(b)), let (.double(b), .int64(a)): return int64EqualsDouble(a, b)
+        case let (.string(a), .string(b)): return a == b
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
+
+    /// Hashing agrees with equality: integral doubles hash as their integer.
+    public func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .null:
+            hasher.combine(0)
+        case .int64(let int64):
+            hasher.combine(int64)
+        case .double(let double):
+            if let int64 = Int64(exactly: double) {
+                hasher.combine(int64)
+            } else {
+                hasher.combine(double)
+            }
+        case .string(let string):
+            hasher.combine(string)
+        case .blob(let data):
+            hasher.combine(data)
+        }
+    }
+}
+
+private func int64EqualsDouble(_ int64: Int64, _ double: Double) -> Bool {
+    guard let exact = Int64(exactly: double) else { return false }
+    return exact == int64
+}
+
+extension DatabaseValue: CustomStringConvertible {
+    /// The value as an SQL literal: `NULL`, `1`, `1.5`, `"text"`, `<N bytes>`.
+    public var description: String {
+        switch storage {
+        case .null: return "NULL"
+        case .int64(let int64): return String(int64)
+        case .double(let double): return String(double)
+        case .string(let string): return String(reflecting: string)
+        case .blob(let data): return "Data(\(data.count) bytes)"
+        }
+    }
+}
+
+extension DatabaseValue: DatabaseValueConvertible, StatementColumnConvertible {
+    /// Returns self.
+    public var databaseValue: DatabaseValue { self }
+
+    /// Returns the value itself, NULL included.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseValue? { dbValue }
+
+    /// Reads any column, NULL included.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        self.init(columnOf: sqliteStatement, at: index)
+    }
+}
+
+/// Reads a text column without a NUL-terminated copy (texts may hold NUL characters).
+@inline(__always)
+func columnString(_ sqliteStatement: OpaquePointer, _ index: CInt) -> String {
+    guard let bytes = sqlite3_column_text(sqliteStatement, index) else { return "" }
+    let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+/// Reads a blob column. A zero-length blob gives empty data, never nil.
+@inline(__always)
+func columnData(_ sqliteStatement: OpaquePointer, _ index: CInt) -> Data {
+    guard let bytes = sqlite3_column_blob(sqliteStatement, index) else { return Data() }
+    let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+    return Data(bytes: bytes, count: count)
+}
