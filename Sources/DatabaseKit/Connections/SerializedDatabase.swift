@@ -90,8 +90,13 @@ final class SerializedDatabase: @unchecked Sendable {
         fatalError("A transaction has been left opened at the end of a database access (\(db.description)): commit or roll it back inside the access block, or set Configuration.allowsUnsafeTransactions")
     }
 
-    /// Closes the connection; see ``DatabaseQueue/close()``.
+    /// Closes the connection; see ``DatabaseQueue/close()``. Closing a closed
+    /// connection does nothing.
     func close() throws {
-        try reentrantSync { db in try db.close() }
+        if isOnQueue {
+            try db.close()
+        } else {
+            try queue.sync { try db.close() }
+        }
     }
 }

@@ -95,16 +95,31 @@ public final class Database {
     }
 
     private func setUp() throws {
+        // The opening thread owns the connection until the first access block.
+        accessThread = pthread_self()
+        defer { accessThread = nil }
         sqlite3_extended_result_codes(sqliteConnection, 1)
+        // Before the busy handler: the check must not wait for other connections.
+        try validateFormat()
         setUpBusyMode()
         setUpTrace()
-        // Reading the schema fails early with SQLITE_NOTADB on a file that is not a database.
-        try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
         for setup in configuration.setups {
             try setup(self)
+        }
+    }
+
+    /// Reads the schema, so that a file that is not a database fails now with
+    /// SQLITE_NOTADB rather than on first use. A lock held by another
+    /// connection (BUSY, LOCKED) proves the file is in use by SQLite: the
+    /// opening goes on, and the first access waits or fails per the busy mode.
+    private func validateFormat() throws {
+        do {
+            try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            statementCache.removeAll()
         }
     }
 
