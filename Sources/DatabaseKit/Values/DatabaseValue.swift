@@ -127,6 +127,16 @@ public struct DatabaseValue: Hashable, Sendable {
     }
 }
 
+/// A string between double quotes, with quotes and backslashes escaped.
+private func quoted(_ string: String) -> String {
+    var result = "\""
+    for character in string {
+        if character == "\"" || character == "\\" { result.append("\\") }
+        result.append(character)
+    }
+    return result + "\""
+}
+
 private func int64EqualsDouble(_ int64: Int64, _ double: Double) -> Bool {
     guard let exact = Int64(exactly: double) else { return false }
     return exact == int64
@@ -139,7 +149,7 @@ extension DatabaseValue: CustomStringConvertible {
         case .null: return "NULL"
         case .int64(let int64): return String(int64)
         case .double(let double): return String(double)
-        case .string(let string): return String(reflecting: string)
+        case .string(let string): return quoted(string)
         case .blob(let data): return "Data(\(data.count) bytes)"
         }
     }

@@ -1,6 +1,7 @@
 import DatabaseKit
 import CDispatch
 import Dispatch
+import DatabaseKitSQLite
 import Foundation
 import Testing
 
@@ -67,4 +68,9 @@ func expectDatabaseError<R>(
         Issue.record("expected a DatabaseError \(code), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+/// `sqlite3_next_stmt`, to count the statements a connection holds.
+func sqlite3NextStatement(_ connection: SQLiteConnection, _ statement: SQLiteStatement?) -> SQLiteStatement? {
+    sqlite3_next_stmt(connection, statement)
 }

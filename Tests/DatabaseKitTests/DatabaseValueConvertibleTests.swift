@@ -1,0 +1,203 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("Values")
+struct DatabaseValueConvertibleTests {
+    /// Stores `value`, and returns what SQLite stored (typeof) and the value read back.
+    private func roundTrip<T: DatabaseValueConvertible>(_ value: T) throws -> (String, T?) {
+        let dbQueue = DatabaseQueue()
+        return try dbQueue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t(v)")
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value])
+            let type = try String.fetchOne(db, sql: "SELECT typeof(v) FROM t")!
+            let dbValue = try DatabaseValue.fetchOne(db, sql: "SELECT v FROM t")!
+            return (type, T.fromDatabaseValue(dbValue))
+        }
+    }
+
+    @Test("integers of every width round-trip at their bounds")
+    func integers() throws {
+        #expect(try roundTrip(Int.min) == ("integer", Int.min))
+        #expect(try roundTrip(Int.max) == ("integer", Int.max))
+        #expect(try roundTrip(Int8.min) == ("integer", Int8.min))
+        #expect(try roundTrip(Int16.max) == ("integer", Int16.max))
+        #expect(try roundTrip(Int32.min) == ("integer", Int32.min))
+        #expect(try roundTrip(Int64.max) == ("integer", Int64.max))
+        #expect(try roundTrip(UInt8.max) == ("integer", UInt8.max))
+        #expect(try roundTrip(UInt16.max) == ("integer", UInt16.max))
+        #expect(try roundTrip(UInt32.max) == ("integer", UInt32.max))
+        #expect(try roundTrip(UInt64(Int64.max)) == ("integer", UInt64(Int64.max)))
+        #expect(try roundTrip(UInt(42)) == ("integer", UInt(42)))
+    }
+
+    @Test("an integer out of range is an error, never a silent wrap")
+    func integerOutOfRange() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.inDatabase { db in
+            #expect(Int8.fromDatabaseValue(300.databaseValue) == nil)
+            #expect(UInt8.fromDatabaseValue((-1).databaseValue) == nil)
+            #expect(UInt64.fromDatabaseValue((-1).databaseValue) == nil)
+            #expect(Int32.fromDatabaseValue(Int64.max.databaseValue) == nil)
+            #expect(Int.fromDatabaseValue(1.5.databaseValue) == nil)
+            #expect(Int.fromDatabaseValue(2.0.databaseValue) == 2)
+            // Fetching reports the conversion error with the value and the column.
+            let error = #expect(throws: RowDecodingError.self) { try Int8.fetchAll(db, sql: "SELECT 300 AS n") }
+            #expect(error?.description.contains("could not decode Int8 from database value 300") == true)
+            #expect(throws: RowDecodingError.self) { try UInt8.fetchOne(db, sql: "SELECT -1") }
+            #expect(throws: RowDecodingError.self) { try Int.fetchOne(db, sql: "SELECT 'abc'") }
+        }
+    }
+
+    @Test("UInt64 above Int64.max stops the program with a clear message")
+    func uint64Overflow() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = UInt64.max.databaseValue
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("does not fit in SQLite's 64-bit signed INTEGER"))
+    }
+
+    @Test("Bool, Double, Float, String, Data")
+    func basics() throws {
+        #expect(try roundTrip(true) == ("integer", true))
+        #expect(try roundTrip(false) == ("integer", false))
+        #expect(Bool.fromDatabaseValue(2.databaseValue) == true)
+        #expect(try roundTrip(3.25) == ("real", 3.25))
+        #expect(try roundTrip(-0.0).1?.sign == .minus)
+        #expect(try roundTrip(Double.infinity) == ("real", Double.infinity))
+        #expect(try roundTrip(Float(1.5)) == ("real", Float(1.5)))
+        #expect(try roundTrip("héllo 👋") == ("text", "héllo 👋"))
+        #expect(try roundTrip("") == ("text", ""))
+        #expect(try roundTrip(Data([0, 1, 2, 255])) == ("blob", Data([0, 1, 2, 255])))
+        #expect(try roundTrip(Data()) == ("blob", Data()))
+        #expect(String.fromDatabaseValue(1.databaseValue) == nil)
+        #expect(Data.fromDatabaseValue("abc".databaseValue) == Data("abc".utf8))
+        #expect(Double.fromDatabaseValue(2.databaseValue) == 2.0)
+    }
+
+    @Test("NaN is stored as NULL (SQLite's behaviour)")
+    func nan() throws {
+        let (type, value) = try roundTrip(Double.nan)
+        #expect(type == "null")
+        #expect(value == nil)
+    }
+
+    @Test("UUID is a 16-byte blob, and reads from text too")
+    func uuid() throws {
+        let uuid = UUID()
+        #expect(try roundTrip(uuid) == ("blob", uuid))
+        #expect(UUID.fromDatabaseValue(uuid.uuidString.databaseValue) == uuid)
+        #expect(UUID.fromDatabaseValue(Data([1, 2]).databaseValue) == nil)
+    }
+
+    @Test("Decimal is text, without losing digits")
+    func decimal() throws {
+        let decimal = Decimal(string: "12345678901234567890.123456789")!
+        #expect(try roundTrip(decimal) == ("text", decimal))
+        #expect(Decimal.fromDatabaseValue(12.databaseValue) == Decimal(12))
+        #expect(Decimal.fromDatabaseValue(1.5.databaseValue) == Decimal(1.5))
+    }
+
+    @Test("URL is text")
+    func url() throws {
+        let url = URL(string: "https://example.com/a?b=c")!
+        #expect(try roundTrip(url) == ("text", url))
+    }
+
+    @Test("Date is UTC text yyyy-MM-dd HH:mm:ss.SSS")
+    func dateFormat() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        #expect(date.databaseValue == "2023-11-14 22:13:20.123".databaseValue)
+        let (type, value) = try roundTrip(date)
+        #expect(type == "text")
+        #expect(value == date || abs(value!.timeIntervalSince(date)) < 0.0005)
+        #expect(Date(timeIntervalSince1970: 0).databaseValue == "1970-01-01 00:00:00.000".databaseValue)
+        #expect(Date(timeIntervalSince1970: -1).databaseValue == "1969-12-31 23:59:59.000".databaseValue)
+        #expect(Date(timeIntervalSince1970: 951_782_400).databaseValue == "2000-02-29 00:00:00.000".databaseValue)
+    }
+
+    @Test("Date reads SQLite's text formats and Unix timestamps")
+    func dateParsing() throws {
+        func date(_ text: String) -> TimeInterval? { Date.fromDatabaseValue(text.databaseValue)?.timeIntervalSince1970 }
+        #expect(date("2023-11-14") == 1_699_920_000)
+        #expect(date("2023-11-14 22:13") == 1_699_999_980)
+        #expect(date("2023-11-14 22:13:20") == 1_700_000_000)
+        #expect(date("2023-11-14T22:13:20") == 1_700_000_000)
+        #expect(abs(date("2023-11-14 22:13:20.5")! - 1_700_000_000.5) < 1e-6)
+        #expect(date("2023-11-14T22:13:20Z") == 1_700_000_000)
+        #expect(date("2023-11-15T00:13:20+02:00") == 1_700_000_000)
+        #expect(date("2023-11-14 20:13:20-02:00") == 1_700_000_000)
+        #expect(date("not a date") == nil)
+        #expect(date("2023-13-01") == nil)
+        #expect(date("2023-11-14 25:00") == nil)
+        #expect(Date.fromDatabaseValue(1_700_000_000.databaseValue)?.timeIntervalSince1970 == 1_700_000_000)
+        #expect(Date.fromDatabaseValue(1.5.databaseValue)?.timeIntervalSince1970 == 1.5)
+        // SQLite's own date functions understand what DatabaseKit stores.
+        let dbQueue = DatabaseQueue()
+        let stored = Date(timeIntervalSince1970: 1_700_000_000)
+        let unix = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT unixepoch(?)", arguments: [stored]) }
+        #expect(unix == 1_700_000_000)
+    }
+
+    @Test("RawRepresentable enums")
+    func enums() throws {
+        enum Color: String, DatabaseValueConvertible { case red, green }
+        enum Level: Int, DatabaseValueConvertible { case low = 1, high = 2 }
+        #expect(try roundTrip(Color.green) == ("text", .green))
+        #expect(try roundTrip(Level.high) == ("integer", .high))
+        #expect(Color.fromDatabaseValue("blue".databaseValue) == nil)
+    }
+
+    @Test("Optional values bind NULL and read NULL as nil")
+    func optionals() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.inDatabase { db in
+            let none: Int? = nil
+            let type = try String.fetchOne(db, sql: "SELECT typeof(?)", arguments: [none])
+            #expect(type == "null")
+            let ints = try Int?.fetchAll(db, sql: "SELECT 1 UNION ALL SELECT NULL")
+            #expect(ints == [1, nil])
+            let strings = try String?.fetchAll(db, sql: "SELECT 'a' UNION ALL SELECT NULL")
+            #expect(strings == ["a", nil])
+            #expect(throws: RowDecodingError.self) { try Int.fetchAll(db, sql: "SELECT NULL") }
+        }
+    }
+
+    @Test("DatabaseValue storage, equality and description")
+    func databaseValue() {
+        #expect(DatabaseValue.null.isNull)
+        #expect(1.databaseValue == 1.0.databaseValue)
+        #expect(1.databaseValue.hashValue == 1.0.databaseValue.hashValue)
+        #expect(1.databaseValue != "1".databaseValue)
+        #expect("a".databaseValue != Data("a".utf8).databaseValue)
+        #expect(DatabaseValue.null.description == "NULL")
+        #expect("O'Brien".databaseValue.description == "\"O'Brien\"")
+        #expect(#"say "hi""#.databaseValue.description == #""say \"hi\"""#)
+        #expect(DatabaseValue(value: nil) == .null)
+        #expect(DatabaseValue(value: 3) == 3.databaseValue)
+        guard case .int64(3) = 3.databaseValue.storage else {
+            Issue.record("expected int64 storage")
+            return
+        }
+    }
+
+    @Test("a custom DatabaseValueConvertible type")
+    func customType() throws {
+        struct Email: DatabaseValueConvertible, Equatable {
+            var address: String
+            var databaseValue: DatabaseValue { address.databaseValue }
+            static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Email? {
+                String.fromDatabaseValue(dbValue).map(Email.init)
+            }
+        }
+        #expect(try roundTrip(Email(address: "a@b.c")) == ("text", Email(address: "a@b.c")))
+        let dbQueue = DatabaseQueue()
+        let emails = try dbQueue.read { db in try Email.fetchAll(db, sql: "SELECT 'x@y.z'") }
+        #expect(emails == [Email(address: "x@y.z")])
+    }
+}
+
+extension DatabaseValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = value.databaseValue }
+}

@@ -1,0 +1,79 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("StatementArguments")
+struct StatementArgumentsTests {
+    @Test("array and dictionary literals, nil is NULL")
+    func literals() {
+        let positional: StatementArguments = [1, "foo", nil]
+        #expect(positional.values == [1.databaseValue, "foo".databaseValue, .null])
+        #expect(positional.namedValues.isEmpty)
+        let named: StatementArguments = ["a": 1, "b": nil]
+        #expect(named.namedValues == ["a": 1.databaseValue, "b": .null])
+        #expect(StatementArguments().isEmpty)
+        #expect(!positional.isEmpty)
+    }
+
+    @Test("initializers from sequences and dictionaries")
+    func initializers() {
+        #expect(StatementArguments([1, 2, 3]) == [1, 2, 3])
+        #expect(StatementArguments(["a": "x"]) == ["a": "x"])
+        let values: [(any DatabaseValueConvertible)?] = [1, nil]
+        #expect(StatementArguments(values) == [1, nil])
+    }
+
+    @Test("appending and concatenation")
+    func appending() {
+        var arguments: StatementArguments = [1]
+        arguments += [2]
+        arguments += ["a": 1]
+        #expect(arguments.values == [1.databaseValue, 2.databaseValue])
+        let replaced = arguments.append(contentsOf: ["a": 2])
+        #expect(replaced == ["a": 1.databaseValue])
+        #expect((StatementArguments(["a": 1]) + ["a": 2]).namedValues["a"] == 2.databaseValue)
+        #expect((StatementArguments(["a": 1]) &+ ["a": 2]).namedValues["a"] == 1.databaseValue)
+    }
+
+    @Test("description")
+    func description() {
+        #expect((["foo", 1] as StatementArguments).description == "[\"foo\", 1]")
+        #expect((["b": 2, "a": nil] as StatementArguments).description == "[a: NULL, b: 2]")
+        #expect(StatementArguments(values: [1.databaseValue], namedValues: ["x": 2.databaseValue]).description == "[1, x: 2]")
+    }
+
+    @Test("named parameters with :, $ and @ prefixes")
+    func prefixes() throws {
+        let dbQueue = DatabaseQueue()
+        let row = try dbQueue.read { (db: Database) throws in
+            try Row.fetchOne(db, sql: "SELECT :a AS a, $b AS b, @c AS c", arguments: ["a": 1, "b": 2, "c": 3])
+        }
+        #expect(row == ["a": 1, "b": 2, "c": 3])
+    }
+
+    @Test("positional values feed named parameters; mixed arguments")
+    func mixed() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            #expect(try Row.fetchOne(db, sql: "SELECT :a AS a, :b AS b", arguments: [1, 2]) == ["a": 1, "b": 2])
+            let mixed = StatementArguments(values: [10.databaseValue], namedValues: ["name": "x".databaseValue])
+            #expect(try Row.fetchOne(db, sql: "SELECT ? AS n, :name AS name", arguments: mixed) == ["n": 10, "name": "x"])
+            #expect(try Row.fetchOne(db, sql: "SELECT ?2 AS b, ?1 AS a", arguments: [1, 2]) == ["b": 2, "a": 1])
+            // A named parameter used twice needs one value.
+            #expect(try Int.fetchOne(db, sql: "SELECT :x + :x", arguments: ["x": 2]) == 4)
+        }
+    }
+
+    @Test("wrong counts and unknown names throw errors that name them")
+    func errors() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            let tooMany = expectDatabaseError(.SQLITE_MISUSE) { try Int.fetchOne(db, sql: "SELECT ?", arguments: [1, 2]) }
+            #expect(tooMany?.message == "wrong number of statement arguments: 2 given, 1 expected")
+            let missing = expectDatabaseError(.SQLITE_MISUSE) { try Int.fetchOne(db, sql: "SELECT :name", arguments: ["other": 1]) }
+            #expect(missing?.message == "missing statement argument: name")
+            let unknown = expectDatabaseError(.SQLITE_MISUSE) { try Int.fetchOne(db, sql: "SELECT :a", arguments: ["a": 1, "b": 2, "c": 3]) }
+            #expect(unknown?.message == "unknown statement arguments: b, c")
+        }
+    }
+}
