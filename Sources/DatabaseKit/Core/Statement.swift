@@ -69,11 +69,7 @@ public final class Statement {
     /// The index of the leftmost column with this name, compared
     /// case-insensitively, or nil.
     public func index(ofColumn name: String) -> Int? {
-        let names = columnNames
-        // Exact match first: it is the common case, and cheap for small strings.
-        if let index = names.firstIndex(of: name) { return index }
-        let lowercased = name.lowercased()
-        return names.firstIndex { $0.lowercased() == lowercased }
+        leftmostIndex(ofColumn: name, in: columnNames)
     }
 
     // MARK: Arguments

@@ -96,9 +96,7 @@ public final class Row {
     /// The index of the leftmost column with this name, case-insensitive.
     public func index(forColumn name: String) -> Int? {
         if let statement { return statement.index(ofColumn: name) }
-        if let index = storedColumnNames.firstIndex(of: name) { return index }
-        let lowercased = name.lowercased()
-        return storedColumnNames.firstIndex { $0.lowercased() == lowercased }
+        return leftmostIndex(ofColumn: name, in: storedColumnNames)
     }
 
     /// The value at `index`.
