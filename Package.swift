@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "dbtool", targets: ["dbtool"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // The system SQLite. The product-prefixed name never clashes with another
@@ -27,6 +27,10 @@ let package = Package(
                 "DatabaseKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // `make demo`: the library at work on ./demo/db.sqlite.
+        .executableTarget(
+            name: "DatabaseKitDemo",
+            dependencies: ["DatabaseKit"]),
         .testTarget(
             name: "DatabaseKitTests",
             dependencies: ["DatabaseKit", "DatabaseKitSQLite"]),

@@ -16,11 +16,12 @@ struct DatabaseExecuteTests {
     func multipleStatementsConsumeArguments() throws {
         let dbQueue = try makeDatabase()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                INSERT INTO player (name, score) VALUES (?, ?);
-                INSERT INTO player (name) VALUES (?);
-                UPDATE player SET score = ? WHERE name = ?
-                """, arguments: ["Arthur", 750, "Barbara", 1000, "Barbara"])
+            try db.execute(
+                sql: """
+                    INSERT INTO player (name, score) VALUES (?, ?);
+                    INSERT INTO player (name) VALUES (?);
+                    UPDATE player SET score = ? WHERE name = ?
+                    """, arguments: ["Arthur", 750, "Barbara", 1000, "Barbara"])
         }
         let rows = try dbQueue.read { db in try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id") }
         #expect(rows == [["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000]])
@@ -30,10 +31,11 @@ struct DatabaseExecuteTests {
     func namedArgumentsShared() throws {
         let dbQueue = try makeDatabase()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                INSERT INTO player (name, score) VALUES (:name, :score);
-                INSERT INTO player (name, score) VALUES (:name || '2', :score + 1)
-                """, arguments: ["name": "Arthur", "score": 10])
+            try db.execute(
+                sql: """
+                    INSERT INTO player (name, score) VALUES (:name, :score);
+                    INSERT INTO player (name, score) VALUES (:name || '2', :score + 1)
+                    """, arguments: ["name": "Arthur", "score": 10])
         }
         let rows = try dbQueue.read { db in try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id") }
         #expect(rows == [["name": "Arthur", "score": 10], ["name": "Arthur2", "score": 11]])
@@ -99,7 +101,8 @@ struct DatabaseExecuteTests {
         let dbQueue = try makeDatabase()
         let error = expectDatabaseError(.SQLITE_ERROR) {
             try dbQueue.write { db in
-                try db.execute(sql: "INSERT INTO player (name) VALUES ('a'); INSERT INTO nope VALUES (1); INSERT INTO player (name) VALUES ('b')")
+                try db.execute(
+                    sql: "INSERT INTO player (name) VALUES ('a'); INSERT INTO nope VALUES (1); INSERT INTO player (name) VALUES ('b')")
             }
         }
         #expect(error?.sql == "INSERT INTO nope VALUES (1);")

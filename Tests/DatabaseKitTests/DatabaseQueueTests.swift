@@ -169,7 +169,10 @@ struct DatabaseQueueTests {
         let maxInside = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 200) { i in
             try! dbQueue.write { db in
-                let inside = insideCount.withLock { count in count += 1; return count }
+                let inside = insideCount.withLock { count in
+                    count += 1
+                    return count
+                }
                 maxInside.withLock { $0 = max($0, inside) }
                 try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i])
                 insideCount.withLock { $0 -= 1 }

@@ -143,7 +143,10 @@ struct DatabaseValueConvertibleTests {
     @Test("RawRepresentable enums")
     func enums() throws {
         enum Color: String, DatabaseValueConvertible { case red, green }
-        enum Level: Int, DatabaseValueConvertible { case low = 1, high = 2 }
+        enum Level: Int, DatabaseValueConvertible {
+            case low = 1
+            case high = 2
+        }
         #expect(try roundTrip(Color.green) == ("text", .green))
         #expect(try roundTrip(Level.high) == ("integer", .high))
         #expect(Color.fromDatabaseValue("blue".databaseValue) == nil)

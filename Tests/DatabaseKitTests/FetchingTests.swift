@@ -7,10 +7,11 @@ struct FetchingTests {
     private func makeDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score INT);
-                INSERT INTO player VALUES (1, 'Arthur', 750), (2, 'Barbara', 1000), (3, 'Craig', NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score INT);
+                    INSERT INTO player VALUES (1, 'Arthur', 750), (2, 'Barbara', 1000), (3, 'Craig', NULL);
+                    """)
         }
         return dbQueue
     }

@@ -38,16 +38,23 @@ struct RecordTests {
     private func makeDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT,
-                    level TEXT, joined TEXT, uuid BLOB, tags TEXT, address TEXT, ratio REAL, active INT);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT,
+                        level TEXT, joined TEXT, uuid BLOB, tags TEXT, address TEXT, ratio REAL, active INT);
+                    """)
             try db.execute(
                 sql: "INSERT INTO player VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [1, "Arthur", 750, "expert", Date(timeIntervalSince1970: 0), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, #"["a","b"]"#, #"{"city":"Paris"}"#, 0.5, true])
+                arguments: [
+                    1, "Arthur", 750, "expert", Date(timeIntervalSince1970: 0), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+                    #"["a","b"]"#, #"{"city":"Paris"}"#, 0.5, true,
+                ])
             try db.execute(
                 sql: "INSERT INTO player VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [2, "Barbara", nil, "beginner", "2020-01-01", UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, "[]", nil, 1, false])
+                arguments: [
+                    2, "Barbara", nil, "beginner", "2020-01-01", UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, "[]", nil, 1,
+                    false,
+                ])
         }
         return dbQueue
     }
@@ -98,7 +105,10 @@ struct RecordTests {
 
     @Test("Decodable errors name the column")
     func decodableErrors() throws {
-        struct Strict: FetchableRecord, Decodable { var id: Int; var missing: String }
+        struct Strict: FetchableRecord, Decodable {
+            var id: Int
+            var missing: String
+        }
         struct Mismatch: FetchableRecord, Decodable { var name: Int }
         let dbQueue = try makeDatabase()
         try dbQueue.read { (db: Database) throws in

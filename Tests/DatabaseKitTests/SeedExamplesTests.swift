@@ -1,3 +1,4 @@
+// swift-format-ignore-file: the examples are kept exactly as the seeds print them.
 // The Swift examples of the seed documents (../shared/seeds/), compiled and run
 // against DatabaseKit. They are the first users of the API: each example is
 // copied as it is, with `import GRDB` replaced by `import DatabaseKit`, and
@@ -110,7 +111,7 @@ struct SeedExamplesTests {
         let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
 
         try dbQueue.read { db in
-            print(db.configuration.label) // Prints "MyDatabase"
+            print(db.configuration.label)  // Prints "MyDatabase"
         }
         #expect(printed == "MyDatabase")
     }
@@ -167,8 +168,8 @@ struct SeedExamplesTests {
         func example() throws {
             var config = Configuration()
             config.readonly = true
-            config.foreignKeysEnabled = true // Default is already true
-            config.trace = { print($0) }     // Prints all SQL statements
+            config.foreignKeysEnabled = true  // Default is already true
+            config.trace = { print($0) }  // Prints all SQL statements
 
             let dbQueue = try DatabaseQueue(
                 path: "/path/to/database.sqlite",
@@ -185,12 +186,13 @@ struct SeedExamplesTests {
     func executeUpdates() throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE player (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    name TEXT NOT NULL,
-                    score INT)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE player (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL,
+                        score INT)
+                    """)
 
             try db.execute(
                 sql: "INSERT INTO player (name, score) VALUES (?, ?)",
@@ -210,9 +212,10 @@ struct SeedExamplesTests {
         try dbQueue.write { db in
             let name = "O'Brien"
             let score = 550
-            try db.execute(literal: """
-                INSERT INTO player (name, score) VALUES (\(name), \(score))
-                """)
+            try db.execute(
+                literal: """
+                    INSERT INTO player (name, score) VALUES (\(name), \(score))
+                    """)
         }
         let row = try dbQueue.read { db in try Row.fetchOne(db, sql: "SELECT name, score FROM player") }
         #expect(row == ["name": "O'Brien", "score": 550])
@@ -253,23 +256,26 @@ struct SeedExamplesTests {
     func multipleStatements() throws {
         let dbQueue = try makePlayerDatabase()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                INSERT INTO player (name, score) VALUES (?, ?);
-                INSERT INTO player (name, score) VALUES (?, ?);
-                """, arguments: ["Arthur", 750, "Barbara", 1000])
+            try db.execute(
+                sql: """
+                    INSERT INTO player (name, score) VALUES (?, ?);
+                    INSERT INTO player (name, score) VALUES (?, ?);
+                    """, arguments: ["Arthur", 750, "Barbara", 1000])
 
-            try db.execute(literal: """
-                INSERT INTO player (name, score) VALUES (\("Arthur"), \(750));
-                INSERT INTO player (name, score) VALUES (\("Barbara"), \(1000));
-                """)
+            try db.execute(
+                literal: """
+                    INSERT INTO player (name, score) VALUES (\("Arthur"), \(750));
+                    INSERT INTO player (name, score) VALUES (\("Barbara"), \(1000));
+                    """)
         }
         let rows = try dbQueue.read { db in
             try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id")
         }
-        #expect(rows == [
-            ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
-            ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
-        ])
+        #expect(
+            rows == [
+                ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
+                ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
+            ])
     }
 
     @Test("004: lastInsertedRowID")
@@ -289,12 +295,13 @@ struct SeedExamplesTests {
     private func makePlayerDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE player (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    name TEXT NOT NULL,
-                    score INT)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE player (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL,
+                        score INT)
+                    """)
         }
         return dbQueue
     }

@@ -72,7 +72,9 @@ struct StatementArgumentsTests {
             #expect(tooMany?.message == "wrong number of statement arguments: 2 given, 1 expected")
             let missing = expectDatabaseError(.SQLITE_MISUSE) { try Int.fetchOne(db, sql: "SELECT :name", arguments: ["other": 1]) }
             #expect(missing?.message == "missing statement argument: name")
-            let unknown = expectDatabaseError(.SQLITE_MISUSE) { try Int.fetchOne(db, sql: "SELECT :a", arguments: ["a": 1, "b": 2, "c": 3]) }
+            let unknown = expectDatabaseError(.SQLITE_MISUSE) {
+                try Int.fetchOne(db, sql: "SELECT :a", arguments: ["a": 1, "b": 2, "c": 3])
+            }
             #expect(unknown?.message == "unknown statement arguments: b, c")
         }
     }

@@ -43,10 +43,11 @@ struct TransactionTests {
     func failedCommit() throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.inDatabase { (db: Database) throws in
-            try db.execute(sql: """
-                CREATE TABLE parent(id INTEGER PRIMARY KEY);
-                CREATE TABLE child(parentId INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE parent(id INTEGER PRIMARY KEY);
+                    CREATE TABLE child(parentId INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                    """)
             expectDatabaseError(.SQLITE_CONSTRAINT) {
                 try db.inTransaction {
                     try db.execute(sql: "INSERT INTO child VALUES (1)")

@@ -198,8 +198,8 @@ public final class DatabaseQueue: Sendable {
     ///   ``Configuration/defaultTransactionKind``).
     public func inTransaction(
         _ kind: Database.TransactionKind? = nil,
-        _ updates: (Database) throws -> Database.TransactionCompletion) throws
-    {
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
         try writeWithoutTransaction { db in
             try db.inTransaction(kind) { try updates(db) }
         }

@@ -36,7 +36,8 @@ final class SerializedDatabase: @unchecked Sendable {
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
         precondition(
             !isOnQueue,
-            "Database methods are not reentrant: a database access (read, write, inDatabase, ...) was started from inside another access to the same database (\(db.description)). Use the `db` argument of the outer closure instead.")
+            "Database methods are not reentrant: a database access (read, write, inDatabase, ...) was started from inside another access to the same database (\(db.description)). Use the `db` argument of the outer closure instead."
+        )
         return try queue.sync { try access(block) }
     }
 
@@ -87,7 +88,9 @@ final class SerializedDatabase: @unchecked Sendable {
     private func checkNoTransactionLeftOpen() {
         guard !db.configuration.allowsUnsafeTransactions, !db.isClosed, db.isInsideTransaction else { return }
         // Configuration.allowsUnsafeTransactions documents this as a programmer error.
-        fatalError("A transaction has been left opened at the end of a database access (\(db.description)): commit or roll it back inside the access block, or set Configuration.allowsUnsafeTransactions")
+        fatalError(
+            "A transaction has been left opened at the end of a database access (\(db.description)): commit or roll it back inside the access block, or set Configuration.allowsUnsafeTransactions"
+        )
     }
 
     /// Closes the connection; see ``DatabaseQueue/close()``. Closing a closed

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 extension Database {
     /// The events ``trace(options:_:)`` can report.
@@ -99,11 +99,13 @@ extension Database {
             return
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_trace_v2(sqliteConnection, UInt32(mask), { mask, context, p, x in
-            let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
-            db.handleTrace(mask: CInt(mask), p: p, x: x)
-            return 0
-        }, context)
+        sqlite3_trace_v2(
+            sqliteConnection, UInt32(mask),
+            { mask, context, p, x in
+                let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+                db.handleTrace(mask: CInt(mask), p: p, x: x)
+                return 0
+            }, context)
     }
 
     private func handleTrace(mask: CInt, p: UnsafeMutableRawPointer?, x: UnsafeMutableRawPointer?) {

@@ -14,8 +14,8 @@ extension Database {
     /// - throws: The error of `operations`, or a ``DatabaseError``.
     public func inTransaction(
         _ kind: TransactionKind? = nil,
-        _ operations: () throws -> TransactionCompletion) throws
-    {
+        _ operations: () throws -> TransactionCompletion
+    ) throws {
         try beginTransaction(kind)
         let completion: TransactionCompletion
         do {

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A connection to an SQLite database.
 ///
@@ -53,7 +53,9 @@ public final class Database {
         if configuration.passphrase != nil {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
-                message: "a passphrase was given, but the system SQLite has no encryption (it is not SQLCipher): open the database without a passphrase")
+                message:
+                    "a passphrase was given, but the system SQLite has no encryption (it is not SQLCipher): open the database without a passphrase"
+            )
         }
         sqliteConnection = try Database.openConnection(path: path, configuration: configuration)
         do {
@@ -131,11 +133,13 @@ public final class Database {
             sqlite3_busy_timeout(sqliteConnection, CInt(clamping: Int((seconds * 1000).rounded(.up))))
         case .callback:
             let context = Unmanaged.passUnretained(self).toOpaque()
-            sqlite3_busy_handler(sqliteConnection, { context, tries in
-                let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
-                guard case .callback(let callback) = db.configuration.busyMode else { return 0 }
-                return callback(Int(tries)) ? 1 : 0
-            }, context)
+            sqlite3_busy_handler(
+                sqliteConnection,
+                { context, tries in
+                    let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+                    guard case .callback(let callback) = db.configuration.busyMode else { return 0 }
+                    return callback(Int(tries)) ? 1 : 0
+                }, context)
         }
     }
 
@@ -225,8 +229,8 @@ public final class Database {
     func forEachStatement(
         in sql: String,
         stopAfterFirst: Bool = false,
-        _ body: (Statement, _ hasMore: Bool) throws -> Void) throws
-    {
+        _ body: (Statement, _ hasMore: Bool) throws -> Void
+    ) throws {
         try sql.utf8CString.withUnsafeBufferPointer { buffer in
             guard let start = buffer.baseAddress else { return }
             let end = start + buffer.count - 1  // the NUL terminator
@@ -372,7 +376,9 @@ public final class Database {
             }
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code),
-                message: "can not close the connection while statements are alive: release them first (\(alive.map { "`\($0)`" }.joined(separator: ", ")))")
+                message:
+                    "can not close the connection while statements are alive: release them first (\(alive.map { "`\($0)`" }.joined(separator: ", ")))"
+            )
         }
         self.sqliteConnection = nil
     }

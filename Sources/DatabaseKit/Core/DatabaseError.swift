@@ -42,8 +42,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         resultCode: ResultCode = .SQLITE_ERROR,
         message: String? = nil,
         sql: String? = nil,
-        arguments: StatementArguments? = nil)
-    {
+        arguments: StatementArguments? = nil
+    ) {
         self.extendedResultCode = resultCode
         self.message = message ?? sqliteErrorString(resultCode.rawValue)
         self.sql = sql

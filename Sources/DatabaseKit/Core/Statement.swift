@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A prepared statement: SQL compiled once, executed many times with different
 /// arguments.

@@ -52,7 +52,9 @@ extension Cursor {
     }
 
     /// Combines the elements into a mutable result.
-    public func reduce<Result>(into initialResult: Result, _ updateAccumulatingResult: (inout Result, Element) throws -> Void) throws -> Result {
+    public func reduce<Result>(into initialResult: Result, _ updateAccumulatingResult: (inout Result, Element) throws -> Void) throws
+        -> Result
+    {
         var result = initialResult
         while let element = try next() {
             try updateAccumulatingResult(&result, element)

@@ -16,7 +16,9 @@ extension DatabaseValueConvertible {
     // MARK: From SQL
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> DatabaseValueCursor<Self> {
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+        -> DatabaseValueCursor<Self>
+    {
         try DatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
     }
 
@@ -105,7 +107,9 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> FastDatabaseValueCursor<Self> {
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+        -> FastDatabaseValueCursor<Self>
+    {
         try FastDatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
     }
 

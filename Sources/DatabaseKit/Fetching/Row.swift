@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A database row.
 ///
@@ -168,8 +168,8 @@ public final class Row {
     /// - throws: ``RowDecodingError`` when the value can not be converted.
     @inline(__always)
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: Value.Type = Value.self, atIndex index: Int) throws -> Value
-    {
+        _ type: Value.Type = Value.self, atIndex index: Int
+    ) throws -> Value {
         checkIndex(index)
         if let sqliteStatement {
             if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
@@ -195,8 +195,8 @@ public final class Row {
     /// The value of the named column, read straight from the statement.
     @inline(__always)
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: Value.Type = Value.self, forKey columnName: String) throws -> Value
-    {
+        _ type: Value.Type = Value.self, forKey columnName: String
+    ) throws -> Value {
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
@@ -240,7 +240,8 @@ public enum RowDecodingError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .valueMismatch(type, value, column, index, row):
-            return "could not decode \(type) from database value \(value) - column: \(String(reflecting: column)), column index: \(index), row: \(row)"
+            return
+                "could not decode \(type) from database value \(value) - column: \(String(reflecting: column)), column index: \(index), row: \(row)"
         case let .columnNotFound(column, row):
             return "column not found: \(String(reflecting: column)) - row: \(row)"
         }

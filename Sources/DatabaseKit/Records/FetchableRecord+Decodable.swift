@@ -69,7 +69,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let index = row.index(forColumn: key.stringValue) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "column not found: \(key.stringValue) - row: \(row)"))
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: [key], debugDescription: "column not found: \(key.stringValue) - row: \(row)"))
         }
         let dbValue = row.databaseValue(atIndex: index)
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
@@ -80,11 +81,13 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
+        throw DecodingError.typeMismatch(
+            type, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
+        throw DecodingError.typeMismatch(
+            [Any].self, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
     }
 
     func superDecoder() throws -> any Decoder { RowDecoder(row: row) }

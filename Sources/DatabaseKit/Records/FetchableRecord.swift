@@ -24,7 +24,9 @@ extension FetchableRecord {
     // MARK: From SQL
 
     /// A cursor over the records of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> RecordCursor<Self> {
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+        -> RecordCursor<Self>
+    {
         try RecordCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
     }
 

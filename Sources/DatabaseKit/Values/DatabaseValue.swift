@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A value stored in a database table: NULL, an integer, a double, a text or a blob.
 ///

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A raw SQLite statement handle (`sqlite3_stmt *`).
 public typealias SQLiteStatement = OpaquePointer

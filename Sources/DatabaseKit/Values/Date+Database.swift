@@ -56,17 +56,19 @@ func formatDatabaseDate(_ date: Date) -> String {
 func parseDatabaseDate(_ string: String) -> Date? {
     var scanner = DigitScanner(Array(string.utf8))
     guard let year = scanner.number(digits: 4), scanner.skip("-"),
-          let month = scanner.number(digits: 2), scanner.skip("-"),
-          let day = scanner.number(digits: 2),
-          (1...12).contains(month), (1...31).contains(day)
+        let month = scanner.number(digits: 2), scanner.skip("-"),
+        let day = scanner.number(digits: 2),
+        (1...12).contains(month), (1...31).contains(day)
     else { return nil }
 
-    var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0
+    var hour: Int64 = 0
+    var minute: Int64 = 0
+    var second: Int64 = 0
     var fraction = 0.0
     var offsetSeconds: Int64 = 0
     if scanner.skip(" ") || scanner.skip("T") {
         guard let h = scanner.number(digits: 2), scanner.skip(":"),
-              let m = scanner.number(digits: 2), h < 24, m < 60
+            let m = scanner.number(digits: 2), h < 24, m < 60
         else { return nil }
         hour = h
         minute = m
@@ -82,7 +84,7 @@ func parseDatabaseDate(_ string: String) -> Date? {
             // UTC
         } else if let sign = scanner.sign() {
             guard let oh = scanner.number(digits: 2), scanner.skip(":"),
-                  let om = scanner.number(digits: 2)
+                let om = scanner.number(digits: 2)
             else { return nil }
             offsetSeconds = sign * (oh * 3600 + om * 60)
         }
@@ -121,7 +123,8 @@ private struct DigitScanner {
     }
 
     mutating func fraction() -> Double? {
-        var value = 0.0, scale = 0.1
+        var value = 0.0
+        var scale = 0.1
         let start = position
         while position < bytes.count, (48...57).contains(bytes[position]) {
             value += Double(bytes[position] - 48) * scale
@@ -147,7 +150,8 @@ private func appendPadded(_ value: Int64, width: Int, to text: inout String) {
 }
 
 private func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
-    let q = a / b, r = a % b
+    let q = a / b
+    let r = a % b
     return r < 0 ? (q - 1, r + b) : (q, r)
 }
 

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 // Conversions of the standard library types. Every integer conversion is exact:
 // a value that does not fit the requested width fails to convert (and fetching

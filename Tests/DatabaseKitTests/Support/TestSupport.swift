@@ -1,7 +1,7 @@
-import DatabaseKit
 import CDispatch
-import Dispatch
+import DatabaseKit
 import DatabaseKitSQLite
+import Dispatch
 import Foundation
 import Testing
 
@@ -56,8 +56,8 @@ final class Locked<Value>: @unchecked Sendable {
 func expectDatabaseError<R>(
     _ code: ResultCode,
     sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> R) -> DatabaseError?
-{
+    _ body: () throws -> R
+) -> DatabaseError? {
     do {
         _ = try body()
         Issue.record("expected a DatabaseError \(code), nothing was thrown", sourceLocation: sourceLocation)

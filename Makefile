@@ -1,0 +1,47 @@
+# DatabaseKit and dbtool. `make demo` and `make test` install what is missing,
+# build, and run; see README.md.
+
+SWIFT ?= swift
+DEMO_DIR ?= demo
+# Debian packages the build needs: the system SQLite and libarchive headers,
+# and pkg-config, through which SwiftPM finds them.
+APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
+
+.PHONY: all deps build test demo lint clean
+
+all: build
+
+## deps: install the Debian packages that are missing (apt-get update first)
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "==> Installing$$missing"; \
+	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+## build: debug build of the library, dbtool and the demo
+build: deps
+	$(SWIFT) build
+
+## test: every test (Swift Testing), against real SQLite files in temp directories
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+## demo: the library at work on ./demo/db.sqlite (run it again: it adds a round)
+demo: deps
+	$(SWIFT) build --product DatabaseKitDemo
+	$$($(SWIFT) build --show-bin-path)/DatabaseKitDemo $(DEMO_DIR)
+
+## lint: the toolchain's swift-format, with the checked-in .swift-format
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## clean: remove build products and the demo database
+clean:
+	rm -rf .build $(DEMO_DIR)
