@@ -167,7 +167,7 @@ struct DatabaseQueueTests {
         try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t(a)") }
         let insideCount = Locked(0)
         let maxInside = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: 200) { i in
+        runOnThreads(200) { i in
             try! dbQueue.write { db in
                 let inside = insideCount.withLock { count in
                     count += 1

@@ -19,7 +19,7 @@ import Foundation
 ///
 /// Database methods are not reentrant: starting an access from inside
 /// another access to the same queue stops the program (use the outer `db`).
-public final class DatabaseQueue: Sendable {
+public final class DatabaseQueue: DatabaseWriter {
     private let serializedDatabase: SerializedDatabase
 
     /// The error that prevented an in-memory connection from opening, thrown
@@ -117,6 +117,18 @@ public final class DatabaseQueue: Sendable {
         return try await serializedDatabase.execute { db in try self.readOnlyTransaction(db, value) }
     }
 
+    /// Runs `value` later on the queue, inside a read-only transaction.
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        serializedDatabase.async { db, accessError in
+            if let error = self.openingError ?? accessError { return value(.failure(error)) }
+            do {
+                try self.readOnlyTransaction(db) { db in value(.success(db)) }
+            } catch {
+                value(.failure(error))
+            }
+        }
+    }
+
     /// Runs database statements without transaction nor read-only check.
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
         try checkOpening()
@@ -177,6 +189,23 @@ public final class DatabaseQueue: Sendable {
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try checkOpening()
         return try serializedDatabase.sync(updates)
+    }
+
+    /// Runs database statements outside of any transaction. A queue has no
+    /// concurrent reads: this is ``writeWithoutTransaction(_:)``.
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction(updates)
+    }
+
+    /// Runs `updates` in a transaction later on the queue, then `completion`.
+    public func asyncWrite<T>(
+        _ updates: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void)
+    {
+        serializedDatabase.async { db, accessError in
+            if let error = self.openingError ?? accessError { return completion(db, .failure(error)) }
+            completion(db, Result { try self.writeTransaction(db, updates) })
+        }
     }
 
     /// Runs database statements outside of any transaction (the same as

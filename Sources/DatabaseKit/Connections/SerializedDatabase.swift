@@ -51,13 +51,14 @@ final class SerializedDatabase: @unchecked Sendable {
         return try queue.sync { try access(block) }
     }
 
-    /// Runs `block` on the queue without waiting.
-    func async(_ block: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+    /// Runs `block` on the queue without waiting. It receives the connection,
+    /// and the error that forbids using it (a closed connection), if any.
+    func async(_ block: @escaping @Sendable (Database, (any Error)?) -> Void) {
         queue.async { [self] in
             do {
-                _ = try access { db in block(.success(db)) }
+                try access { db in block(db, nil) }
             } catch {
-                block(.failure(error))
+                block(db, error)
             }
         }
     }

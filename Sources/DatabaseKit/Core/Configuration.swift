@@ -61,6 +61,13 @@ public struct Configuration: Sendable {
     /// Default: false.
     public var publicStatementArguments = false
 
+    /// How long a connection of a pool waits for a lock held by another
+    /// connection when ``busyMode`` is `.immediateError`: the pool's own
+    /// connections may hold locks briefly (WAL index recovery, connection
+    /// closing), and a pool must never fail because of itself. Zero outside
+    /// of pools.
+    var transientLockTimeout: TimeInterval = 0
+
     /// The functions registered with ``prepareDatabase(_:)``, in order.
     var setups: [@Sendable (Database) throws -> Void] = []
 

@@ -128,7 +128,9 @@ public final class Database {
     private func setUpBusyMode() {
         switch configuration.busyMode {
         case .immediateError:
-            break
+            if configuration.transientLockTimeout > 0 {
+                sqlite3_busy_timeout(sqliteConnection, CInt((configuration.transientLockTimeout * 1000).rounded(.up)))
+            }
         case .timeout(let seconds):
             sqlite3_busy_timeout(sqliteConnection, CInt(clamping: Int((seconds * 1000).rounded(.up))))
         case .callback:

@@ -74,3 +74,59 @@ func expectDatabaseError<R>(
 func sqlite3NextStatement(_ connection: SQLiteConnection, _ statement: SQLiteStatement?) -> SQLiteStatement? {
     sqlite3_next_stmt(connection, statement)
 }
+
+/// The two kinds of database writers, for scenarios that run on both.
+enum WriterKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case queue, pool
+
+    var description: String { rawValue }
+
+    /// A writer of this kind on a file of `directory`.
+    func make(in directory: TemporaryDirectory, _ name: String = "db.sqlite", configuration: Configuration = Configuration()) throws
+        -> any DatabaseWriter
+    {
+        switch self {
+        case .queue: return try DatabaseQueue(path: directory.file(name), configuration: configuration)
+        case .pool: return try DatabasePool(path: directory.file(name), configuration: configuration)
+        }
+    }
+}
+
+/// A barrier for `count` threads: `arrive()` returns true once all have
+/// arrived, false after `timeout` seconds (proving they did not overlap).
+final class Rendezvous: @unchecked Sendable {
+    // Safe: `arrived` is only touched while holding `condition`.
+    private let condition = NSCondition()
+    private var arrived = 0
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func arrive(timeout: TimeInterval = 5) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while arrived < count {
+            if !condition.wait(until: deadline) { return arrived >= count }
+        }
+        return true
+    }
+}
+
+/// Runs `body` on `count` threads of their own, all at once, and waits for
+/// them. (`DispatchQueue.concurrentPerform` may run iterations one after the
+/// other on a small or busy machine, which would prove no overlap.)
+func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+}

@@ -1,0 +1,366 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("DatabasePool")
+struct DatabasePoolTests {
+    private func makePool(_ directory: TemporaryDirectory, configuration: Configuration = Configuration()) throws -> DatabasePool {
+        let dbPool = try DatabasePool(path: directory.file("db.sqlite"), configuration: configuration)
+        try dbPool.write { db in
+            try db.execute(sql: "CREATE TABLE t(a); CREATE TABLE account(id INTEGER PRIMARY KEY, balance INT NOT NULL)")
+            for id in 1...10 {
+                try db.execute(sql: "INSERT INTO account VALUES (?, 100)", arguments: [id])
+            }
+        }
+        return dbPool
+    }
+
+    @Test("opens the database in WAL mode, creating the file")
+    func walMode() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        #expect(try dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(FileManager.default.fileExists(atPath: directory.file("db.sqlite-wal")))
+        #expect(dbPool.path == directory.file("db.sqlite"))
+    }
+
+    @Test("a read-only pool does not change the journal mode nor create the file")
+    func readOnlyPool() throws {
+        let directory = TemporaryDirectory()
+        var config = Configuration()
+        config.readonly = true
+        expectDatabaseError(.SQLITE_CANTOPEN) { try DatabasePool(path: directory.file("missing.sqlite"), configuration: config) }
+        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a)") }
+        let dbPool = try DatabasePool(path: directory.file("db.sqlite"), configuration: config)
+        #expect(try dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "delete")
+        expectDatabaseError(.SQLITE_READONLY) { try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
+    }
+
+    @Test("readers are read-only and never leave a transaction open")
+    func readersAreReadOnly() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        expectDatabaseError(.SQLITE_READONLY) { try dbPool.read { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
+        expectDatabaseError(.SQLITE_READONLY) { try dbPool.unsafeRead { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
+        try dbPool.unsafeRead { db in #expect(!db.isInsideTransaction) }
+        #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 0)
+    }
+
+    @Test("a reader that leaves a transaction open stops the program")
+    func readerLeavingTransaction() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let path = NSTemporaryDirectory() + "pool-\(UUID().uuidString).sqlite"
+            var config = Configuration()
+            config.allowsUnsafeTransactions = true  // has no effect on readers
+            let dbPool = try DatabasePool(path: path, configuration: config)
+            try dbPool.unsafeRead { db in try db.beginTransaction() }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("A transaction has been left opened"))
+    }
+
+    @Test("two reads run at the same time")
+    func readsOverlap() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let rendezvous = Rendezvous(count: 2)
+        let met = Locked<[Bool]>([])
+        runOnThreads(2) { _ in
+            try! dbPool.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
+                // Both reads are inside their access at the same moment.
+                let arrived = rendezvous.arrive()
+                met.withLock { $0.append(arrived) }
+            }
+        }
+        #expect(met.current == [true, true])
+    }
+
+    @Test("a read overlaps a write, and does not see it")
+    func readOverlapsWrite() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let readStarted = DispatchSemaphore(value: 0)
+        let writeDone = DispatchSemaphore(value: 0)
+        let counts = Locked<[Int]>([])
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            try! dbPool.read { db in
+                counts.withLock { $0.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")!) }
+                readStarted.signal()
+                // The write commits while this read is still running.
+                #expect(writeDone.wait(timeout: .now() + 5) == .success)
+                counts.withLock { $0.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")!) }
+            }
+        }
+        #expect(readStarted.wait(timeout: .now() + 5) == .success)
+        try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        writeDone.signal()
+        group.wait()
+        #expect(counts.current == [0, 0])
+        #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 1)
+    }
+
+    @Test("snapshot isolation: many reads always see a constant total while a writer transfers")
+    func snapshotIsolation() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let stop = Locked(false)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            var i = 0
+            while !stop.current {
+                try! dbPool.write { db in
+                    let from = i % 10 + 1
+                    let to = (i + 3) % 10 + 1
+                    try db.execute(sql: "UPDATE account SET balance = balance - 7 WHERE id = ?", arguments: [from])
+                    try db.execute(sql: "UPDATE account SET balance = balance + 7 WHERE id = ?", arguments: [to])
+                }
+                i += 1
+            }
+        }
+        let totals = Locked<Set<Int>>([])
+        runOnThreads(4) { _ in
+            for _ in 0..<200 {
+                let total = try! dbPool.read { db in
+                    // Two statements of one read see the same snapshot.
+                    let sum = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")!
+                    let again = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")!
+                    return sum == again ? sum : -1
+                }
+                totals.withLock { _ = $0.insert(total) }
+            }
+        }
+        stop.withLock { $0 = true }
+        group.wait()
+        #expect(totals.current == [1000])
+    }
+
+    @Test("writeInTransaction: readers see the block as a whole")
+    func writeInTransaction() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        try dbPool.writeInTransaction { db in
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            let inside = try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
+            #expect(inside == 0)
+            try db.execute(sql: "INSERT INTO t VALUES (2)")
+            return .commit
+        }
+        try dbPool.writeInTransaction { db in
+            try db.execute(sql: "INSERT INTO t VALUES (3)")
+            return .rollback
+        }
+        #expect(try dbPool.read { db in try Int.fetchAll(db, sql: "SELECT a FROM t ORDER BY a") } == [1, 2])
+    }
+
+    @Test("barrierWriteWithoutTransaction waits for running reads, and blocks new ones")
+    func barrier() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let events = Locked<[String]>([])
+        let readStarted = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            try! dbPool.read { _ in
+                readStarted.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+                events.withLock { $0.append("read 1 ends") }
+            }
+        }
+        readStarted.wait()
+        let barrierStarted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async(group: group) {
+            try! dbPool.barrierWriteWithoutTransaction { _ in
+                events.withLock { $0.append("barrier starts") }
+                barrierStarted.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+                events.withLock { $0.append("barrier ends") }
+            }
+        }
+        barrierStarted.wait()
+        try dbPool.read { _ in events.withLock { $0.append("read 2") } }
+        group.wait()
+        #expect(events.current == ["read 1 ends", "barrier starts", "barrier ends", "read 2"])
+    }
+
+    @Test("the reader limit is respected: reads wait for a free reader")
+    func readerLimit() throws {
+        let directory = TemporaryDirectory()
+        var config = Configuration()
+        config.maximumReaderCount = 3
+        let dbPool = try makePool(directory, configuration: config)
+        let inside = Locked(0)
+        let maxInside = Locked(0)
+        let labels = Locked<Set<String>>([])
+        runOnThreads(12) { _ in
+            try! dbPool.read { _ in
+                let now = inside.withLock { value in value += 1; return value }
+                maxInside.withLock { $0 = max($0, now) }
+                labels.withLock { _ = $0.insert(currentDispatchQueueLabel()) }
+                Thread.sleep(forTimeInterval: 0.05)
+                inside.withLock { $0 -= 1 }
+            }
+        }
+        #expect(maxInside.current == 3)
+        #expect(labels.current.count <= 3)
+        #expect(labels.current.allSatisfy { $0.hasPrefix("DatabaseKit.DatabasePool.reader.") })
+    }
+
+    @Test("dispatch queue labels: writer, readers, snapshots; with a custom label")
+    func labels() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        try dbPool.write { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.writer") }
+        try dbPool.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.reader.1") }
+        let snapshot = try dbPool.makeSnapshot()
+        try snapshot.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.snapshot.1") }
+        let snapshot2 = try dbPool.makeSnapshot()
+        try snapshot2.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.snapshot.2") }
+
+        var config = Configuration()
+        config.label = "MyDatabase"
+        let labeled = try DatabasePool(path: directory.file("other.sqlite"), configuration: config)
+        try labeled.write { db in
+            #expect(currentDispatchQueueLabel() == "MyDatabase.writer")
+            #expect(db.configuration.label == "MyDatabase")
+        }
+        try labeled.read { _ in #expect(currentDispatchQueueLabel() == "MyDatabase.reader.1") }
+        try labeled.makeSnapshot().read { _ in #expect(currentDispatchQueueLabel() == "MyDatabase.snapshot.1") }
+    }
+
+    @Test("concurrentRead starts from the writer's current state and runs alongside further writes")
+    func concurrentRead() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let count = try dbPool.writeWithoutTransaction { db -> Int in
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            let future = dbPool.concurrentRead { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")!
+            }
+            try db.execute(sql: "INSERT INTO t VALUES (2)")
+            return try future.wait()
+        }
+        #expect(count == 1)
+    }
+
+    @Test("concurrentRead outside of a writer access stops the program")
+    func concurrentReadMisuse() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let dbPool = try DatabasePool(path: NSTemporaryDirectory() + "pool-\(UUID().uuidString).sqlite")
+            _ = dbPool.concurrentRead { _ in 1 }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("concurrentRead must be called from a writer access"))
+    }
+
+    @Test("unsafeReentrantRead inside a read and inside a write uses that connection")
+    func reentrantRead() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        try dbPool.write { db in
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            // Inside the write: sees the uncommitted row.
+            #expect(try dbPool.unsafeReentrantRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 1)
+        }
+        try dbPool.read { (_: Database) throws in
+            #expect(try dbPool.unsafeReentrantRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 1)
+        }
+        #expect(try dbPool.unsafeReentrantRead { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
+    }
+
+    @Test("async read and write, asyncRead and asyncWrite")
+    func asyncAccess() async throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        try await dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try await dbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 1)
+
+        let count: Int = try await withCheckedThrowingContinuation { continuation in
+            dbPool.asyncRead { result in
+                continuation.resume(with: Result { try Int.fetchOne(result.get(), sql: "SELECT COUNT(*) FROM t")! })
+            }
+        }
+        #expect(count == 1)
+
+        let inserted: Int64 = try await withCheckedThrowingContinuation { continuation in
+            dbPool.asyncWrite({ db in
+                try db.execute(sql: "INSERT INTO t VALUES (2)")
+                return db.lastInsertedRowID
+            }, completion: { _, result in continuation.resume(with: result) })
+        }
+        #expect(inserted == 2)
+    }
+
+    @Test("the writer never fails with SQLITE_BUSY because of the pool's own readers")
+    func noBusyFromOwnReaders() throws {
+        let directory = TemporaryDirectory()
+        var config = Configuration()
+        config.busyMode = .immediateError
+        config.maximumReaderCount = 4
+        let dbPool = try makePool(directory, configuration: config)
+        let stop = Locked(false)
+        let readErrors = Locked<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                while !stop.current {
+                    do {
+                        _ = try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") }
+                        dbPool.releaseMemory()
+                    } catch {
+                        readErrors.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        var writeErrors: [String] = []
+        for i in 0..<1500 {
+            do {
+                try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i]) }
+                if i % 100 == 0 { _ = try dbPool.writeWithoutTransaction { db in try db.checkpoint(.passive) } }
+            } catch {
+                writeErrors.append("\(error)")
+            }
+        }
+        stop.withLock { $0 = true }
+        group.wait()
+        #expect(writeErrors == [])
+        #expect(readErrors.current == [])
+    }
+
+    @Test("close() closes the writer and every reader; afterwards every access throws")
+    func close() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        _ = try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        try dbPool.close()
+        try dbPool.close()
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.read { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.unsafeRead { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.write { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.writeWithoutTransaction { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.barrierWriteWithoutTransaction { _ in } }
+        // Every connection is closed: the WAL is checkpointed and removed.
+        #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-wal")))
+    }
+
+    @Test("close() throws while a statement created by the application is alive")
+    func closeWithStatement() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        var statement: Statement? = try dbPool.writeWithoutTransaction { db in try db.makeStatement(sql: "SELECT 1") }
+        expectDatabaseError(.SQLITE_BUSY) { try dbPool.close() }
+        statement = nil
+        _ = statement
+        try dbPool.close()
+    }
+
+    @Test("releaseMemory keeps the pool usable")
+    func releaseMemory() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        dbPool.releaseMemory()
+        #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") } == 10)
+    }
+}
