@@ -7,7 +7,10 @@ DEMO_DIR ?= demo
 # and pkg-config, through which SwiftPM finds them.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
 
-.PHONY: all deps build test demo lint clean
+.PHONY: all deps build test test-tsan demo lint clean
+
+# The suites that exercise threads and processes, run under ThreadSanitizer.
+TSAN_SUITES := DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
 
 all: build
 
@@ -28,10 +31,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## test: every test (Swift Testing), against real SQLite files in temp directories
+## test: every test (Swift Testing), against real SQLite files in temp directories,
+## then the concurrency suites under ThreadSanitizer
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) test-tsan
+
+## test-tsan: the concurrency suites under ThreadSanitizer; any report fails the run
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## demo: the library at work on ./demo/db.sqlite (run it again: it adds a round)
 demo: deps
@@ -44,4 +54,4 @@ lint:
 
 ## clean: remove build products and the demo database
 clean:
-	rm -rf .build $(DEMO_DIR)
+	rm -rf .build .build-tsan $(DEMO_DIR)

@@ -20,10 +20,12 @@ struct BackupTests {
         try reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
     }
 
-    @Test("backs up between every pair of queue, pool, in-memory and file databases", arguments: [
-        ("queue", "queue"), ("queue", "pool"), ("pool", "queue"), ("pool", "pool"),
-        ("memory", "queue"), ("queue", "memory"), ("memory", "pool"), ("pool", "memory"),
-    ])
+    @Test(
+        "backs up between every pair of queue, pool, in-memory and file databases",
+        arguments: [
+            ("queue", "queue"), ("queue", "pool"), ("pool", "queue"), ("pool", "pool"),
+            ("memory", "queue"), ("queue", "memory"), ("memory", "pool"), ("pool", "memory"),
+        ])
     func pairs(source: String, destination: String) throws {
         let directory = TemporaryDirectory()
         func make(_ kind: String, _ name: String) throws -> any DatabaseWriter {

@@ -12,12 +12,13 @@ struct DatabaseMigratorTests {
             try db.execute(sql: "CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         }
         migrator.registerMigration("createBook") { db in
-            try db.execute(sql: """
-                CREATE TABLE book (
-                    id INTEGER PRIMARY KEY,
-                    authorId INTEGER NOT NULL REFERENCES author(id),
-                    title TEXT NOT NULL)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE book (
+                        id INTEGER PRIMARY KEY,
+                        authorId INTEGER NOT NULL REFERENCES author(id),
+                        title TEXT NOT NULL)
+                    """)
         }
         migrator.registerMigration("seed") { db in
             try db.execute(sql: "INSERT INTO author (id, name) VALUES (1, 'Ursula')")
@@ -115,12 +116,13 @@ struct DatabaseMigratorTests {
         let dbQueue = DatabaseQueue()
         var migrator = Self.makeMigrator()
         migrator.registerMigration("rebuildAuthor") { db in
-            try db.execute(sql: """
-                CREATE TABLE new_author (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INT);
-                INSERT INTO new_author (id, name) SELECT id, name FROM author;
-                DROP TABLE author;
-                ALTER TABLE new_author RENAME TO author;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE new_author (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INT);
+                    INSERT INTO new_author (id, name) SELECT id, name FROM author;
+                    DROP TABLE author;
+                    ALTER TABLE new_author RENAME TO author;
+                    """)
         }
         try migrator.migrate(dbQueue)
         try dbQueue.read { (db: Database) throws in
@@ -161,7 +163,13 @@ struct DatabaseMigratorTests {
         let relevant = traced.current.filter {
             $0.hasPrefix("BEGIN") || $0.hasPrefix("COMMIT") || $0.hasPrefix("INSERT INTO grdb_migrations")
         }
-        #expect(relevant == Array(repeating: ["BEGIN IMMEDIATE TRANSACTION", "INSERT INTO grdb_migrations (identifier) VALUES (?)", "COMMIT TRANSACTION"], count: 3).flatMap { $0 })
+        #expect(
+            relevant
+                == Array(
+                    repeating: [
+                        "BEGIN IMMEDIATE TRANSACTION", "INSERT INTO grdb_migrations (identifier) VALUES (?)", "COMMIT TRANSACTION",
+                    ], count: 3
+                ).flatMap { $0 })
     }
 
     @Test("hasBeenSuperseded: the database knows a migration this migrator does not")

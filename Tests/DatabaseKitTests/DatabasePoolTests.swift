@@ -195,7 +195,10 @@ struct DatabasePoolTests {
         let labels = Locked<Set<String>>([])
         runOnThreads(12) { _ in
             try! dbPool.read { _ in
-                let now = inside.withLock { value in value += 1; return value }
+                let now = inside.withLock { value in
+                    value += 1
+                    return value
+                }
                 maxInside.withLock { $0 = max($0, now) }
                 labels.withLock { _ = $0.insert(currentDispatchQueueLabel()) }
                 Thread.sleep(forTimeInterval: 0.05)
@@ -284,10 +287,11 @@ struct DatabasePoolTests {
         #expect(count == 1)
 
         let inserted: Int64 = try await withCheckedThrowingContinuation { continuation in
-            dbPool.asyncWrite({ db in
-                try db.execute(sql: "INSERT INTO t VALUES (2)")
-                return db.lastInsertedRowID
-            }, completion: { _, result in continuation.resume(with: result) })
+            dbPool.asyncWrite(
+                { db in
+                    try db.execute(sql: "INSERT INTO t VALUES (2)")
+                    return db.lastInsertedRowID
+                }, completion: { _, result in continuation.resume(with: result) })
         }
         #expect(inserted == 2)
     }

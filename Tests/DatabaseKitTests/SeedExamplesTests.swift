@@ -1,4 +1,6 @@
-// swift-format-ignore-file: the examples are kept exactly as the seeds print them.
+// swift-format-ignore-file
+// (The examples are kept exactly as the seeds print them.)
+//
 // The Swift examples of the seed documents (../shared/seeds/), compiled and run
 // against DatabaseKit. They are the first users of the API: each example is
 // copied as it is, with `import GRDB` replaced by `import DatabaseKit`, and
@@ -19,7 +21,7 @@
 // SQLite does with such a path.
 //
 // Examples that need records (`Place`, `Player.insert`) and `db.create(table:)`
-// belong to the records issue; `DatabasePool` examples to the pool issue.
+// belong to the records issue (including the DatabasePool ones that use `Place`).
 
 import DatabaseKit
 import Foundation
@@ -111,7 +113,7 @@ struct SeedExamplesTests {
         let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
 
         try dbQueue.read { db in
-            print(db.configuration.label)  // Prints "MyDatabase"
+            print(db.configuration.label) // Prints "MyDatabase"
         }
         #expect(printed == "MyDatabase")
     }
@@ -168,13 +170,53 @@ struct SeedExamplesTests {
         func example() throws {
             var config = Configuration()
             config.readonly = true
-            config.foreignKeysEnabled = true  // Default is already true
-            config.trace = { print($0) }  // Prints all SQL statements
+            config.foreignKeysEnabled = true // Default is already true
+            config.trace = { print($0) }     // Prints all SQL statements
 
             let dbQueue = try DatabaseQueue(
                 path: "/path/to/database.sqlite",
                 configuration: config)
             _ = dbQueue
+        }
+        // Read-only, and the file does not exist: opening fails and creates nothing.
+        #expect(throws: DatabaseError.self) { try example() }
+    }
+
+    // MARK: 000/003 Database Pools
+
+    @Test("000: pick one (queue or pool)")
+    func pickOne() throws {
+        func example() throws {
+            // Pick one:
+            let dbQueue = try DatabaseQueue(path: "/path/to/database.sqlite")
+            let dbPool = try DatabasePool(path: "/path/to/database.sqlite")
+            _ = (dbQueue, dbPool)
+        }
+        #expect(throws: DatabaseError.self) { try example() }
+    }
+
+    @Test("003: open a database pool")
+    func openDatabasePool() throws {
+        func example() throws {
+            let dbPool = try DatabasePool(path: "/path/to/database.sqlite")
+            _ = dbPool
+        }
+        #expect(throws: DatabaseError.self) { try example() }
+    }
+
+    @Test("003: DatabasePool Configuration")
+    func databasePoolConfiguration() throws {
+        func example() throws {
+            var config = Configuration()
+            config.readonly = true
+            config.foreignKeysEnabled = true // Default is already true
+            config.trace = { print($0) }     // Prints all SQL statements
+            config.maximumReaderCount = 10   // The default is 5
+
+            let dbPool = try DatabasePool(
+                path: "/path/to/database.sqlite",
+                configuration: config)
+            _ = dbPool
         }
         // Read-only, and the file does not exist: opening fails and creates nothing.
         #expect(throws: DatabaseError.self) { try example() }
@@ -186,13 +228,12 @@ struct SeedExamplesTests {
     func executeUpdates() throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE player (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        name TEXT NOT NULL,
-                        score INT)
-                    """)
+            try db.execute(sql: """
+                CREATE TABLE player (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    score INT)
+                """)
 
             try db.execute(
                 sql: "INSERT INTO player (name, score) VALUES (?, ?)",
@@ -212,10 +253,9 @@ struct SeedExamplesTests {
         try dbQueue.write { db in
             let name = "O'Brien"
             let score = 550
-            try db.execute(
-                literal: """
-                    INSERT INTO player (name, score) VALUES (\(name), \(score))
-                    """)
+            try db.execute(literal: """
+                INSERT INTO player (name, score) VALUES (\(name), \(score))
+                """)
         }
         let row = try dbQueue.read { db in try Row.fetchOne(db, sql: "SELECT name, score FROM player") }
         #expect(row == ["name": "O'Brien", "score": 550])
@@ -256,26 +296,23 @@ struct SeedExamplesTests {
     func multipleStatements() throws {
         let dbQueue = try makePlayerDatabase()
         try dbQueue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO player (name, score) VALUES (?, ?);
-                    INSERT INTO player (name, score) VALUES (?, ?);
-                    """, arguments: ["Arthur", 750, "Barbara", 1000])
+            try db.execute(sql: """
+                INSERT INTO player (name, score) VALUES (?, ?);
+                INSERT INTO player (name, score) VALUES (?, ?);
+                """, arguments: ["Arthur", 750, "Barbara", 1000])
 
-            try db.execute(
-                literal: """
-                    INSERT INTO player (name, score) VALUES (\("Arthur"), \(750));
-                    INSERT INTO player (name, score) VALUES (\("Barbara"), \(1000));
-                    """)
+            try db.execute(literal: """
+                INSERT INTO player (name, score) VALUES (\("Arthur"), \(750));
+                INSERT INTO player (name, score) VALUES (\("Barbara"), \(1000));
+                """)
         }
         let rows = try dbQueue.read { db in
             try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id")
         }
-        #expect(
-            rows == [
-                ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
-                ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
-            ])
+        #expect(rows == [
+            ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
+            ["name": "Arthur", "score": 750], ["name": "Barbara", "score": 1000],
+        ])
     }
 
     @Test("004: lastInsertedRowID")
@@ -295,13 +332,12 @@ struct SeedExamplesTests {
     private func makePlayerDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE player (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        name TEXT NOT NULL,
-                        score INT)
-                    """)
+            try db.execute(sql: """
+                CREATE TABLE player (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    score INT)
+                """)
         }
         return dbQueue
     }

@@ -213,8 +213,8 @@ public final class DatabasePool: DatabaseWriter {
     /// says, and rolled back when it throws.
     public func writeInTransaction(
         _ kind: Database.TransactionKind? = nil,
-        _ updates: (Database) throws -> Database.TransactionCompletion) throws
-    {
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
         try writer.sync { db in
             try db.inTransaction(kind ?? .immediate) { try updates(db) }
         }
@@ -234,8 +234,8 @@ public final class DatabasePool: DatabaseWriter {
     /// Runs `updates` in a transaction later, then `completion`.
     public func asyncWrite<T>(
         _ updates: @escaping @Sendable (Database) throws -> T,
-        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void)
-    {
+        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void
+    ) {
         writer.async { db, accessError in
             if let accessError { return completion(db, .failure(accessError)) }
             completion(db, Result { try Self.writeTransaction(db, updates) })

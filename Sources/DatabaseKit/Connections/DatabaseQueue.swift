@@ -200,8 +200,8 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Runs `updates` in a transaction later on the queue, then `completion`.
     public func asyncWrite<T>(
         _ updates: @escaping @Sendable (Database) throws -> T,
-        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void)
-    {
+        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void
+    ) {
         serializedDatabase.async { db, accessError in
             if let error = self.openingError ?? accessError { return completion(db, .failure(error)) }
             completion(db, Result { try self.writeTransaction(db, updates) })

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A read-only view of a WAL database, frozen at its creation: writes
 /// committed afterwards are invisible to it. Create one with
@@ -112,10 +112,14 @@ public final class DatabaseSnapshotPool: Sendable {
             // headers DatabaseKit builds against define SQLITE_ENABLE_SNAPSHOT.
             return DatabaseError(
                 resultCode: .SQLITE_MISUSE,
-                message: "DatabaseSnapshotPool is not available in this build of DatabaseKit: its SQLite headers do not declare sqlite3_snapshot_*. Use DatabasePool.makeSnapshot() instead.")
+                message:
+                    "DatabaseSnapshotPool is not available in this build of DatabaseKit: its SQLite headers do not declare sqlite3_snapshot_*. Use DatabasePool.makeSnapshot() instead."
+            )
         }
         return DatabaseError(
             resultCode: .SQLITE_MISUSE,
-            message: "DatabaseSnapshotPool needs SQLite compiled with SQLITE_ENABLE_SNAPSHOT, and SQLite \(Database.sqliteLibVersion) is not. Use DatabasePool.makeSnapshot() (a DatabaseSnapshot) instead.")
+            message:
+                "DatabaseSnapshotPool needs SQLite compiled with SQLITE_ENABLE_SNAPSHOT, and SQLite \(Database.sqliteLibVersion) is not. Use DatabasePool.makeSnapshot() (a DatabaseSnapshot) instead."
+        )
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// The progress of an online backup.
 public struct DatabaseBackupProgress: Sendable, Equatable {
@@ -41,8 +41,8 @@ extension DatabaseReader {
     public func backup(
         to writer: some DatabaseWriter,
         pagesPerStep: CInt = -1,
-        progress: ((DatabaseBackupProgress) throws -> Void)? = nil) throws
-    {
+        progress: ((DatabaseBackupProgress) throws -> Void)? = nil
+    ) throws {
         precondition(self !== writer, "a database can not be backed up into itself")
         try read { sourceDb in
             try writer.barrierWriteWithoutTransaction { destinationDb in
@@ -63,8 +63,8 @@ extension Database {
     public func backup(
         to destination: Database,
         pagesPerStep: CInt = -1,
-        progress: ((DatabaseBackupProgress) throws -> Void)? = nil) throws
-    {
+        progress: ((DatabaseBackupProgress) throws -> Void)? = nil
+    ) throws {
         try checkOpen()
         try destination.checkOpen()
         guard let backup = sqlite3_backup_init(destination.sqliteConnection, "main", sqliteConnection, "main") else {

@@ -48,7 +48,9 @@ extension Database {
         case SQLITE_BUSY:
             throw DatabaseError(
                 resultCode: .SQLITE_BUSY,
-                message: "the \(mode) checkpoint could not complete: other connections were reading or writing (\(checkpointedFrameCount) of \(walFrameCount) WAL frames checkpointed)")
+                message:
+                    "the \(mode) checkpoint could not complete: other connections were reading or writing (\(checkpointedFrameCount) of \(walFrameCount) WAL frames checkpointed)"
+            )
         default:
             throw error(code: code)
         }

@@ -65,9 +65,10 @@ public struct DatabaseMigrator: Sendable {
     public mutating func registerMigration(
         _ identifier: String,
         foreignKeyChecks: ForeignKeyChecks = .deferred,
-        migrate: @escaping @Sendable (Database) throws -> Void)
-    {
-        precondition(!registered.contains { $0.identifier == identifier }, "migration \(String(reflecting: identifier)) is already registered")
+        migrate: @escaping @Sendable (Database) throws -> Void
+    ) {
+        precondition(
+            !registered.contains { $0.identifier == identifier }, "migration \(String(reflecting: identifier)) is already registered")
         registered.append(Migration(identifier: identifier, foreignKeyChecks: foreignKeyChecks, migrate: migrate))
     }
 
@@ -237,6 +238,8 @@ extension Database {
         let parent: String = violation["parent"]
         throw DatabaseError(
             resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-            message: "FOREIGN KEY constraint violation after migration \(String(reflecting: identifier)): table \(table)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(parent)")
+            message:
+                "FOREIGN KEY constraint violation after migration \(String(reflecting: identifier)): table \(table)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(parent)"
+        )
     }
 }
