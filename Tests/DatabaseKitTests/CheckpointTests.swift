@@ -43,6 +43,14 @@ struct CheckpointTests {
         #expect(result.walFrameCount == -1 && result.checkpointedFrameCount == -1)
     }
 
+    @Test("an in-memory database has no WAL: -1 frames, in every mode", arguments: Database.CheckpointMode.allCases)
+    func inMemory(mode: Database.CheckpointMode) throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        let result = try dbQueue.writeWithoutTransaction { db in try db.checkpoint(mode) }
+        #expect(result.walFrameCount == -1 && result.checkpointedFrameCount == -1)
+    }
+
     @Test("a blocking checkpoint prevented by a reader is reported as SQLITE_BUSY, never as success")
     func blockedByReader() throws {
         let directory = TemporaryDirectory()
