@@ -69,8 +69,11 @@ public final class Statement {
     /// The index of the leftmost column with this name, compared
     /// case-insensitively, or nil.
     public func index(ofColumn name: String) -> Int? {
-        leftmostIndex(ofColumn: name, in: columnNames)
+        columnNameIndex.index(of: name)
     }
+
+    /// The column lookup shared by the rows of this statement.
+    private(set) lazy var columnNameIndex = ColumnNameIndex(names: columnNames)
 
     // MARK: Arguments
 

@@ -33,3 +33,35 @@ func columnNameMatches(_ a: String, _ b: String) -> Bool {
 private func asciiLowercase(_ byte: UInt8) -> UInt8 {
     (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
 }
+
+/// Finds columns by name in a statement's result, fast when a record reads
+/// its columns in order (the usual case): each lookup first tries the column
+/// after the previous hit.
+final class ColumnNameIndex {
+    let names: [String]
+
+    /// When two columns share a name the leftmost must win, so the hint is
+    /// not used.
+    private let hasDuplicates: Bool
+    private var hint = 0
+
+    init(names: [String]) {
+        self.names = names
+        hasDuplicates = names.enumerated().contains { offset, name in
+            names[(offset + 1)...].contains { columnNameMatches($0, name) }
+        }
+    }
+
+    /// The index of the leftmost column named `name` (ASCII case-insensitive).
+    @inline(__always)
+    func index(of name: String) -> Int? {
+        let hint = self.hint
+        if !hasDuplicates, hint < names.count, columnNameMatches(names[hint], name) {
+            self.hint = hint + 1
+            return hint
+        }
+        guard let index = leftmostIndex(ofColumn: name, in: names) else { return nil }
+        self.hint = index + 1
+        return index
+    }
+}

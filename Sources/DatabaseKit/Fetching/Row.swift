@@ -20,7 +20,10 @@ import Foundation
 public final class Row {
     /// The statement whose current row this row reads, or nil for a copied row.
     let statement: Statement?
-    let sqliteStatement: OpaquePointer?
+
+    /// The raw statement of ``statement``, read by the inlinable accessors so
+    /// that reading a column costs one call into SQLite.
+    @usableFromInline let sqliteStatement: OpaquePointer?
 
     /// The values and names of a copied row.
     let storedValues: [DatabaseValue]
@@ -29,10 +32,14 @@ public final class Row {
     /// The number of columns.
     public let count: Int
 
+    /// The column lookup of a statement row.
+    private let columnNameIndex: ColumnNameIndex?
+
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
+        self.columnNameIndex = statement.columnNameIndex
         self.storedValues = []
         self.storedColumnNames = []
         self.count = statement.columnCount
@@ -42,6 +49,7 @@ public final class Row {
     init(columnNames: [String], values: [DatabaseValue]) {
         self.statement = nil
         self.sqliteStatement = nil
+        self.columnNameIndex = nil
         self.storedValues = values
         self.storedColumnNames = columnNames
         self.count = values.count
@@ -95,7 +103,7 @@ public final class Row {
 
     /// The index of the leftmost column with this name, case-insensitive.
     public func index(forColumn name: String) -> Int? {
-        if let statement { return statement.index(ofColumn: name) }
+        if let columnNameIndex { return columnNameIndex.index(of: name) }
         return leftmostIndex(ofColumn: name, in: storedColumnNames)
     }
 
@@ -126,9 +134,14 @@ public final class Row {
     }
 
     /// The value at `index`, read straight from the statement.
-    @inline(__always)
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
-        do { return try decode(Value.self, atIndex: index) } catch { fatalError("\(error)") }
+        if let sqliteStatement, index >= 0, index < count,
+            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+        {
+            return value
+        }
+        do { return try decodeSlowly(Value.self, atIndex: index) } catch { fatalError("\(error)") }
     }
 
     // MARK: Subscripts by column name
@@ -147,9 +160,14 @@ public final class Row {
     }
 
     /// The value of the named column, read straight from the statement.
-    @inline(__always)
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
-        do { return try decode(Value.self, forKey: columnName) } catch { fatalError("\(error)") }
+        if let sqliteStatement, let index = statementColumnIndex(columnName),
+            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+        {
+            return value
+        }
+        do { return try decodeSlowly(Value.self, forKey: columnName) } catch { fatalError("\(error)") }
     }
 
     // MARK: Throwing decoding
@@ -166,18 +184,16 @@ public final class Row {
     /// The value at `index`, read straight from the statement.
     ///
     /// - throws: ``RowDecodingError`` when the value can not be converted.
-    @inline(__always)
+    @inlinable
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type = Value.self, atIndex index: Int
     ) throws -> Value {
-        checkIndex(index)
-        if let sqliteStatement {
-            if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
-        } else if let value = Value.fromDatabaseValue(storedValues[index]) {
+        if let sqliteStatement, index >= 0, index < count,
+            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+        {
             return value
         }
-        let dbValue = databaseValue(atIndex: index)
-        throw RowDecodingError.valueMismatch(Value.self, dbValue, column: columnNames[index], index: index, row: self)
+        return try decodeSlowly(Value.self, atIndex: index)
     }
 
     /// The value of the named column, converted.
@@ -193,15 +209,53 @@ public final class Row {
     }
 
     /// The value of the named column, read straight from the statement.
-    @inline(__always)
+    @inlinable
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type = Value.self, forKey columnName: String
+    ) throws -> Value {
+        if let sqliteStatement, let index = statementColumnIndex(columnName),
+            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+        {
+            return value
+        }
+        return try decodeSlowly(Value.self, forKey: columnName)
+    }
+
+    // MARK: Slow paths, out of line
+
+    /// The general path of the fast accessors: copied rows, NULL, conversion
+    /// errors, indexes out of range.
+    @usableFromInline
+    func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type, atIndex index: Int
+    ) throws -> Value {
+        checkIndex(index)
+        if let sqliteStatement {
+            if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
+        } else if let value = Value.fromDatabaseValue(storedValues[index]) {
+            return value
+        }
+        let dbValue = databaseValue(atIndex: index)
+        throw RowDecodingError.valueMismatch(Value.self, dbValue, column: columnNames[index], index: index, row: self)
+    }
+
+    /// The general path of the fast accessors by name: copied rows, missing
+    /// columns, NULL, conversion errors.
+    @usableFromInline
+    func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type, forKey columnName: String
     ) throws -> Value {
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
         }
-        return try decode(Value.self, atIndex: index)
+        return try decodeSlowly(Value.self, atIndex: index)
+    }
+
+    /// The column index of a statement row; nil for a copied row or a missing column.
+    @usableFromInline
+    func statementColumnIndex(_ name: String) -> Int? {
+        columnNameIndex?.index(of: name)
     }
 }
 

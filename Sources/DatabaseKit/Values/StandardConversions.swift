@@ -6,57 +6,219 @@ import Foundation
 // reports an error) instead of wrapping around.
 
 /// The integer types: stored as INTEGER, read from INTEGER or from integral REAL.
+///
+/// Each type implements the requirements itself (through the inlined helpers
+/// below) rather than inheriting a protocol extension's default: a default
+/// would be called through a generic thunk on every column read.
 protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
 
-extension DatabaseInteger {
-    public var databaseValue: DatabaseValue {
-        guard let int64 = Int64(exactly: self) else {
-            // SQLite integers are signed 64-bit: there is no lossless place for this value.
-            preconditionFailure("\(Self.self) value \(self) does not fit in SQLite's 64-bit signed INTEGER")
-        }
-        return DatabaseValue(storage: .int64(int64))
-    }
+@inline(__always)
+private func integerDatabaseValue<T: FixedWidthInteger>(_ value: T) -> DatabaseValue {
+    DatabaseValue(storage: .int64(exactInt64(value)))
+}
 
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        guard let int64 = Int64(exactly: self) else {
-            preconditionFailure("\(Self.self) value \(self) does not fit in SQLite's 64-bit signed INTEGER")
-        }
-        return sqlite3_bind_int64(sqliteStatement, index, int64)
+@inline(__always)
+private func exactInt64<T: FixedWidthInteger>(_ value: T) -> Int64 {
+    guard let int64 = Int64(exactly: value) else {
+        // SQLite integers are signed 64-bit: there is no lossless place for this value.
+        preconditionFailure("\(T.self) value \(value) does not fit in SQLite's 64-bit signed INTEGER")
     }
+    return int64
+}
 
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        switch dbValue.storage {
-        case .int64(let int64): return Self(exactly: int64)
-        case .double(let double): return Self(exactly: double)
-        default: return nil
-        }
-    }
-
-    @inline(__always)
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER:
-            guard let value = Self(exactly: sqlite3_column_int64(sqliteStatement, index)) else { return nil }
-            self = value
-        case SQLITE_FLOAT:
-            guard let value = Self(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
-            self = value
-        default:
-            return nil
-        }
+@inline(__always)
+private func integer<T: FixedWidthInteger>(_ type: T.Type, from dbValue: DatabaseValue) -> T? {
+    switch dbValue.storage {
+    case .int64(let int64): return T(exactly: int64)
+    case .double(let double): return T(exactly: double)
+    default: return nil
     }
 }
 
-extension Int: DatabaseInteger {}
-extension Int8: DatabaseInteger {}
-extension Int16: DatabaseInteger {}
-extension Int32: DatabaseInteger {}
-extension Int64: DatabaseInteger {}
-extension UInt: DatabaseInteger {}
-extension UInt8: DatabaseInteger {}
-extension UInt16: DatabaseInteger {}
-extension UInt32: DatabaseInteger {}
-extension UInt64: DatabaseInteger {}
+/// Reads an integer column with a single call into SQLite's column API.
+///
+/// `sqlite3_column_value` returns an "unprotected" value, which the SQLite
+/// documentation says is not thread-safe to read: DatabaseKit only reads it on
+/// the connection's own thread, inside its access block.
+@inline(__always)
+private func integer<T: FixedWidthInteger>(_ type: T.Type, _ sqliteStatement: OpaquePointer, _ index: CInt) -> T? {
+    let value = sqlite3_column_value(sqliteStatement, index)
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: return T(exactly: sqlite3_value_int64(value))
+    case SQLITE_FLOAT: return T(exactly: sqlite3_value_double(value))
+    default: return nil
+    }
+}
+
+extension Int: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of Int.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int? { integer(Int.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(Int.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int8: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of Int8.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int8? { integer(Int8.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(Int8.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int16: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of Int16.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int16? { integer(Int16.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(Int16.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int32: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of Int32.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int32? { integer(Int32.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(Int32.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int64: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of Int64.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? { integer(Int64.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(Int64.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of UInt.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt? { integer(UInt.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(UInt.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt8: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of UInt8.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt8? { integer(UInt8.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(UInt8.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt16: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of UInt16.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt16? { integer(UInt16.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(UInt16.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt32: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of UInt32.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt32? { integer(UInt32.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(UInt32.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt64: DatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
+    }
+
+    /// INTEGER, or an integral REAL, within the range of UInt64.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt64? { integer(UInt64.self, from: dbValue) }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = integer(UInt64.self, sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
 
 extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as the integer 0 or 1.

@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A package of its own, so that the main build never pulls GRDB. Release builds
+// only: `make bench`, `make bench-instructions` (see the root Makefile).
+let package = Package(
+    name: "Benchmarks",
+    dependencies: [
+        .package(name: "DatabaseKit", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // The raw SQLite C API, for the baseline.
+        .systemLibrary(name: "BenchSQLite", path: "Sources/BenchSQLite", pkgConfig: "sqlite3"),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: [
+                "BenchSQLite",
+                .product(name: "DatabaseKit", package: "DatabaseKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,120 @@
+import BenchSQLite
+import Foundation
+
+/// The targets of the benchmarks issue: DatabaseKit / raw C at most this
+/// ratio (for pool reads: 2x the time is 50% of the throughput).
+let targets: [String: Double] = [
+    "insert-positional": 1.3, "insert-named": 1.5,
+    "fetch-index": 1.2, "fetch-name": 1.5,
+    "fetch-struct": 1.5, "fetch-decodable": 2.5,
+    "transactions": 1.2, "point-queries": 2.0, "pool-reads": 2.0,
+]
+/// Cursor memory: the RSS growth must stay under this many MiB.
+let memoryTargetMiB = 16.0
+
+func timingReport(_ results: [TimingResult], repetitions: Int, loadBefore: String, loadAfter: String) -> String {
+    var lines: [String] = []
+    lines.append("### Timings (median of \(repetitions) interleaved runs, release build)")
+    lines.append("")
+    lines.append("- Date: \(ISO8601DateFormatter().string(from: Date()))")
+    lines.append("- Machine: \(machineDescription())")
+    lines.append("- SQLite: \(String(cString: sqlite3_libversion())) (the system library, shared by all three)")
+    lines.append("- Load average before: \(loadBefore); after: \(loadAfter)")
+    lines.append("")
+    lines.append("| Workload | raw C | DatabaseKit | GRDB 7.10 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
+    lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
+    for result in results {
+        let raw = result.seconds[.raw]!, dk = result.seconds[.databaseKit]!, grdb = result.seconds[.grdb]!
+        if result.workload.id == "cursor-memory" {
+            let rawMiB = result.rssGrowthMiB[.raw] ?? 0, dkMiB = result.rssGrowthMiB[.databaseKit] ?? 0, grdbMiB = result.rssGrowthMiB[.grdb] ?? 0
+            lines.append(
+                "| \(result.workload.title) | \(mib(rawMiB)) (\(secs(raw))) | \(mib(dkMiB)) (\(secs(dk))) | \(mib(grdbMiB)) (\(secs(grdb))) "
+                    + "| \(ratio(dk / raw)) time | \(ratio(dk / grdb)) time | < \(Int(memoryTargetMiB)) MiB | \(dkMiB < memoryTargetMiB && dk < grdb ? "yes" : "no") |")
+            continue
+        }
+        let target = targets[result.workload.id] ?? .nan
+        let met = dk / raw <= target && dk < grdb
+        var cells = [secs(raw), secs(dk), secs(grdb)]
+        if result.workload.id == "pool-reads" {
+            let reads = Double(Fixtures.poolReaderCount * Fixtures.pointQueryCount)
+            cells = [raw, dk, grdb].map { "\(secs($0)) (\(Int(reads / $0 / 1000))k reads/s)" }
+        }
+        lines.append("| \(result.workload.title) | \(cells.joined(separator: " | ")) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |")
+    }
+    lines.append("")
+    lines.append("\"met\": DatabaseKit / raw C within the target, and DatabaseKit faster than GRDB in the same run.")
+    return lines.joined(separator: "\n")
+}
+
+/// Runs each workload once per implementation under callgrind, counting the
+/// instructions of the timed region only, and reports the ratios.
+func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throws -> String {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    var lines: [String] = []
+    lines.append("### Instructions (callgrind, timed region only, one run each)")
+    lines.append("")
+    lines.append("- Machine: \(machineDescription()); SQLite \(String(cString: sqlite3_libversion()))")
+    lines.append("- Command: `valgrind --tool=callgrind --instr-atstart=no Benchmarks once WORKLOAD IMPLEMENTATION` (instrumentation on inside the timed region only)`")
+    lines.append("")
+    lines.append("| Workload | raw C | DatabaseKit | GRDB 7.10 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
+    lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
+    for workload in workloads {
+        log(workload.title)
+        var counts: [Implementation: Double] = [:]
+        for implementation in Implementation.allCases {
+            counts[implementation] = try callgrindInstructions(executable, workload.id, implementation, fixturesDirectory)
+            log("    \(implementation.title): \(Int(counts[implementation]!)) instructions")
+        }
+        let raw = counts[.raw]!, dk = counts[.databaseKit]!, grdb = counts[.grdb]!
+        let target = targets[workload.id] ?? .nan
+        let met = dk / raw <= target && dk < grdb
+        lines.append("| \(workload.title) | \(millions(raw)) | \(millions(dk)) | \(millions(grdb)) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |")
+    }
+    return lines.joined(separator: "\n")
+}
+
+private func callgrindInstructions(_ executable: String, _ workload: String, _ implementation: Implementation, _ fixturesDirectory: String) throws -> Double {
+    let output = NSTemporaryDirectory() + "callgrind-\(workload)-\(implementation.rawValue)-\(UUID().uuidString).out"
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
+    process.arguments = [
+        "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output)",
+        executable, "once", workload, implementation.rawValue,
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["BENCH_FIXTURES"] = fixturesDirectory
+    process.environment = environment
+    process.standardError = FileHandle.nullDevice
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let stdout = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, stdout.hasPrefix("ok") else {
+        throw BenchmarkError(description: "callgrind run of \(workload) with \(implementation.title) failed: \(stdout)")
+    }
+    let profile = try String(contentsOfFile: output, encoding: .utf8)
+    for line in profile.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+        if let count = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) { return count }
+    }
+    throw BenchmarkError(description: "no instruction total in \(output)")
+}
+
+/// Replaces the section of RESULTS.md between its markers, keeping the rest.
+func updateResults(at path: String, section: String, with report: String) throws {
+    let begin = "<!-- \(section):begin -->", end = "<!-- \(section):end -->"
+    var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmark results\n"
+    let block = "\(begin)\n\(report)\n\(end)"
+    if let start = text.range(of: begin), let stop = text.range(of: end), start.lowerBound < stop.upperBound {
+        text.replaceSubrange(start.lowerBound..<stop.upperBound, with: block)
+    } else {
+        text += "\n\(block)\n"
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+private func secs(_ seconds: Double) -> String { String(format: "%.4f s", seconds) }
+private func mib(_ value: Double) -> String { String(format: "%.1f MiB", value) }
+private func ratio(_ value: Double) -> String { String(format: "%.2fx", value) }
+private func millions(_ value: Double) -> String { String(format: "%.1f M", value / 1e6) }

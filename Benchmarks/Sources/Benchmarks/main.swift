@@ -1,0 +1,53 @@
+import Foundation
+
+// Usage:
+//   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
+//   Benchmarks instructions [--only id,id] [--results FILE]
+//   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind)
+// Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
+
+let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "timings"
+let arguments = Array(CommandLine.arguments.dropFirst(2))
+
+func option(_ name: String) -> String? {
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+let fixturesDirectory = ProcessInfo.processInfo.environment["BENCH_FIXTURES"] ?? NSTemporaryDirectory() + "databasekit-bench-fixtures"
+let selected: [Workload] = {
+    guard let only = option("--only") else { return allWorkloads }
+    let ids = Set(only.split(separator: ",").map(String.init))
+    return allWorkloads.filter { ids.contains($0.id) }
+}()
+
+do {
+    let fixtures = try Fixtures.prepare(in: fixturesDirectory)
+    switch mode {
+    case "timings":
+        let repetitions = option("--repetitions").flatMap(Int.init) ?? 5
+        let loadBefore = loadAverage()
+        let results = try runTimings(selected, fixtures: fixtures, repetitions: repetitions)
+        let loadAfter = loadAverage()
+        let report = timingReport(results, repetitions: repetitions, loadBefore: loadBefore, loadAfter: loadAfter)
+        print(report)
+        if let path = option("--results") { try updateResults(at: path, section: "timings", with: report) }
+    case "instructions":
+        let report = try instructionReport(selected.filter(\.countsInstructions), fixturesDirectory: fixturesDirectory)
+        print(report)
+        if let path = option("--results") { try updateResults(at: path, section: "instructions", with: report) }
+    case "once":
+        guard arguments.count >= 2,
+              let workload = allWorkloads.first(where: { $0.id == arguments[0] }),
+              let implementation = Implementation(rawValue: arguments[1])
+        else { throw BenchmarkError(description: "usage: Benchmarks once WORKLOAD IMPLEMENTATION") }
+        let outcome = try runChecked(workload, implementation, fixtures)
+        print("ok \(outcome.checksum)")
+    default:
+        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions or once")
+    }
+} catch {
+    log("error: \(error)")
+    exit(1)
+}
