@@ -130,7 +130,9 @@ enum DatabaseKitWorkloads {
     }
 
     static func poolReads(_ fixtures: Fixtures) throws -> Outcome {
-        let dbPool = try DatabasePool(path: fixtures.pointPath)
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        let dbPool = try DatabasePool(path: fixtures.pointPath, configuration: config)
         return try concurrentReads(fixtures) { _ in
             return { id in
                 try dbPool.read { db in

@@ -120,6 +120,7 @@ enum RawWorkloads {
     static func poolReads(_ fixtures: Fixtures) throws -> Outcome {
         try concurrentReads(fixtures) { _ in
             let db = try RawConnection(path: fixtures.pointPath)
+            try db.check(sqlite3_busy_timeout(db.handle, 5000))
             let query = try db.prepare("SELECT v FROM point WHERE id = ?")
             return { id in
                 try query.bind(Int64(id), at: 1)
@@ -130,6 +131,7 @@ enum RawWorkloads {
             }
         } write: {
             let db = try RawConnection(path: fixtures.pointPath)
+            try db.check(sqlite3_busy_timeout(db.handle, 5000))
             let insert = try db.prepare("INSERT INTO w (v) VALUES (1)")
             return { try insert.run() }
         }
@@ -169,33 +171,38 @@ struct Item: Sendable {
 /// Runs `Fixtures.poolReaderCount` reader threads of `Fixtures.pointQueryCount`
 /// point queries each, while a writer thread commits small transactions until
 /// they are done. The time is the wall time of the readers.
+///
+/// The connections of an implementation are released before this returns, on
+/// this thread: the last connection to close checkpoints the WAL under an
+/// exclusive lock, which must not overlap the next implementation's run.
 func concurrentReads(
     _ fixtures: Fixtures,
     makeReader: @escaping @Sendable (Int) throws -> (Int) throws -> Int64,
     write makeWriter: @escaping @Sendable () throws -> () throws -> Void) throws -> Outcome
 {
     let ids = Fixtures.pointIds
-    let readers = try (0..<Fixtures.poolReaderCount).map { try makeReader($0) }
-    let writer = UncheckedBox(try makeWriter())
+    let readers = Mutex<[((Int) throws -> Int64)?]>(try (0..<Fixtures.poolReaderCount).map { try makeReader($0) })
+    let writer = Mutex<(() throws -> Void)?>(try makeWriter())
     let sums = Mutex<[Int64]>([])
     let failures = Mutex<[String]>([])
     let stopWriting = Mutex(false)
     let writerDone = DispatchSemaphore(value: 0)
     Thread {
+        let write = writer.withLock { $0 }!
         while !stopWriting.withLock({ $0 }) {
-            do { try writer.value() } catch { failures.withLock { $0.append("writer: \(error)") } }
+            do { try write() } catch { failures.withLock { $0.append("writer: \(error)") } }
         }
         writerDone.signal()
     }.start()
     let (_, seconds) = measuredRegion {
         let group = DispatchGroup()
-        for reader in readers {
+        for index in 0..<Fixtures.poolReaderCount {
             group.enter()
-            let box = UncheckedBox(reader)
             Thread {
+                let read = readers.withLock { $0[index] }!
                 var sum: Int64 = 0
                 do {
-                    for id in ids { sum &+= try box.value(id) }
+                    for id in ids { sum &+= try read(id) }
                 } catch {
                     failures.withLock { $0.append("reader: \(error)") }
                 }
@@ -207,6 +214,11 @@ func concurrentReads(
     }
     stopWriting.withLock { $0 = true }
     writerDone.wait()
+    // Give the reader threads time to drop their references, then release the
+    // connections here.
+    Thread.sleep(forTimeInterval: 0.01)
+    readers.withLock { $0 = [] }
+    writer.withLock { $0 = nil }
     if let failure = failures.withLock({ $0.first }) { throw BenchmarkError(description: failure) }
     return Outcome(seconds: seconds, checksum: sums.withLock { $0.reduce(0, &+) })
 }

@@ -95,7 +95,8 @@ private func callgrindInstructions(_ executable: String, _ workload: String, _ i
         throw BenchmarkError(description: "callgrind run of \(workload) with \(implementation.title) failed: \(stdout)")
     }
     let profile = try String(contentsOfFile: output, encoding: .utf8)
-    for line in profile.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+    // With --instr-atstart=no, "summary:" stays 0: the count is on "totals:".
+    for line in profile.split(separator: "\n") where line.hasPrefix("totals:") {
         if let count = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) { return count }
     }
     throw BenchmarkError(description: "no instruction total in \(output)")

@@ -181,12 +181,7 @@ public final class DatabasePool: DatabaseWriter {
     /// A read in a deferred transaction: its first statement fixes the
     /// snapshot that the whole block sees.
     private static func readTransaction<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.deferred) {
-            result = try value(db)
-            return .commit
-        }
-        return result!
+        try db.inCommittedTransaction(.deferred) { try value(db) }
     }
 
     // MARK: Writes
@@ -243,12 +238,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     private static func writeTransaction<T>(_ db: Database, _ updates: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.immediate) {
-            result = try updates(db)
-            return .commit
-        }
-        return result!
+        try db.inCommittedTransaction(.immediate) { try updates(db) }
     }
 
     // MARK: Snapshots

@@ -144,12 +144,7 @@ public final class DatabaseQueue: DatabaseWriter {
 
     private func readOnlyTransaction<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
         try db.readOnly {
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try value(db)
-                return .commit
-            }
-            return result!
+            try db.inCommittedTransaction(.deferred) { try value(db) }
         }
     }
 
@@ -177,12 +172,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     private func writeTransaction<T>(_ db: Database, _ updates: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction {
-            result = try updates(db)
-            return .commit
-        }
-        return result!
+        try db.inCommittedTransaction(nil) { try updates(db) }
     }
 
     /// Runs database statements outside of any transaction.

@@ -34,7 +34,6 @@ final class ReaderPool: @unchecked Sendable {
     /// Takes a reader out of the pool, waiting for one when all are busy.
     /// Give it back with ``release(_:)``.
     func acquire() throws -> SerializedDatabase {
-        try checkOpen()
         permits.wait()
         lock.lock()
         if isClosed {

@@ -25,18 +25,25 @@ extension Database {
             throw error
         }
         switch completion {
-        case .commit:
-            do {
-                try commit()
-            } catch {
-                // A failed COMMIT (deferred foreign keys, SQLITE_BUSY) may leave
-                // the transaction open: never leave it half done.
-                try rollbackIfNeeded()
-                throw error
-            }
-        case .rollback:
-            try rollbackIfNeeded()
+        case .commit: try commitOrRollBack()
+        case .rollback: try rollbackIfNeeded()
         }
+    }
+
+    /// Runs `operations` in a transaction committed when it returns and rolled
+    /// back when it throws, and returns its value: the transaction of the
+    /// access methods, without an intermediate optional.
+    func inCommittedTransaction<T>(_ kind: TransactionKind?, _ operations: () throws -> T) throws -> T {
+        try beginTransaction(kind)
+        let value: T
+        do {
+            value = try operations()
+        } catch {
+            try rollbackIfNeeded()
+            throw error
+        }
+        try commitOrRollBack()
+        return value
     }
 
     /// Runs `operations` in a savepoint, released or rolled back according to
@@ -49,8 +56,8 @@ extension Database {
             try inTransaction(nil, operations)
             return
         }
-        // Savepoint names are quoted identifiers: any stable name works, and
-        // nesting reuses it (RELEASE and ROLLBACK TO target the innermost one).
+        // Nested savepoints may share a name: RELEASE and ROLLBACK TO target
+        // the innermost one.
         try execute(sql: "SAVEPOINT dbkit")
         let completion: TransactionCompletion
         do {
@@ -72,21 +79,30 @@ extension Database {
     /// - parameter kind: The transaction kind (default: the configuration's
     ///   ``Configuration/defaultTransactionKind``).
     public func beginTransaction(_ kind: TransactionKind? = nil) throws {
-        switch kind ?? configuration.defaultTransactionKind {
-        case .deferred: try execute(sql: "BEGIN DEFERRED TRANSACTION")
-        case .immediate: try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
-        case .exclusive: try execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
-        }
+        try checkOpen()
+        try transactionStatements.begin(kind ?? configuration.defaultTransactionKind).execute()
     }
 
     /// Commits the current transaction.
     public func commit() throws {
-        try execute(sql: "COMMIT TRANSACTION")
+        try checkOpen()
+        try transactionStatements.commit().execute()
     }
 
     /// Rolls the current transaction back.
     public func rollback() throws {
         try execute(sql: "ROLLBACK TRANSACTION")
+    }
+
+    /// Commits; when COMMIT fails (deferred foreign keys, SQLITE_BUSY) the
+    /// transaction may still be open: it is rolled back, never left half done.
+    private func commitOrRollBack() throws {
+        do {
+            try commit()
+        } catch {
+            try rollbackIfNeeded()
+            throw error
+        }
     }
 
     /// Rolls back, unless SQLite already did (some errors roll back by
@@ -99,5 +115,44 @@ extension Database {
         guard isInsideTransaction else { return }
         try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT dbkit")
         try execute(sql: "RELEASE SAVEPOINT dbkit")
+    }
+}
+
+/// BEGIN and COMMIT, compiled once per connection: every access block runs
+/// them, and looking them up in the statement cache would hash their SQL.
+final class TransactionStatements {
+    private unowned let db: Database
+    private var beginDeferred: Statement?
+    private var beginImmediate: Statement?
+    private var beginExclusive: Statement?
+    private var commitStatement: Statement?
+
+    init(_ db: Database) { self.db = db }
+
+    func begin(_ kind: Database.TransactionKind) throws -> Statement {
+        switch kind {
+        case .deferred: return try statement(&beginDeferred, "BEGIN DEFERRED TRANSACTION")
+        case .immediate: return try statement(&beginImmediate, "BEGIN IMMEDIATE TRANSACTION")
+        case .exclusive: return try statement(&beginExclusive, "BEGIN EXCLUSIVE TRANSACTION")
+        }
+    }
+
+    func commit() throws -> Statement {
+        try statement(&commitStatement, "COMMIT TRANSACTION")
+    }
+
+    private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try db.makeStatement(sql: sql)
+        slot = statement
+        return statement
+    }
+
+    /// Finalizes the statements, so that the connection can close.
+    func removeAll() {
+        beginDeferred = nil
+        beginImmediate = nil
+        beginExclusive = nil
+        commitStatement = nil
     }
 }

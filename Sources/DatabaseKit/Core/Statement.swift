@@ -44,6 +44,11 @@ public final class Statement {
     /// then bind without any name lookup.
     private lazy var hasOnlyPositionalParameters = parameterNames.allSatisfy { $0 == nil }
 
+    /// The number of distinct parameter names when every parameter is named,
+    /// nil otherwise: named arguments then bind by direct lookup.
+    private lazy var distinctNamedParameterCount: Int? =
+        parameterNames.contains(where: { $0 == nil }) ? nil : Set(parameterNames.compactMap { $0 }).count
+
     /// The column names, computed once.
     public private(set) lazy var columnNames: [String] = (0..<Int(sqlite3_column_count(sqliteStatement))).map {
         String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
@@ -103,10 +108,12 @@ public final class Statement {
     /// Binds values that were extracted for this statement.
     func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
         sqlite3_reset(sqliteStatement)
-        for (offset, value) in values.enumerated() {
-            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
-            guard code == SQLITE_OK else {
-                throw database.error(code: code, sql: sql, arguments: arguments)
+        try values.withUnsafeBufferPointer { buffer in
+            for index in 0..<buffer.count {
+                let code = buffer[index].bind(to: sqliteStatement, at: CInt(index + 1))
+                guard code == SQLITE_OK else {
+                    throw database.error(code: code, sql: sql, arguments: arguments)
+                }
             }
         }
         self.arguments = arguments
@@ -125,9 +132,31 @@ public final class Statement {
             && hasOnlyPositionalParameters
         {
             try bind(newArguments.values, arguments: newArguments)
+        } else if newArguments.values.isEmpty, let distinctCount = distinctNamedParameterCount,
+            distinctCount == newArguments.namedValues.count, try bindNamed(newArguments)
+        {
+            return
         } else {
             try setArguments(newArguments)
         }
+    }
+
+    /// Binds named arguments by looking each parameter up, when they are
+    /// exactly the statement's names (same count, all found). Returns false,
+    /// having bound nothing for sure, when a name is missing: the general path
+    /// then reports the error.
+    private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
+        sqlite3_reset(sqliteStatement)
+        let namedValues = arguments.namedValues
+        for (offset, name) in parameterNames.enumerated() {
+            guard let name, let value = namedValues[name] else { return false }
+            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
+            guard code == SQLITE_OK else {
+                throw database.error(code: code, sql: sql, arguments: arguments)
+            }
+        }
+        self.arguments = arguments
+        return true
     }
 
     // MARK: Execution

@@ -99,15 +99,28 @@ public struct StatementArguments: Hashable, Sendable {
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// `[1, "foo", nil]`
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self.init(elements)
+        // A plain loop: this runs once per execution of a statement.
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(elements.count)
+        elements.withUnsafeBufferPointer { buffer in
+            for element in buffer {
+                values.append(element?.databaseValue ?? .null)
+            }
+        }
+        self.values = values
+        self.namedValues = [:]
     }
 }
 
 extension StatementArguments: ExpressibleByDictionaryLiteral {
     /// `["name": "Arthur", "score": nil]`
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        values = []
-        namedValues = Dictionary(elements.lazy.map { ($0.0, $0.1?.databaseValue ?? .null) }) { _, last in last }
+        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: elements.count)
+        for (name, value) in elements {
+            namedValues[name] = value?.databaseValue ?? .null
+        }
+        self.values = []
+        self.namedValues = namedValues
     }
 }
 
