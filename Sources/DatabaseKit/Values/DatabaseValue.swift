@@ -168,6 +168,24 @@ extension DatabaseValue: DatabaseValueConvertible, StatementColumnConvertible {
     }
 }
 
+/// Reads a text value without a NUL-terminated copy (texts may hold NUL
+/// characters). For the unprotected values of `sqlite3_column_value`: see
+/// the note in StandardConversions.swift.
+@inline(__always)
+func valueString(_ value: OpaquePointer?) -> String {
+    guard let bytes = sqlite3_value_text(value) else { return "" }
+    let count = Int(sqlite3_value_bytes(value))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+/// Reads a blob value. A zero-length blob gives empty data, never nil.
+@inline(__always)
+func valueData(_ value: OpaquePointer?) -> Data {
+    guard let bytes = sqlite3_value_blob(value) else { return Data() }
+    let count = Int(sqlite3_value_bytes(value))
+    return Data(bytes: bytes, count: count)
+}
+
 /// Reads a text column without a NUL-terminated copy (texts may hold NUL characters).
 @inline(__always)
 func columnString(_ sqliteStatement: OpaquePointer, _ index: CInt) -> String {

@@ -238,9 +238,10 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     }
 
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER: self = sqlite3_column_int64(sqliteStatement, index) != 0
-        case SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index) != 0
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = sqlite3_value_int64(value) != 0
+        case SQLITE_FLOAT: self = sqlite3_value_double(value) != 0
         default: return nil
         }
     }
@@ -263,8 +264,9 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     }
 
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index)
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_value_double(value)
         default: return nil
         }
     }
@@ -299,8 +301,9 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
     }
 
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT else { return nil }
-        self = columnString(sqliteStatement, index)
+        let value = sqlite3_column_value(sqliteStatement, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        self = valueString(value)
     }
 }
 
@@ -322,8 +325,9 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
     }
 
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_BLOB, SQLITE_TEXT: self = columnData(sqliteStatement, index)
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_BLOB, SQLITE_TEXT: self = valueData(value)
         default: return nil
         }
     }
