@@ -103,8 +103,10 @@ extension StatementArguments: ExpressibleByArrayLiteral {
         var values: [DatabaseValue] = []
         values.reserveCapacity(elements.count)
         elements.withUnsafeBufferPointer { buffer in
-            for element in buffer {
-                values.append(element?.databaseValue ?? .null)
+            guard let base = buffer.baseAddress else { return }
+            // Through the pointer, each existential is read in place, not copied.
+            for index in 0..<buffer.count {
+                values.append((base + index).pointee?.databaseValue ?? .null)
             }
         }
         self.values = values
