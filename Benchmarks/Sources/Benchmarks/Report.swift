@@ -54,7 +54,7 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
     lines.append("### Instructions (callgrind, timed region only, one run each)")
     lines.append("")
     lines.append("- Machine: \(machineDescription()); SQLite \(String(cString: sqlite3_libversion()))")
-    lines.append("- Command: `valgrind --tool=callgrind --instr-atstart=no Benchmarks once WORKLOAD IMPLEMENTATION` (instrumentation on inside the timed region only)`")
+    lines.append("- Command: `valgrind --tool=callgrind --instr-atstart=no Benchmarks once WORKLOAD IMPLEMENTATION` (instrumentation on inside the timed region only)")
     lines.append("")
     lines.append("| Workload | raw C | DatabaseKit | GRDB 7.10 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
