@@ -21,10 +21,16 @@ let package = Package(
         .target(
             name: "DatabaseKit",
             dependencies: ["DatabaseKitSQLite"]),
+        // What dbtool does, as a library: operations and their reports. No
+        // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
+        .target(
+            name: "DBToolCore",
+            dependencies: ["DatabaseKit"]),
         .executableTarget(
             name: "dbtool",
             dependencies: [
                 "DatabaseKit",
+                "DBToolCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // `make demo`: the library at work on ./demo/db.sqlite.
@@ -34,6 +40,10 @@ let package = Package(
         .testTarget(
             name: "DatabaseKitTests",
             dependencies: ["DatabaseKit", "DatabaseKitSQLite"]),
+        // End to end: runs the built dbtool binary (the dependency builds it first).
+        .testTarget(
+            name: "DBToolTests",
+            dependencies: ["dbtool", "DBToolCore", "DatabaseKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,18 +1,30 @@
 import ArgumentParser
+import DBToolCore
 import DatabaseKit
 
-/// The dbtool command suite. Subcommands (init, migrate, exec, checkpoint,
-/// snapshot, backup) arrive with their issues; for now it prints its help and
-/// its version.
+/// The dbtool command suite.
 @main
 struct DBTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dbtool",
-        abstract: "Maintain SQLite databases: init, migrate, exec, checkpoint, snapshot, backup.",
-        version: "dbtool \(DBToolVersion.current) (SQLite \(Database.sqliteLibVersion))")
+        abstract: "Maintain SQLite databases: init, exec, checkpoint, snapshot.",
+        discussion: """
+            The database is named with --database PATH (or DBTOOL_DATABASE): the directory \
+            created by `dbtool init` (its file is db.sqlite unless --file-name), or a database file.
+
+            Examples:
+              dbtool init /var/lib/myapp/db
+              dbtool exec --database /var/lib/myapp/db "SELECT COUNT(*) FROM player"
+              dbtool checkpoint --database /var/lib/myapp/db --mode truncate
+              dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7
+
+            \(ExitStatus.documentation)
+            """,
+        version: "dbtool \(DBToolVersion.current) (SQLite \(Database.sqliteLibVersion))",
+        subcommands: [InitCommand.self, ExecCommand.self, CheckpointCommand.self, SnapshotCommand.self])
 }
 
 /// The version of the tool.
 enum DBToolVersion {
-    static let current = "0.1.0"
+    static let current = "0.2.0"
 }

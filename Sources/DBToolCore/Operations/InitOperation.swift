@@ -1,0 +1,131 @@
+import DatabaseKit
+import Foundation
+
+/// `dbtool init DIR`: a dedicated directory and an empty database in it.
+public struct InitOperation: Sendable {
+    /// The journal modes `init` can set.
+    public enum JournalMode: String, Sendable, CaseIterable {
+        case wal, delete
+    }
+
+    public var directory: String
+    public var fileName = DatabaseLocation.defaultFileName
+    public var journalMode: JournalMode = .wal
+    /// The permissions of a created directory (default 0700: it holds the data).
+    public var directoryMode: mode_t = 0o700
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// What `init` did.
+    public struct Report: Codable, Sendable, Equatable {
+        /// The directory.
+        public var directory: String
+        /// The database file.
+        public var database: String
+        /// False when the directory was already initialized (nothing changed).
+        public var created: Bool
+        /// The journal mode of the database.
+        public var journalMode: String
+    }
+
+    /// Creates the directory (and missing parents) and the database, or
+    /// reports that they exist. Refuses, changing nothing, when the path is a
+    /// file, or holds a file of that name that is not a database.
+    public func run() throws -> Report {
+        let directoryURL = URL(fileURLWithPath: directory).standardizedFileURL
+        let databasePath = directoryURL.appendingPathComponent(fileName).path
+        let fileManager = FileManager.default
+
+        var isDirectory: ObjCBool = false
+        let directoryExists = fileManager.fileExists(atPath: directoryURL.path, isDirectory: &isDirectory)
+        if directoryExists && !isDirectory.boolValue {
+            throw DBToolError(
+                .cantCreate, "\(directoryURL.path) is a file, not a directory", hint: "Choose another path for the database directory.")
+        }
+        if directoryExists && fileManager.fileExists(atPath: databasePath) {
+            return try existingDatabase(directory: directoryURL.path, database: databasePath)
+        }
+
+        // Create what is missing, and remove it again if anything fails.
+        var createdDirectories: [String] = []
+        do {
+            if !directoryExists {
+                createdDirectories = try createDirectories(directoryURL)
+            }
+            let mode = try createDatabase(at: databasePath)
+            return Report(directory: directoryURL.path, database: databasePath, created: true, journalMode: mode)
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? fileManager.removeItem(atPath: databasePath + suffix)
+            }
+            for path in createdDirectories.reversed() {
+                try? fileManager.removeItem(atPath: path)
+            }
+            throw error
+        }
+    }
+
+    /// An initialized directory: check that its file is a database, and change
+    /// nothing. The check reads the file's header instead of opening a
+    /// connection, which would create -wal and -shm files beside a WAL database.
+    private func existingDatabase(directory: String, database: String) throws -> Report {
+        guard let header = sqliteHeader(database) else {
+            throw DBToolError(
+                .dataError, "\(database) exists and is not a SQLite database",
+                hint: "Move it away, or choose another directory or --file-name.")
+        }
+        // Bytes 18 and 19 hold 2 in WAL mode, 1 with a rollback journal.
+        let mode = header.count >= 20 && header[18] == 2 ? "wal" : "delete"
+        return Report(directory: directory, database: database, created: false, journalMode: mode)
+    }
+
+    /// Creates the directory and its missing parents; returns the created ones.
+    private func createDirectories(_ url: URL) throws -> [String] {
+        var missing: [URL] = []
+        var current = url
+        while !FileManager.default.fileExists(atPath: current.path) {
+            missing.append(current)
+            current = current.deletingLastPathComponent()
+        }
+        var created: [String] = []
+        for directory in missing.reversed() {
+            guard mkdir(directory.path, directoryMode) == 0 else {
+                let code = errno
+                for path in created.reversed() { rmdir(path) }
+                throw DBToolError(
+                    code == EACCES || code == EPERM ? .noPermission : .cantCreate,
+                    "can not create the directory \(directory.path): \(String(cString: strerror(code)))",
+                    hint: "Check the permissions of \(directory.deletingLastPathComponent().path).")
+            }
+            created.append(directory.path)
+        }
+        return created
+    }
+
+    private func createDatabase(at path: String) throws -> String {
+        try DatabaseLocation(path: path).reportingErrors {
+            let dbQueue = try DatabaseQueue(path: path)
+            let mode = try dbQueue.writeWithoutTransaction { db -> String in
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = \(journalMode.rawValue.uppercased())") ?? "unknown"
+                // Write the header now: a zero-byte file would not remember its mode.
+                try db.execute(sql: "VACUUM")
+                return mode
+            }
+            try dbQueue.close()
+            return mode
+        }
+    }
+}
+
+/// The first 100 bytes of a SQLite database file (empty for an empty file,
+/// which is a valid empty database), or nil when the file is not one.
+/// See <https://www.sqlite.org/fileformat.html>.
+func sqliteHeader(_ path: String) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    let header = (try? handle.read(upToCount: 100)) ?? Data()
+    if header.isEmpty { return header }
+    return header.starts(with: Data("SQLite format 3\u{0}".utf8)) ? header : nil
+}

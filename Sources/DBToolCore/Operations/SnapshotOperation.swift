@@ -1,0 +1,160 @@
+import DatabaseKit
+import Foundation
+
+/// `dbtool snapshot`: a consistent, standalone single-file copy of the
+/// database, taken while other processes keep writing.
+///
+/// The copy is written to a temp file beside its destination (online backup
+/// API, or VACUUM INTO), switched to journal mode DELETE so that it stands
+/// alone, checked with `PRAGMA quick_check`, fsynced, and only then renamed:
+/// a crash never leaves a partial file under the final name.
+public struct SnapshotOperation: Sendable {
+    public var location: DatabaseLocation
+    /// The destination file, or nil with ``outputDirectory``.
+    public var output: String?
+    /// A directory where the snapshot is named with a UTC timestamp.
+    public var outputDirectory: String?
+    /// With ``outputDirectory``: keep only the newest N snapshots there.
+    public var keep: Int?
+    /// Replace an existing destination.
+    public var force = false
+    /// Compact the copy (VACUUM INTO) instead of copying pages.
+    public var vacuum = false
+    public var timeout: TimeInterval = 5
+
+    public init(location: DatabaseLocation) {
+        self.location = location
+    }
+
+    /// What the snapshot did.
+    public struct Report: Codable, Sendable, Equatable {
+        public var database: String
+        public var snapshot: String
+        public var bytes: Int64
+        public var pageCount: Int
+        public var vacuumed: Bool
+        /// Older snapshots deleted by `--keep`.
+        public var deleted: [String]
+    }
+
+    /// The prefix of temp files; stale ones (left by a killed run) are removed.
+    static let tempPrefix = ".dbtool-snapshot-"
+    /// The name pattern of timestamped snapshots: `<stem>-<yyyyMMdd'T'HHmmss'Z'>.sqlite`.
+    static let timestampFormat = "yyyyMMdd'T'HHmmss'Z'"
+
+    public func run(now: Date = Date()) throws -> Report {
+        let destination = try destinationPath(now: now)
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        if FileManager.default.fileExists(atPath: destination) && !force {
+            throw DBToolError(.cantCreate, "\(destination) already exists", hint: "Choose another name, or pass --force to replace it.")
+        }
+        removeStaleTempFiles(in: directory)
+        let source = try location.openQueue(timeout: timeout)
+        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-" + URL(fileURLWithPath: destination).lastPathComponent
+        defer { removeDatabaseFiles(temp) }
+
+        let pageCount = try location.reportingErrors(timeout: timeout) { () -> Int in
+            if vacuum {
+                try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
+            } else {
+                let copy = try DatabaseQueue(path: temp)
+                try source.backup(to: copy)
+                try copy.close()
+            }
+            return try finalizeCopy(temp)
+        }
+        try syncAndRename(temp, to: destination, directory: directory)
+        let deleted = try prune(directory: directory, except: destination)
+        return Report(
+            database: location.filePath, snapshot: destination, bytes: fileSize(destination),
+            pageCount: pageCount, vacuumed: vacuum, deleted: deleted)
+    }
+
+    private func destinationPath(now: Date) throws -> String {
+        if let output { return URL(fileURLWithPath: output).standardizedFileURL.path }
+        guard let outputDirectory else {
+            throw DBToolError(.usage, "no destination: give OUTPUT or --output-dir DIR")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DBToolError(.cantCreate, "the output directory \(outputDirectory) does not exist", hint: "Create it first (mkdir -p).")
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = Self.timestampFormat
+        return URL(fileURLWithPath: outputDirectory).standardizedFileURL
+            .appendingPathComponent("\(snapshotStem)-\(formatter.string(from: now)).sqlite").path
+    }
+
+    /// The stem of timestamped snapshot names: the database file's name without extension.
+    private var snapshotStem: String {
+        URL(fileURLWithPath: location.filePath).deletingPathExtension().lastPathComponent
+    }
+
+    /// Makes the copy standalone (journal mode DELETE) and checks it.
+    private func finalizeCopy(_ path: String) throws -> Int {
+        let copy = try DatabaseQueue(path: path)
+        defer { try? copy.close() }
+        return try copy.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard check == ["ok"] else {
+                throw DBToolError(
+                    .dataError, "the snapshot of \(location.filePath) failed its quick_check: \(check.prefix(3).joined(separator: "; "))",
+                    hint: "Run `dbtool exec \"PRAGMA integrity_check\"` on the database.")
+            }
+            return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        }
+    }
+
+    private func syncAndRename(_ temp: String, to destination: String, directory: String) throws {
+        try fsyncPath(temp)
+        guard rename(temp, destination) == 0 else {
+            let code = errno
+            throw DBToolError(.cantCreate, "can not move the snapshot to \(destination): \(String(cString: strerror(code)))")
+        }
+        try fsyncPath(directory)
+    }
+
+    /// Deletes the oldest timestamped snapshots beyond `keep`, never the new one.
+    private func prune(directory: String, except newest: String) throws -> [String] {
+        guard let keep, outputDirectory != nil else { return [] }
+        let pattern = "^" + NSRegularExpression.escapedPattern(for: snapshotStem) + "-[0-9]{8}T[0-9]{6}Z\\.sqlite$"
+        let regex = try NSRegularExpression(pattern: pattern)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let ours = names.filter { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }.sorted()
+        let doomed = ours.dropLast(max(keep, 1)).map { directory + "/" + $0 }.filter { $0 != newest }
+        for path in doomed { try? FileManager.default.removeItem(atPath: path) }
+        return doomed
+    }
+
+    /// Removes temp files of snapshots whose process is gone.
+    private func removeStaleTempFiles(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(Self.tempPrefix) {
+            let pidText = name.dropFirst(Self.tempPrefix.count).prefix { $0.isNumber }
+            if let pid = pid_t(pidText), kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
+        }
+    }
+}
+
+func removeDatabaseFiles(_ path: String) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: path + suffix)
+    }
+}
+
+/// fsync(2) of a file or directory.
+func fsyncPath(_ path: String) throws {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else {
+        throw DBToolError(.ioError, "can not open \(path) to sync it: \(String(cString: strerror(errno)))")
+    }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else {
+        throw DBToolError(.ioError, "can not sync \(path) to disk: \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,196 @@
+import DatabaseKit
+import Foundation
+
+/// How `dbtool exec` prints result rows. Every format tells NULL from an
+/// empty string.
+public enum RowFormat: String, Sendable, CaseIterable {
+    /// Aligned columns, for people (the default on a terminal). NULL is
+    /// `NULL`, an empty text `''`, blobs `x'hex'`.
+    case table
+    /// RFC 4180 CSV with a header. NULL is an empty unquoted field, an empty
+    /// text `""`, blobs `x'hex'`.
+    case csv
+    /// Tab-separated with a header. NULL is `\N`; tabs, newlines and
+    /// backslashes in texts are escaped (`\t`, `\n`, `\\`).
+    case tsv
+    /// One JSON array of objects (column name to value). Blobs are base64.
+    case json
+    /// One JSON object per line. Blobs are base64.
+    case jsonl
+}
+
+/// Writes rows in a format, streaming them except for `table`, which must
+/// measure its columns first.
+public final class RowWriter {
+    private let format: RowFormat
+    private let write: (String) -> Void
+    private var columns: [String] = []
+    private var tableRows: [[String]] = []
+    private var jsonRowCount = 0
+    private var hasHeader = false
+
+    /// - parameter write: Receives the output, piece by piece.
+    public init(format: RowFormat, write: @escaping (String) -> Void) {
+        self.format = format
+        self.write = write
+        if format == .json { write("[") }
+    }
+
+    /// Starts a result set with these columns.
+    public func begin(columns: [String]) {
+        self.columns = columns
+        switch format {
+        case .csv:
+            if hasHeader { write("\n") }
+            write(columns.map(csvField).joined(separator: ",") + "\n")
+        case .tsv:
+            if hasHeader { write("\n") }
+            write(columns.map(tsvField).joined(separator: "\t") + "\n")
+        case .table:
+            flushTable()
+            tableRows = [columns]
+        case .json, .jsonl:
+            break
+        }
+        hasHeader = true
+    }
+
+    /// Writes one row of the current result set.
+    public func add(_ values: [DatabaseValue]) {
+        switch format {
+        case .csv:
+            write(values.map(csvValue).joined(separator: ",") + "\n")
+        case .tsv:
+            write(values.map(tsvValue).joined(separator: "\t") + "\n")
+        case .table:
+            tableRows.append(values.map(tableValue))
+        case .json:
+            write((jsonRowCount == 0 ? "\n" : ",\n") + jsonObject(values))
+            jsonRowCount += 1
+        case .jsonl:
+            write(jsonObject(values) + "\n")
+        }
+    }
+
+    /// Ends the output.
+    public func finish() {
+        switch format {
+        case .table: flushTable()
+        case .json: write(jsonRowCount == 0 ? "]\n" : "\n]\n")
+        default: break
+        }
+    }
+
+    private func flushTable() {
+        guard let header = tableRows.first else { return }
+        let widths = header.indices.map { column in tableRows.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
+        }
+        write(line(header))
+        write(line(widths.map { String(repeating: "-", count: $0) }))
+        for row in tableRows.dropFirst() { write(line(row)) }
+        tableRows = []
+    }
+
+    private func jsonObject(_ values: [DatabaseValue]) -> String {
+        "{" + zip(columns, values).map { "\(jsonString($0)):\(jsonValue($1))" }.joined(separator: ",") + "}"
+    }
+}
+
+// MARK: - Value rendering
+
+private func tableValue(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: return "NULL"
+    case .int64(let int64): return String(int64)
+    case .double(let double): return String(double)
+    case .string(let string): return string.isEmpty || string == "NULL" ? "'\(string)'" : string
+    case .blob(let data): return hexLiteral(data)
+    }
+}
+
+private func csvField(_ text: String) -> String {
+    let needsQuotes = text.isEmpty || text.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+    return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+}
+
+private func csvValue(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: return ""
+    case .int64(let int64): return String(int64)
+    case .double(let double): return String(double)
+    case .string(let string): return csvField(string)
+    case .blob(let data): return hexLiteral(data)
+    }
+}
+
+private func tsvField(_ text: String) -> String {
+    var result = ""
+    for character in text {
+        switch character {
+        case "\\": result += "\\\\"
+        case "\t": result += "\\t"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        default: result.append(character)
+        }
+    }
+    return result
+}
+
+private func tsvValue(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: return "\\N"
+    case .int64(let int64): return String(int64)
+    case .double(let double): return String(double)
+    case .string(let string): return tsvField(string)
+    case .blob(let data): return hexLiteral(data)
+    }
+}
+
+/// A JSON value. Doubles use Swift's shortest round-tripping form; infinities,
+/// which JSON lacks, are the strings "Infinity" and "-Infinity".
+func jsonValue(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: return "null"
+    case .int64(let int64): return String(int64)
+    case .double(let double):
+        if double.isInfinite { return double > 0 ? "\"Infinity\"" : "\"-Infinity\"" }
+        return String(double)
+    case .string(let string): return jsonString(string)
+    case .blob(let data): return jsonString(data.base64EncodedString())
+    }
+}
+
+/// A JSON string literal.
+func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20:
+            result += String(format: "\\u%04x", scalar.value)
+        default:
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}
+
+private func hexLiteral(_ data: Data) -> String {
+    "x'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var result = self
+        while result.last == " " { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,91 @@
+import DatabaseKit
+import Foundation
+
+/// The exit statuses of dbtool, after sysexits(3): scripts act on them.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Success.
+    case success = 0
+    /// A usage error: a bad argument or option.
+    case usage = 64
+    /// A data error: bad SQL, a file that is not a database, an integrity failure.
+    case dataError = 65
+    /// An input is missing: database, directory, or file.
+    case noInput = 66
+    /// An internal error.
+    case software = 70
+    /// An output can not be created.
+    case cantCreate = 73
+    /// An input/output error (disk full included).
+    case ioError = 74
+    /// A temporary failure: the database is busy or locked past the timeout.
+    case tempFail = 75
+    /// Permission denied.
+    case noPermission = 77
+
+    /// One line per status, for `--help` and the README.
+    public static let documentation = """
+        Exit status: 0 success; 64 usage error; 65 data error (bad SQL, not a database, \
+        integrity failure); 66 input missing (database, directory, file); 73 cannot create output; \
+        74 I/O error; 75 temporary failure: database busy or locked past --timeout (retry later); \
+        77 permission denied.
+        """
+}
+
+/// An error that dbtool reports: what went wrong, with what, and what to do.
+public struct DBToolError: Error, CustomStringConvertible, Sendable {
+    /// The exit status.
+    public let status: ExitStatus
+    /// One sentence naming the thing (path, statement, argument) and the problem.
+    public let message: String
+    /// What to do about it, if anything useful can be said.
+    public let hint: String?
+
+    public init(_ status: ExitStatus, _ message: String, hint: String? = nil) {
+        self.status = status
+        self.message = message
+        self.hint = hint
+    }
+
+    /// The message, and the hint on its own line.
+    public var description: String {
+        hint.map { "\(message)\n\($0)" } ?? message
+    }
+
+    /// Wraps a database error met while working on `path`.
+    public static func database(_ error: DatabaseError, path: String, timeout: TimeInterval? = nil) -> DBToolError {
+        let sqliteMessage = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            let waited = timeout.map { " after waiting \(formatSeconds($0))" } ?? ""
+            return DBToolError(
+                .tempFail, "the database \(path) is locked by another connection\(waited)",
+                hint: "Retry later, or wait longer with --timeout SECONDS.")
+        case .SQLITE_NOTADB:
+            return DBToolError(.dataError, "\(path) is not a SQLite database", hint: "Check the path given with --database.")
+        case .SQLITE_CORRUPT:
+            return DBToolError(.dataError, "the database \(path) is corrupt: \(sqliteMessage)", hint: "Restore it from a backup.")
+        case .SQLITE_CANTOPEN:
+            if !FileManager.default.fileExists(atPath: path) {
+                return DBToolError(.noInput, "no database at \(path)", hint: "Create it with `dbtool init`, or check --database.")
+            }
+            return DBToolError(
+                .noPermission, "can not open the database \(path): \(sqliteMessage)",
+                hint: "Check the permissions of the file and its directory.")
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
+            return DBToolError(
+                .noPermission, "can not write the database \(path): \(sqliteMessage)",
+                hint: "Check the permissions of the file and its directory.")
+        case .SQLITE_IOERR, .SQLITE_FULL:
+            return DBToolError(
+                .ioError, "input/output error on \(path): \(sqliteMessage)", hint: "Check the disk (space, health) and retry.")
+        default:
+            var message = sqliteMessage
+            if let sql = error.sql { message += " (in `\(sql)`)" }
+            return DBToolError(.dataError, message)
+        }
+    }
+}
+
+func formatSeconds(_ seconds: TimeInterval) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+}

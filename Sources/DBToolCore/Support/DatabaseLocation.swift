@@ -1,0 +1,64 @@
+import DatabaseKit
+import Foundation
+
+/// Where a database is: `--database PATH` names the dedicated directory that
+/// `dbtool init` creates (the file inside it is `db.sqlite`, or `--file-name`),
+/// or a database file directly.
+public struct DatabaseLocation: Sendable, Equatable {
+    /// The default name of the database file inside its directory.
+    public static let defaultFileName = "db.sqlite"
+
+    /// The database file.
+    public let filePath: String
+    /// The directory that holds the file.
+    public let directoryPath: String
+
+    /// Resolves `path`: a directory means the file inside it; anything else
+    /// is the file itself.
+    public init(path: String, fileName: String = DatabaseLocation.defaultFileName) {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            directoryPath = url.path
+            filePath = url.appendingPathComponent(fileName).path
+        } else {
+            filePath = url.path
+            directoryPath = url.deletingLastPathComponent().path
+        }
+    }
+
+    /// Throws when the database file does not exist (a connection would create it).
+    public func checkExists() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: filePath, isDirectory: &isDirectory) else {
+            throw DBToolError(.noInput, "no database at \(filePath)", hint: "Create it with `dbtool init DIR`, or check --database.")
+        }
+        if isDirectory.boolValue {
+            throw DBToolError(.noInput, "\(filePath) is a directory, not a database file", hint: "Check --database and --file-name.")
+        }
+    }
+
+    /// Opens a connection to the existing database, waiting up to `timeout`
+    /// for locks held by other connections.
+    public func openQueue(timeout: TimeInterval, readonly: Bool = false) throws -> DatabaseQueue {
+        try checkExists()
+        var config = Configuration()
+        config.busyMode = .timeout(timeout)
+        config.readonly = readonly
+        config.label = "dbtool"
+        do {
+            return try DatabaseQueue(path: filePath, configuration: config)
+        } catch let error as DatabaseError {
+            throw DBToolError.database(error, path: filePath, timeout: timeout)
+        }
+    }
+
+    /// Runs `body`, turning database errors into dbtool errors about this database.
+    public func reportingErrors<T>(timeout: TimeInterval? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw DBToolError.database(error, path: filePath, timeout: timeout)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import DBToolCore
+import Foundation
+
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Write a consistent single-file copy of the database.",
+        discussion: """
+            The copy holds one committed state (WAL content included, journal mode DELETE), even \
+            while other processes write. It is written to a temp file beside OUTPUT, checked with \
+            PRAGMA quick_check, fsynced and renamed: a crash never leaves a partial file under OUTPUT. \
+            It refuses to replace OUTPUT unless --force (73).
+
+            With --output-dir DIR the file is named NAME-YYYYMMDDTHHMMSSZ.sqlite (UTC), and --keep N \
+            deletes all but the newest N of those files (only files named so).
+
+            Examples:
+              dbtool snapshot --database /var/lib/myapp/db /tmp/copy.sqlite
+              dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7 --vacuum
+            """)
+
+    @Argument(help: "The file to write.", completion: .file())
+    var outputFile: String?
+
+    @Option(name: .long, help: "Write a timestamped file in this directory instead.", completion: .directory)
+    var outputDir: String?
+
+    @Option(name: .long, help: "With --output-dir: keep only the newest N snapshots.")
+    var keep: Int?
+
+    @Flag(name: .long, help: "Replace OUTPUT if it exists.")
+    var force = false
+
+    @Flag(name: .long, help: "Compact the copy (VACUUM INTO).")
+    var vacuum = false
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if (outputFile == nil) == (outputDir == nil) {
+            throw ValidationError("give exactly one destination: OUTPUT or --output-dir DIR")
+        }
+        if keep != nil && outputDir == nil {
+            throw ValidationError("--keep works with --output-dir only")
+        }
+        if let keep, keep < 1 {
+            throw ValidationError("--keep must be 1 or more (got \(keep))")
+        }
+    }
+
+    func run() throws {
+        var operation = SnapshotOperation(location: database.location)
+        operation.output = outputFile
+        operation.outputDirectory = outputDir
+        operation.keep = keep
+        operation.force = force
+        operation.vacuum = vacuum
+        operation.timeout = database.timeout
+        runReporting(output, operation: { try operation.run() }) { report in
+            var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
+            if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
+            return text
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import DBToolCore
+import Foundation
+
+/// Where the database is, and how long to wait for it.
+struct DatabaseOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).",
+            valueName: "path"),
+        completion: .file())
+    var database: String?
+
+    @Option(name: .long, help: "The name of the database file inside its directory.")
+    var fileName: String = DatabaseLocation.defaultFileName
+
+    @Option(name: .long, help: ArgumentHelp("How long to wait for a locked database before exiting with 75.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout >= 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a number of seconds, 0 or more (got \(timeout))")
+        }
+        if resolvedPath == nil {
+            throw ValidationError("no database: pass --database PATH or set DBTOOL_DATABASE")
+        }
+    }
+
+    private var resolvedPath: String? {
+        database ?? ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var location: DatabaseLocation {
+        DatabaseLocation(path: resolvedPath ?? "", fileName: fileName)
+    }
+}
+
+/// The format of a command's report.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// How a command prints its report.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: "text for people, json for machines (exactly one JSON document on stdout).")
+    var format: ReportFormat = .text
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+}

@@ -1,0 +1,106 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+/// The result of one run of the dbtool binary.
+struct ToolResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built dbtool binary (beside the test bundle) with `arguments`.
+func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ToolResult {
+    let process = Process()
+    process.executableURL = toolURL
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "DBTOOL_DATABASE")
+    env.merge(environment) { _, new in new }
+    process.environment = env
+    let output = Pipe()
+    let errors = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes concurrently: a full pipe would block the tool.
+    let stderrData = Locked(Data())
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { stderrData.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+    let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ToolResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData.get(), as: UTF8.self))
+}
+
+private let toolURL: URL = {
+    // The test bundle and the dbtool executable are built in the same directory.
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    while directory.path != "/" {
+        let candidate = directory.appendingPathComponent("dbtool")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    fatalError("dbtool binary not found near \(executable.path): run `swift build` first")
+}()
+
+/// A directory of its own for one test, removed afterwards.
+final class Scratch: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "DBToolTests-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// An initialized database directory with a table of accounts.
+    func makeDatabase(_ name: String = "db") throws -> String {
+        let directory = file(name)
+        #expect(try dbtool(["init", directory, "--quiet"]).status == 0)
+        let dbQueue = try DatabaseQueue(path: directory + "/db.sqlite")
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE account(id INTEGER PRIMARY KEY, balance INT NOT NULL)")
+            for id in 1...10 { try db.execute(sql: "INSERT INTO account VALUES (?, 100)", arguments: [id]) }
+        }
+        try dbQueue.close()
+        return directory
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    // Safe: `value` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+    func set(_ newValue: Value) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
+    }
+}
+
+/// The bytes of every file in a directory, to prove that nothing changed.
+func directoryFingerprint(_ path: String) -> [String: Data] {
+    var result: [String: Data] = [:]
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+        result[name] = FileManager.default.contents(atPath: path + "/" + name) ?? Data()
+    }
+    return result
+}
