@@ -1,5 +1,5 @@
-import Foundation
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A cursor over the statements of an SQL string, each compiled when the
 /// previous one has been used (so a statement may depend on the schema

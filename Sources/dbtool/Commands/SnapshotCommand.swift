@@ -58,10 +58,13 @@ struct SnapshotCommand: ParsableCommand {
         operation.force = force
         operation.vacuum = vacuum
         operation.timeout = database.timeout
-        runReporting(output, operation: { try operation.run() }) { report in
-            var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
-            if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
-            return text
-        }
+        let snapshot = operation
+        runReporting(
+            output, operation: { try snapshot.run() },
+            text: { report in
+                var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
+                if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
+                return text
+            })
     }
 }
