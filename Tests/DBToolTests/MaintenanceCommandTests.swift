@@ -1,0 +1,165 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("dbtool checkpoint")
+struct CheckpointCommandTests {
+    /// A WAL database with frames to checkpoint, kept open by `pool` so that
+    /// the WAL survives.
+    private func makeWAL(_ scratch: Scratch) throws -> (String, DatabasePool) {
+        let directory = try scratch.makeDatabase()
+        let pool = try DatabasePool(path: directory + "/db.sqlite")
+        try pool.write { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            for _ in 0..<50 { try db.execute(sql: "UPDATE account SET balance = balance + 1") }
+        }
+        return (directory, pool)
+    }
+
+    @Test("every mode checkpoints and reports frames and WAL sizes", arguments: ["passive", "full", "restart", "truncate"])
+    func modes(mode: String) throws {
+        let scratch = Scratch()
+        let (directory, pool) = try makeWAL(scratch)
+        defer { try? pool.close() }
+        let result = try dbtool(["checkpoint", "--database", directory, "--mode", mode, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(report?["mode"] as? String == mode)
+        #expect((report?["walSizeBefore"] as? Int ?? 0) > 0)
+        #expect(report?["walFrames"] as? Int == report?["checkpointedFrames"] as? Int)
+        if mode == "truncate" {
+            #expect(report?["walSizeAfter"] as? Int == 0)
+        }
+    }
+
+    @Test("a blocking checkpoint prevented by a reader exits 75 and says so")
+    func blocked() throws {
+        let scratch = Scratch()
+        let (directory, pool) = try makeWAL(scratch)
+        defer { try? pool.close() }
+        let snapshot = try pool.makeSnapshot()
+        try pool.write { db in try db.execute(sql: "UPDATE account SET balance = balance + 1") }
+        let result = try dbtool(["checkpoint", "--database", directory, "--mode", "truncate", "--timeout", "0.3"])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("could not complete"))
+        let passive = try dbtool(["checkpoint", "--database", directory])
+        #expect(passive.status == 0)
+        try snapshot.close()
+    }
+
+    @Test("a database not in WAL mode exits 65")
+    func notWAL() throws {
+        let scratch = Scratch()
+        let directory = scratch.file("db")
+        #expect(try dbtool(["init", directory, "--journal-mode", "delete", "--quiet"]).status == 0)
+        let result = try dbtool(["checkpoint", "--database", directory])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("not in WAL mode"))
+    }
+
+    @Test("an unknown mode is a usage error (64)")
+    func badMode() throws {
+        let result = try dbtool(["checkpoint", "--database", "/tmp", "--mode", "hard"])
+        #expect(result.status == 64)
+    }
+}
+
+@Suite("dbtool snapshot")
+struct SnapshotCommandTests {
+    @Test("a snapshot taken while another process writes is a standalone copy of one committed state")
+    func consistentWhileWriting() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        let pool = try DatabasePool(path: directory + "/db.sqlite")
+        let stop = Locked(false)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            var i = 0
+            while !stop.get() {
+                try? pool.write { db in
+                    try db.execute(sql: "UPDATE account SET balance = balance - 1 WHERE id = ?", arguments: [i % 10 + 1])
+                    try db.execute(sql: "UPDATE account SET balance = balance + 1 WHERE id = ?", arguments: [(i + 3) % 10 + 1])
+                }
+                i += 1
+            }
+        }
+        for index in 0..<3 {
+            let output = scratch.file("copy-\(index).sqlite")
+            let result = try dbtool(["snapshot", "--database", directory, output, "--vacuum"].dropLast(index == 0 ? 0 : 1).map { $0 })
+            #expect(result.status == 0, "\(result.stderr)")
+            let copy = try DatabaseQueue(path: output)
+            try copy.read { (db: Database) throws in
+                #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+                #expect(try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") == 1000)
+                #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
+            }
+        }
+        stop.set(true)
+        group.wait()
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("copy-0.sqlite-wal")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".dbtool-snapshot-") } == [])
+    }
+
+    @Test("refuses to overwrite an existing file (73) unless --force")
+    func overwrite() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        let output = scratch.file("copy.sqlite")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: output))
+        let refused = try dbtool(["snapshot", "--database", directory, output])
+        #expect(refused.status == 73)
+        #expect(refused.stderr.contains("already exists"))
+        #expect(FileManager.default.contents(atPath: output) == Data("precious".utf8))
+        let forced = try dbtool(["snapshot", "--database", directory, output, "--force"])
+        #expect(forced.status == 0)
+        #expect(try DatabaseQueue(path: output).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") } == 10)
+    }
+
+    @Test("--output-dir names files with a UTC timestamp; --keep prunes only dbtool's files")
+    func keep() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        let backups = scratch.file("backups")
+        try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
+        // Older snapshots, and files that are not dbtool's.
+        for stamp in ["20200101T000000Z", "20210101T000000Z", "20220101T000000Z"] {
+            try Data().write(to: URL(fileURLWithPath: "\(backups)/db-\(stamp).sqlite"))
+        }
+        try Data().write(to: URL(fileURLWithPath: "\(backups)/notes.txt"))
+        try Data().write(to: URL(fileURLWithPath: "\(backups)/db-manual.sqlite"))
+        let result = try dbtool(["snapshot", "--database", directory, "--output-dir", backups, "--keep", "2", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
+        #expect(names.count == 4)
+        #expect(names.contains("notes.txt"))
+        #expect(names.contains("db-manual.sqlite"))
+        #expect(names.contains("db-20220101T000000Z.sqlite"))
+        let created = names.first {
+            $0.range(of: #"^db-\d{8}T\d{6}Z\.sqlite$"#, options: .regularExpression) != nil && $0 != "db-20220101T000000Z.sqlite"
+        }
+        #expect(created != nil)
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect((report?["deleted"] as? [String])?.count == 2)
+    }
+
+    @Test("usage errors: no destination, both destinations, --keep without --output-dir")
+    func usage() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        #expect(try dbtool(["snapshot", "--database", directory]).status == 64)
+        #expect(try dbtool(["snapshot", "--database", directory, scratch.file("a"), "--output-dir", scratch.path]).status == 64)
+        #expect(try dbtool(["snapshot", "--database", directory, scratch.file("a"), "--keep", "2"]).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("a")))
+    }
+
+    @Test("stale temp files of a killed run are removed by the next run")
+    func staleTempFiles() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        // A pid that does not exist (beyond the kernel's pid range).
+        let stale = scratch.file(".dbtool-snapshot-999999999-copy.sqlite")
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: stale))
+        #expect(try dbtool(["snapshot", "--database", directory, scratch.file("copy.sqlite")]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+    }
+}
