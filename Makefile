@@ -8,7 +8,12 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # and pkg-config, through which SwiftPM finds them.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
 
-.PHONY: all deps bench-deps build test test-tsan demo lint bench bench-instructions clean
+.PHONY: all deps bench-deps build test test-tsan demo demo-library lint bench bench-instructions completions install uninstall clean
+
+PREFIX ?= /usr/local
+# The date printed in the man page: fixed, so that regenerating gives the same file.
+MAN_DATE := 2026-11-22
+BIN_PATH = $$($(SWIFT) build --show-bin-path)
 
 # The suites that exercise threads and processes, run under ThreadSanitizer.
 TSAN_SUITES := DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
@@ -42,6 +47,7 @@ build: deps
 ## then the concurrency suites under ThreadSanitizer
 test: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product generate-manual
 	$(SWIFT) test
 	$(MAKE) test-tsan
 
@@ -50,10 +56,30 @@ test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
-## demo: the library at work on ./demo/db.sqlite (run it again: it adds a round)
+## demo: the dbtool lifecycle on ./demo/db: init, exec, checkpoint, snapshot (run it again:
+## init changes nothing, exec adds a visit, snapshots keep the newest 3)
 demo: deps
+	$(SWIFT) build --product dbtool
+	@set -e; dbtool="$(BIN_PATH)/dbtool"; db="$(DEMO_DIR)/db"; \
+	step() { printf '\n==> %s\n' "$$*"; }; \
+	step "dbtool init $$db"; "$$dbtool" init "$$db"; \
+	step "dbtool exec: schema, then one visit (bound arguments)"; \
+	"$$dbtool" exec --database "$$db" "CREATE TABLE IF NOT EXISTS visit (id INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT (datetime('now')), visitor TEXT NOT NULL, note TEXT)"; \
+	"$$dbtool" exec --database "$$db" "INSERT INTO visit (visitor, note) VALUES (?, :note)" --arg "$${USER:-demo}" --arg note=NULL; \
+	step "dbtool exec: a query (table format)"; \
+	"$$dbtool" exec --database "$$db" "SELECT id, at, visitor, note FROM visit ORDER BY id DESC LIMIT 5" --format table; \
+	step "dbtool exec: the same as JSON"; \
+	"$$dbtool" exec --database "$$db" "SELECT COUNT(*) AS visits FROM visit" --format json; \
+	step "dbtool checkpoint --mode truncate"; "$$dbtool" checkpoint --database "$$db" --mode truncate; \
+	mkdir -p "$(DEMO_DIR)/snapshots"; \
+	step "dbtool snapshot --output-dir $(DEMO_DIR)/snapshots --keep 3"; \
+	"$$dbtool" snapshot --database "$$db" --output-dir "$(DEMO_DIR)/snapshots" --keep 3; \
+	step "files"; ls -l "$$db" "$(DEMO_DIR)/snapshots"
+
+## demo-library: the DatabaseKit library at work on ./demo/library.sqlite
+demo-library: deps
 	$(SWIFT) build --product DatabaseKitDemo
-	$$($(SWIFT) build --show-bin-path)/DatabaseKitDemo $(DEMO_DIR)
+	$(BIN_PATH)/DatabaseKitDemo $(DEMO_DIR)/library
 
 ## bench: release build of Benchmarks/ (DatabaseKit vs raw C vs GRDB 7.10), timings then
 ## instruction counts, written to Benchmarks/RESULTS.md
@@ -66,6 +92,34 @@ bench: bench-deps
 bench-instructions: bench-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(BENCH_BIN) instructions
+
+## completions: regenerate completions/ (bash, zsh, fish scripts and the dbtool.1 man page)
+## from the command declarations; a test fails when the committed ones are stale
+completions: deps
+	$(SWIFT) build --product dbtool
+	$(SWIFT) build --product generate-manual
+	for shell in bash zsh fish; do $(BIN_PATH)/dbtool --generate-completion-script $$shell > completions/dbtool.$$shell; done
+	$(BIN_PATH)/generate-manual $(BIN_PATH)/dbtool --date $(MAN_DATE) --output-directory completions
+
+## install: the release binary, completions and man page under PREFIX (default /usr/local)
+install: deps
+	$(SWIFT) build -c release --product dbtool
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/dbtool $(DESTDIR)$(PREFIX)/bin/dbtool
+	install -m 0644 completions/dbtool.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dbtool
+	install -m 0644 completions/dbtool.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool
+	install -m 0644 completions/dbtool.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish
+	install -m 0644 completions/dbtool.1 $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1
+
+## uninstall: remove what install put under PREFIX
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/dbtool \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dbtool \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1
 
 ## lint: the toolchain's swift-format, with the checked-in .swift-format
 lint:

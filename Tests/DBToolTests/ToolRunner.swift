@@ -40,7 +40,7 @@ func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: S
         stderr: String(decoding: stderrData.get(), as: UTF8.self))
 }
 
-private let toolURL: URL = {
+let toolURL: URL = {
     // The test bundle and the dbtool executable are built in the same directory.
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     var directory = executable.deletingLastPathComponent()

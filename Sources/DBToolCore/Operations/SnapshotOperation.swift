@@ -21,6 +21,10 @@ public struct SnapshotOperation: Sendable {
     /// Compact the copy (VACUUM INTO) instead of copying pages.
     public var vacuum = false
     public var timeout: TimeInterval = 5
+    /// Called with (copied pages, total pages) as the copy goes on; the
+    /// backup then copies in steps (still inside one read transaction, so
+    /// the copy holds one committed state).
+    public var progress: (@Sendable (Int, Int) -> Void)?
 
     public init(location: DatabaseLocation) {
         self.location = location
@@ -58,7 +62,14 @@ public struct SnapshotOperation: Sendable {
                 try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
             } else {
                 let copy = try DatabaseQueue(path: temp)
-                try source.backup(to: copy)
+                if let progress {
+                    // 4 MiB of 4 KiB pages per step.
+                    try source.backup(to: copy, pagesPerStep: 1024) { step in
+                        progress(step.completedPageCount, step.totalPageCount)
+                    }
+                } else {
+                    try source.backup(to: copy)
+                }
                 try copy.close()
             }
             return try finalizeCopy(temp)

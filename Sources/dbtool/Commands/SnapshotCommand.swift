@@ -58,6 +58,9 @@ struct SnapshotCommand: ParsableCommand {
         operation.force = force
         operation.vacuum = vacuum
         operation.timeout = database.timeout
+        if isTerminal(STDERR_FILENO) && !output.quiet {
+            operation.progress = ProgressLine(label: "snapshot").update
+        }
         let snapshot = operation
         runReporting(
             output, operation: { try snapshot.run() },

@@ -1,0 +1,133 @@
+function __dbtool_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __dbtool_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __dbtool_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __dbtool_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __dbtool_parse_tokens -S
+    set -l unparsed_tokens (__dbtool_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'dbtool'
+        __dbtool_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'init'
+            __dbtool_parse_subcommand 1 'file-name=' 'journal-mode=' 'mode=' 'format=' 'q/quiet' 'version' 'h/help'
+        case 'exec'
+            __dbtool_parse_subcommand 1 'file=' 'arg=+' 'no-transaction' 'readonly' 'format=' 'database=' 'file-name=' 'timeout=' 'version' 'h/help'
+        case 'checkpoint'
+            __dbtool_parse_subcommand 0 'mode=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+        case 'snapshot'
+            __dbtool_parse_subcommand 1 'output-dir=' 'keep=' 'force' 'vacuum' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+        case 'help'
+            __dbtool_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __dbtool_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __dbtool_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __dbtool_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __dbtool_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__dbtool_tokens -p)
+    if test -z "$(__dbtool_tokens -t)"
+        set -l index (count (__dbtool_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'dbtool' -f
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'init' -d 'Create a database directory and its database (idempotent).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'exec' -d 'Run SQL, all or nothing, and print the rows.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'checkpoint' -d 'Checkpoint the WAL, and report frames and WAL file sizes.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'snapshot' -d 'Write a consistent single-file copy of the database.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool init" -eq 1' -fa '(__dbtool_complete_directories)'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" file-name' -l 'file-name' -d 'The name of the database file.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" journal-mode' -l 'journal-mode' -d 'The journal mode of a new database.' -rfka 'wal delete'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" mode' -l 'mode' -d 'The permissions of created directories, in octal.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" file' -l 'file' -d 'Read the SQL from this file.' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec"' -l 'arg' -d 'A bound argument: VALUE, or NAME=VALUE. Repeat as needed.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" no-transaction' -l 'no-transaction' -d 'Run each statement on its own instead of in one transaction.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" readonly' -l 'readonly' -d 'Open the database read-only.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" format' -l 'format' -d 'table, csv, tsv, json or jsonl.' -rfka 'table csv tsv json jsonl'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" mode' -l 'mode' -d 'passive, full, restart or truncate.' -rfka 'passive full restart truncate'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool snapshot" -eq 1' -F
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" output-dir' -l 'output-dir' -d 'Write a timestamped file in this directory instead.' -rfa '(__dbtool_complete_directories)'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" keep' -l 'keep' -d 'With --output-dir: keep only the newest N snapshots.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" force' -l 'force' -d 'Replace OUTPUT if it exists.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" vacuum' -l 'vacuum' -d 'Compact the copy (VACUUM INTO).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool help" version' -l 'version' -d 'Show the version.'

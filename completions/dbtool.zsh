@@ -1,0 +1,169 @@
+#compdef dbtool
+
+__dbtool_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__dbtool_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __dbtool_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__dbtool_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_dbtool() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'init:Create a database directory and its database (idempotent).'
+            'exec:Run SQL, all or nothing, and print the rows.'
+            'checkpoint:Checkpoint the WAL, and report frames and WAL file sizes.'
+            'snapshot:Write a consistent single-file copy of the database.'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        init|exec|checkpoint|snapshot|help)
+            "_dbtool_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_dbtool_init() {
+    local -i ret=1
+    local -ar ___journal_mode=('wal' 'delete')
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':directory:_files -/'
+        '--file-name[The name of the database file.]:file-name:'
+        '--journal-mode[The journal mode of a new database.]:journal-mode:{__dbtool_complete "${___journal_mode[@]}"}'
+        '--mode[The permissions of created directories, in octal.]:octal:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_exec() {
+    local -i ret=1
+    local -ar ___format=('table' 'csv' 'tsv' 'json' 'jsonl')
+    local -ar arg_specs=(
+        ':sql:'
+        '--file[Read the SQL from this file.]:file:_files'
+        '*--arg[A bound argument\: VALUE, or NAME=VALUE. Repeat as needed.]:value:'
+        '--no-transaction[Run each statement on its own instead of in one transaction.]'
+        '--readonly[Open the database read-only.]'
+        '--format[table, csv, tsv, json or jsonl.]:format:{__dbtool_complete "${___format[@]}"}'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_checkpoint() {
+    local -i ret=1
+    local -ar ___mode=('passive' 'full' 'restart' 'truncate')
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--mode[passive, full, restart or truncate.]:mode:{__dbtool_complete "${___mode[@]}"}'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_snapshot() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':output-file:_files'
+        '--output-dir[Write a timestamped file in this directory instead.]:output-dir:_files -/'
+        '--keep[With --output-dir\: keep only the newest N snapshots.]:keep:'
+        '--force[Replace OUTPUT if it exists.]'
+        '--vacuum[Compact the copy (VACUUM INTO).]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+        '--version[Show the version.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _dbtool ]]; then
+    _dbtool "${@}"
+else
+    compdef _dbtool dbtool
+fi
