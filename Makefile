@@ -33,11 +33,16 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-## bench-deps: what the benchmarks need besides deps (valgrind: callgrind and its client-request header)
+## bench-deps: what the benchmarks need besides deps (valgrind: callgrind and its client-request
+## header; sqlite3: the shell dbtool is compared with)
 bench-deps: deps
-	@dpkg-query -W -f='$${Status}' valgrind 2>/dev/null | grep -q "install ok installed" || { \
+	@missing=""; for package in valgrind sqlite3; do \
+	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
 	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends valgrind; }
+	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 ## build: debug build of the library, dbtool and the demo
 build: deps
@@ -87,6 +92,8 @@ bench: bench-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(BENCH_BIN) timings --repetitions 7 --results Benchmarks/RESULTS.md
 	$(BENCH_BIN) instructions --results Benchmarks/RESULTS.md
+	$(SWIFT) build -c release --product dbtool
+	$(BENCH_BIN) tools --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-instructions: each workload once under callgrind (timed region only), ratios in instructions
 bench-instructions: bench-deps

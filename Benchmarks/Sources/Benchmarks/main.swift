@@ -3,6 +3,7 @@ import Foundation
 // Usage:
 //   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
 //   Benchmarks instructions [--only id,id] [--results FILE]
+//   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
 
@@ -37,6 +38,12 @@ do {
         let report = try instructionReport(selected.filter(\.countsInstructions), fixturesDirectory: fixturesDirectory)
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "instructions", with: report) }
+    case "tools":
+        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks tools --dbtool PATH") }
+        let repetitions = option("--repetitions").flatMap(Int.init) ?? 5
+        let report = try toolReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
+        print(report)
+        if let path = option("--results") { try updateResults(at: path, section: "tools", with: report) }
     case "once":
         guard arguments.count >= 2,
               let workload = allWorkloads.first(where: { $0.id == arguments[0] }),

@@ -243,22 +243,26 @@ public final class Database {
             while cursor < end {
                 var handle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(sqliteConnection, cursor, CInt(end - cursor), &handle, &tail)
-                let statementSQL = String(
-                    decoding: UnsafeRawBufferPointer(start: cursor, count: (tail ?? end) - cursor),
-                    as: UTF8.self
-                ).trimmingCharacters(in: .whitespacesAndNewlines)
+                // The length includes the NUL terminator: otherwise SQLite copies the
+                // rest of the SQL on every prepare, quadratic over a long script.
+                let code = sqlite3_prepare_v2(sqliteConnection, cursor, CInt(end - cursor + 1), &handle, &tail)
                 guard code == SQLITE_OK else {
-                    throw error(code: code, sql: statementSQL)
+                    throw error(code: code, sql: sqlText(from: cursor, to: tail ?? end))
                 }
                 cursor = tail ?? end
                 guard let handle else { continue }  // white space or a comment
-                let statement = Statement(database: self, sqliteStatement: handle, sql: statementSQL)
+                let statement = Statement(database: self, sqliteStatement: handle)
                 let hasMore = containsStatement(from: cursor, to: end)
                 try body(statement, hasMore)
                 if stopAfterFirst { return }
             }
         }
+    }
+
+    /// The trimmed SQL between two pointers, for error messages.
+    func sqlText(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: start, count: end - start), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// True when the text between the two pointers holds anything but white

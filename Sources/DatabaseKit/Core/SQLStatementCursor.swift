@@ -42,23 +42,23 @@ public final class SQLStatementCursor: Cursor {
         try database.checkOpen()
         let end = sql.count - 1  // the NUL terminator
         while offset < end {
-            let prepared: (OpaquePointer?, Int, String) = try sql.withUnsafeBufferPointer { buffer in
+            let prepared: (OpaquePointer?, Int) = try sql.withUnsafeBufferPointer { buffer in
                 let start = buffer.baseAddress! + offset
                 var handle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v2(database.sqliteConnection, start, CInt(end - offset), &handle, &tail)
+                // The length includes the NUL terminator: otherwise SQLite copies the
+                // rest of the SQL on every prepare, quadratic over a long script.
+                let code = sqlite3_prepare_v2(database.sqliteConnection, start, CInt(end - offset + 1), &handle, &tail)
                 let length = tail.map { $0 - start } ?? (end - offset)
-                let text = String(decoding: UnsafeRawBufferPointer(start: start, count: length), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
                 guard code == SQLITE_OK else {
-                    throw database.error(code: code, sql: text)
+                    throw database.error(code: code, sql: database.sqlText(from: start, to: start + length))
                 }
-                return (handle, length, text)
+                return (handle, length)
             }
-            let (handle, length, text) = prepared
+            let (handle, length) = prepared
             offset += max(length, 1)
             guard let handle else { continue }  // white space or a comment
-            let statement = Statement(database: database, sqliteStatement: handle, sql: text)
+            let statement = Statement(database: database, sqliteStatement: handle)
             try statement.bind(consumer.values(for: statement), arguments: arguments)
             return statement
         }

@@ -19,8 +19,11 @@ public final class Statement {
     /// The connection that prepared the statement.
     unowned let database: Database
 
-    /// The SQL of the statement, without the trailing text of a multi-statement string.
-    public let sql: String
+    /// The SQL of the statement, without the trailing text of a multi-statement
+    /// string. Built on first use from the text SQLite keeps: most statements
+    /// never need it.
+    public private(set) lazy var sql: String = String(cString: sqlite3_sql(sqliteStatement))
+        .trimmingCharacters(in: .whitespacesAndNewlines)
 
     /// The arguments that the next execution binds.
     public private(set) var arguments = StatementArguments()
@@ -61,10 +64,9 @@ public final class Statement {
     /// See <https://www.sqlite.org/c3ref/stmt_readonly.html>.
     public var isReadonly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
 
-    init(database: Database, sqliteStatement: SQLiteStatement, sql: String) {
+    init(database: Database, sqliteStatement: SQLiteStatement) {
         self.database = database
         self.sqliteStatement = sqliteStatement
-        self.sql = sql
     }
 
     deinit {
