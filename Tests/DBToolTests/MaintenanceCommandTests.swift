@@ -152,6 +152,18 @@ struct SnapshotCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("a")))
     }
 
+    @Test("a destination in a missing directory is 73, naming the destination")
+    func missingDirectory() throws {
+        let scratch = Scratch()
+        let directory = try scratch.makeDatabase()
+        let result = try dbtool(["snapshot", "--database", directory, scratch.file("nope/copy.sqlite")])
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("the directory \(scratch.file("nope")) does not exist"))
+        let missingSource = try dbtool(["snapshot", "--database", scratch.file("absent"), scratch.file("copy.sqlite")])
+        #expect(missingSource.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("copy.sqlite")))
+    }
+
     @Test("stale temp files of a killed run are removed by the next run")
     func staleTempFiles() throws {
         let scratch = Scratch()
