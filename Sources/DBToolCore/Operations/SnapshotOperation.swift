@@ -54,10 +54,13 @@ public struct SnapshotOperation: Sendable {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DBToolError(.cantCreate, "can not write \(destination): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
+            throw DBToolError(
+                .cantCreate, "can not write \(destination): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
         }
         guard access(directory, W_OK) == 0 else {
-            throw DBToolError(.noPermission, "can not write \(destination): the directory \(directory) is not writable", hint: "Check its permissions, or choose another destination.")
+            throw DBToolError(
+                .noPermission, "can not write \(destination): the directory \(directory) is not writable",
+                hint: "Check its permissions, or choose another destination.")
         }
         removeStaleTempFiles(in: directory)
         let source = try location.openQueue(timeout: timeout)

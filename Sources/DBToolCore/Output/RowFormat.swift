@@ -117,13 +117,7 @@ private func csvField(_ text: String) -> String {
 }
 
 private func csvValue(_ value: DatabaseValue) -> String {
-    switch value.storage {
-    case .null: return ""
-    case .int64(let int64): return String(int64)
-    case .double(let double): return String(double)
-    case .string(let string): return csvField(string)
-    case .blob(let data): return hexLiteral(data)
-    }
+    delimitedValue(value, null: "", text: csvField)
 }
 
 private func tsvField(_ text: String) -> String {
@@ -141,11 +135,17 @@ private func tsvField(_ text: String) -> String {
 }
 
 private func tsvValue(_ value: DatabaseValue) -> String {
+    delimitedValue(value, null: "\\N", text: tsvField)
+}
+
+/// A value in a delimited format: numbers as is, blobs as hex, NULL and
+/// texts as the format says.
+private func delimitedValue(_ value: DatabaseValue, null: String, text: (String) -> String) -> String {
     switch value.storage {
-    case .null: return "\\N"
+    case .null: return null
     case .int64(let int64): return String(int64)
     case .double(let double): return String(double)
-    case .string(let string): return tsvField(string)
+    case .string(let string): return text(string)
     case .blob(let data): return hexLiteral(data)
     }
 }
