@@ -8,7 +8,8 @@ let package = Package(
         .executable(name: "dbtool", targets: ["dbtool"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The system SQLite. The product-prefixed name never clashes with another
@@ -25,7 +26,11 @@ let package = Package(
         // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
         .target(
             name: "DBToolCore",
-            dependencies: ["DatabaseKit"]),
+            dependencies: [
+                "DatabaseKit",
+                // SHA-256 checksums of migration files.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .executableTarget(
             name: "dbtool",
             dependencies: [
@@ -33,13 +38,16 @@ let package = Package(
                 "DBToolCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // `make demo`: the library at work on ./demo/db.sqlite.
+        // `make demo-library`: the library at work on ./demo/library.
         .executableTarget(
             name: "DatabaseKitDemo",
             dependencies: ["DatabaseKit"]),
         .testTarget(
             name: "DatabaseKitTests",
             dependencies: ["DatabaseKit", "DatabaseKitSQLite"]),
+        .testTarget(
+            name: "DBToolCoreTests",
+            dependencies: ["DBToolCore"]),
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",
