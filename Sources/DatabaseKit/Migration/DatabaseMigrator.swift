@@ -119,43 +119,23 @@ public struct DatabaseMigrator: Sendable {
         }
     }
 
-    /// Applies one migration, unless it is already applied.
+    /// Applies one migration, unless it is already applied, through the
+    /// runner that dbtool's SQL-file migrations use too.
     private func apply(_ migration: Migration, in db: Database) throws {
-        let disablesForeignKeys = migration.foreignKeyChecks == .deferred && db.configuration.foreignKeysEnabled
-        if disablesForeignKeys {
-            // PRAGMA foreign_keys has no effect inside a transaction.
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        let checks: MigrationForeignKeyChecks
+        switch migration.foreignKeyChecks {
+        case .immediate: checks = .immediate
+        case .deferred: checks = defersForeignKeyChecks ? .deferred : .deferredUnchecked
         }
-        defer {
-            if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-        }
-        try db.inTransaction(.immediate) {
-            // Read under the write lock: another process may have applied it.
-            try createMigrationsTable(db)
-            if try appliedIdentifiers(db).contains(migration.identifier) {
-                return .commit
-            }
-            try migration.migrate(db)
-            if migration.foreignKeyChecks == .deferred && defersForeignKeyChecks {
-                try db.checkForeignKeysAfterMigration(migration.identifier)
-            }
-            try db.execute(
-                sql: "INSERT INTO \(Self.migrationsTableName) (identifier) VALUES (?)",
-                arguments: [migration.identifier])
-            return .commit
-        }
-    }
-
-    private func createMigrationsTable(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName) (identifier TEXT NOT NULL PRIMARY KEY)")
+        let step = MigrationStep(identifier: migration.identifier, foreignKeyChecks: checks, migrate: migration.migrate)
+        try MigrationRunner(recorder: GRDBMigrationsTable()).apply(step, in: db)
     }
 
     // MARK: Inspecting
 
     /// The identifiers recorded as applied, registered or not.
     public func appliedIdentifiers(_ db: Database) throws -> Set<String> {
-        guard try db.migrationsTableExists() else { return [] }
-        return try Set(String.fetchAll(db, sql: "SELECT identifier FROM \(Self.migrationsTableName)"))
+        try GRDBMigrationsTable().appliedIdentifiers(db)
     }
 
     /// The registered migrations that are applied, in registration order.
@@ -210,7 +190,7 @@ public struct DatabaseMigrator: Sendable {
 }
 
 extension Database {
-    fileprivate func migrationsTableExists() throws -> Bool {
+    func migrationsTableExists() throws -> Bool {
         try Bool.fetchOne(
             self,
             sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
@@ -228,18 +208,22 @@ extension Database {
                 """,
             arguments: [DatabaseMigrator.migrationsTableName])
     }
+}
 
-    /// Runs `PRAGMA foreign_key_check` and throws on the first violation,
-    /// naming the table, the row and the referenced table.
-    fileprivate func checkForeignKeysAfterMigration(_ identifier: String) throws {
-        guard let violation = try Row.fetchOne(self, sql: "PRAGMA foreign_key_check") else { return }
-        let table: String = violation["table"]
-        let rowid: Int64? = violation["rowid"]
-        let parent: String = violation["parent"]
-        throw DatabaseError(
-            resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-            message:
-                "FOREIGN KEY constraint violation after migration \(String(reflecting: identifier)): table \(table)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(parent)"
-        )
+/// The `grdb_migrations` table: one row per applied identifier.
+struct GRDBMigrationsTable: MigrationRecorder {
+    func prepare(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(DatabaseMigrator.migrationsTableName) (identifier TEXT NOT NULL PRIMARY KEY)")
+    }
+
+    func appliedIdentifiers(_ db: Database) throws -> Set<String> {
+        guard try db.migrationsTableExists() else { return [] }
+        return try Set(String.fetchAll(db, sql: "SELECT identifier FROM \(DatabaseMigrator.migrationsTableName)"))
+    }
+
+    func record(_ step: MigrationStep, duration: TimeInterval, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO \(DatabaseMigrator.migrationsTableName) (identifier) VALUES (?)",
+            arguments: [step.identifier])
     }
 }
