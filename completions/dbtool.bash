@@ -173,13 +173,13 @@ _dbtool() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|exec|checkpoint|snapshot|help)
+    init|migrate|exec|checkpoint|snapshot|help)
         # Offer subcommand argument completions
         "_dbtool_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init exec checkpoint snapshot help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,7 +188,7 @@ _dbtool_init() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--file-name --journal-mode --mode --format)
+    non_repeating_options=(--file-name --journal-mode --mode --migrations --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -203,6 +203,10 @@ _dbtool_init() {
     '--mode')
         return
         ;;
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -213,6 +217,205 @@ _dbtool_init() {
     case "${positional_number}" in
     1)
         __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __dbtool_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    up|status|rollback|repair|baseline|new)
+        # Offer subcommand argument completions
+        "_dbtool_migrate_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'up status rollback repair baseline new' -- "${cur}"))
+        ;;
+    esac
+}
+
+_dbtool_migrate_up() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --allow-out-of-order --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--to --migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        return
+        ;;
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_status() {
+    repeating_flags=()
+    non_repeating_flags=(--exit-code --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_rollback() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--steps --migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--steps')
+        return
+        ;;
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_repair() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_baseline() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_new() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--migrations --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac

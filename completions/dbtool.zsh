@@ -51,6 +51,7 @@ _dbtool() {
     command)
         local -ar subcommands=(
             'init:Create a database directory and its database (idempotent).'
+            'migrate:Apply SQL-file migrations, each exactly once, all or nothing.'
             'exec:Run SQL, all or nothing, and print the rows.'
             'checkpoint:Checkpoint the WAL, and report frames and WAL file sizes.'
             'snapshot:Write a consistent single-file copy of the database.'
@@ -60,7 +61,7 @@ _dbtool() {
         ;;
     arg)
         case "${words[1]}" in
-        init|exec|checkpoint|snapshot|help)
+        init|migrate|exec|checkpoint|snapshot|help)
             "_dbtool_${words[1]}" && ret=0
             ;;
         esac
@@ -79,6 +80,153 @@ _dbtool_init() {
         '--file-name[The name of the database file.]:file-name:'
         '--journal-mode[The journal mode of a new database.]:journal-mode:{__dbtool_complete "${___journal_mode[@]}"}'
         '--mode[The permissions of created directories, in octal.]:octal:'
+        '--migrations[Apply the migrations of this directory right after.]:dir:_files -/'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'up:Apply pending migrations (the default), or move to --to VERSION.'
+            'status:List applied, pending, modified, missing and out-of-order migrations.'
+            'rollback:Run the down sections of the newest applied migrations, newest first.'
+            'repair:Record the new checksum of an applied migration whose file was edited on purpose.'
+            'baseline:Mark an existing database as migrated up to VERSION, running nothing.'
+            'new:Create the next migration file, with up and down markers.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        up|status|rollback|repair|baseline|new)
+            "_dbtool_migrate_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_dbtool_migrate_up() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--to[Migrate up or down to this version (0\: none).]:version:'
+        '--dry-run[Print the migrations and SQL that would run; change nothing.]'
+        '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_status() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--exit-code[Exit 1 when migrations are pending (for CI and readiness probes).]'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_rollback() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--steps[How many migrations to roll back.]:steps:'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_repair() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':version:'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_baseline() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':version:'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_new() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':name:'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'

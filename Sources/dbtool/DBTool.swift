@@ -7,13 +7,14 @@ import DatabaseKit
 struct DBTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dbtool",
-        abstract: "Maintain SQLite databases: init, exec, checkpoint, snapshot.",
+        abstract: "Maintain SQLite databases: init, migrate, exec, checkpoint, snapshot.",
         discussion: """
             The database is named with --database PATH (or DBTOOL_DATABASE): the directory \
             created by `dbtool init` (its file is db.sqlite unless --file-name), or a database file.
 
             Examples:
-              dbtool init /var/lib/myapp/db
+              dbtool init /var/lib/myapp/db --migrations ./migrations
+              dbtool migrate --database /var/lib/myapp/db --migrations ./migrations
               dbtool exec --database /var/lib/myapp/db "SELECT COUNT(*) FROM player"
               dbtool checkpoint --database /var/lib/myapp/db --mode truncate
               dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7
@@ -21,7 +22,7 @@ struct DBTool: ParsableCommand {
             \(ExitStatus.documentation)
             """,
         version: "dbtool \(DBToolVersion.current) (SQLite \(Database.sqliteLibVersion))",
-        subcommands: [InitCommand.self, ExecCommand.self, CheckpointCommand.self, SnapshotCommand.self])
+        subcommands: [InitCommand.self, MigrateCommand.self, ExecCommand.self, CheckpointCommand.self, SnapshotCommand.self])
 }
 
 /// The version of the tool.

@@ -94,6 +94,11 @@ final class Locked<Value>: @unchecked Sendable {
         value = newValue
         lock.unlock()
     }
+    func update(_ body: (inout Value) -> Void) {
+        lock.lock()
+        body(&value)
+        lock.unlock()
+    }
 }
 
 /// The bytes of every file in a directory, to prove that nothing changed.

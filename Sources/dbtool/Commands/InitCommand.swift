@@ -28,6 +28,10 @@ struct InitCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The permissions of created directories, in octal.", valueName: "octal"))
     var mode: String = "0700"
 
+    @Option(
+        name: .long, help: ArgumentHelp("Apply the migrations of this directory right after.", valueName: "dir"), completion: .directory)
+    var migrations: String?
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -41,12 +45,45 @@ struct InitCommand: ParsableCommand {
         operation.fileName = fileName
         operation.journalMode = journalMode
         operation.directoryMode = mode_t(mode, radix: 8)!
-        runReporting(output, operation: operation.run) { report in
-            report.created
-                ? "Initialized \(report.database) (journal mode \(report.journalMode))."
-                : "Already initialized: \(report.database) (journal mode \(report.journalMode)); nothing changed."
-        }
+        let migrationsPath = migrations
+        runReporting(
+            output,
+            operation: { () throws -> InitReport in
+                let initialized = try operation.run()
+                var report = InitReport(initialized: initialized, migrate: nil)
+                if let migrationsPath {
+                    report.migrate = try MigrateOperation(
+                        location: DatabaseLocation(path: initialized.database), migrationsPath: migrationsPath
+                    ).run()
+                }
+                return report
+            },
+            text: { report in
+                var text =
+                    report.initialized.created
+                    ? "Initialized \(report.initialized.database) (journal mode \(report.initialized.journalMode))."
+                    : "Already initialized: \(report.initialized.database) (journal mode \(report.initialized.journalMode)); nothing changed."
+                if let migrate = report.migrate { text += "\n" + describe(migrate) }
+                return text
+            })
     }
 }
 
 extension InitOperation.JournalMode: ExpressibleByArgument {}
+
+/// The report of `init`, with the migrations applied after it, if any.
+struct InitReport: Encodable {
+    var initialized: InitOperation.Report
+    var migrate: MigrateOperation.Report?
+
+    func encode(to encoder: any Encoder) throws {
+        // The init report's keys, plus "migrate" when migrations ran.
+        try initialized.encode(to: encoder)
+        if let migrate {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(migrate, forKey: .migrate)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case migrate }
+}

@@ -1,0 +1,128 @@
+import DatabaseKit
+import Foundation
+
+/// `dbtool migrate`: applies pending migrations (or moves to `--to VERSION`),
+/// one transaction each, under a cross-process lock.
+public struct MigrateOperation: Sendable {
+    public var location: DatabaseLocation
+    public var migrationsPath: String
+    public var timeout: TimeInterval = 5
+    /// Migrate up or down to this version.
+    public var target: UInt64?
+    /// Print what would run; change nothing.
+    public var dryRun = false
+    public var allowOutOfOrder = false
+
+    public init(location: DatabaseLocation, migrationsPath: String) {
+        self.location = location
+        self.migrationsPath = migrationsPath
+    }
+
+    /// One migration that ran (or would run, in a dry run).
+    public struct Step: Codable, Sendable, Equatable {
+        public var version: UInt64
+        public var name: String
+        public var direction: String
+        public var durationMs: Int64?
+        /// The SQL, in a dry run.
+        public var sql: String?
+    }
+
+    public struct Report: Codable, Sendable, Equatable {
+        public var database: String
+        public var dryRun: Bool
+        public var steps: [Step]
+        /// The newest applied version afterwards (nil: none).
+        public var version: UInt64?
+    }
+
+    public func run() throws -> Report {
+        let directory = try MigrationDirectory(path: migrationsPath)
+        try location.checkExists()
+        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        defer { withExtendedLifetime(lock) {} }
+        let dbQueue = try location.openQueue(timeout: timeout)
+        return try location.reportingErrors(timeout: timeout) {
+            try dbQueue.writeWithoutTransaction { db in try migrate(db, directory) }
+        }
+    }
+
+    private func migrate(_ db: Database, _ directory: MigrationDirectory) throws -> Report {
+        // Read under the lock: a run that waited sees what the other one did.
+        let state = try MigrationState.load(db, directory: directory)
+        try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
+        let (ups, downs) = try plan(state)
+        var steps: [Step] = []
+        if dryRun {
+            steps += downs.map { Step(version: $0.version, name: $0.name, direction: "down", sql: $0.down) }
+            steps += ups.map { Step(version: $0.version, name: $0.name, direction: "up", sql: $0.up) }
+            return Report(database: location.filePath, dryRun: true, steps: steps, version: state.newestApplied)
+        }
+        for file in downs {
+            let start = Date()
+            try revert(file, in: db)
+            steps.append(Step(version: file.version, name: file.name, direction: "down", durationMs: milliseconds(since: start)))
+        }
+        let runner = MigrationRunner(recorder: MigrationsTable(files: ups))
+        for file in ups {
+            let start = Date()
+            let step = MigrationStep(
+                identifier: String(file.version), foreignKeyChecks: .deferred,
+                runsInTransaction: !file.runsOutsideTransaction
+            ) { db in try file.run(file.up, firstLine: file.upFirstLine, in: db) }
+            if try runner.apply(step, in: db) {
+                steps.append(Step(version: file.version, name: file.name, direction: "up", durationMs: milliseconds(since: start)))
+            }
+        }
+        let newest = try MigrationsTable.records(db).map(\.version).max()
+        return Report(database: location.filePath, dryRun: false, steps: steps, version: newest)
+    }
+
+    /// The migrations to apply (ascending) and to revert (descending).
+    private func plan(_ state: MigrationState) throws -> (up: [MigrationFile], down: [MigrationFile]) {
+        guard let target else { return (state.pending, []) }
+        if target != 0 && !state.files.contains(where: { $0.version == target }) {
+            throw DBToolError(
+                .usage, "no migration has the version \(target) in \(migrationsPath)",
+                hint: "Use a version listed by `dbtool migrate status`, or 0 for none.")
+        }
+        let ups = state.pending.filter { $0.version <= target }
+        let appliedAbove = Set(state.records.filter { $0.version > target }.map(\.version))
+        let downs = state.files.filter { appliedAbove.contains($0.version) }.sorted { $0.version > $1.version }
+        try checkReversible(downs)
+        return (ups, downs)
+    }
+}
+
+/// Throws before anything runs when a migration to revert has no down section.
+func checkReversible(_ files: [MigrationFile]) throws {
+    if let file = files.first(where: { $0.down == nil }) {
+        throw DBToolError(
+            .dataError, "migration \(file.version) (\(file.path)) has no `-- migrate:down` section: it can not be rolled back",
+            hint: "Add a down section, or restore a snapshot taken before it.")
+    }
+}
+
+func milliseconds(since start: Date) -> Int64 {
+    Int64((Date().timeIntervalSince(start) * 1000).rounded())
+}
+
+/// Runs a migration's down section and deletes its record, in one IMMEDIATE
+/// transaction, with foreign keys handled as for migrations: disabled during
+/// the section, fully checked before commit.
+func revert(_ file: MigrationFile, in db: Database) throws {
+    let disablesForeignKeys = db.configuration.foreignKeysEnabled
+    if disablesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+    defer { if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+    try db.inTransaction(.immediate) {
+        try file.run(file.down ?? "", firstLine: file.downFirstLine ?? 1, in: db)
+        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
+            let table: String = violation["table"]
+            throw DBToolError(
+                .dataError, "rolling back migration \(file.version) (\(file.path)) leaves rows of \(table) referencing missing rows",
+                hint: "Fix the down section so that it keeps foreign keys valid.")
+        }
+        try db.execute(sql: "DELETE FROM \(MigrationsTable.name) WHERE version = ?", arguments: [Int64(file.version)])
+        return .commit
+    }
+}

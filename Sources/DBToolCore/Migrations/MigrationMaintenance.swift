@@ -1,0 +1,145 @@
+import DatabaseKit
+import Foundation
+
+/// The other `dbtool migrate` operations: status, rollback, repair, baseline, new.
+public struct MigrationMaintenance: Sendable {
+    public var location: DatabaseLocation
+    public var migrationsPath: String
+    public var timeout: TimeInterval = 5
+
+    public init(location: DatabaseLocation, migrationsPath: String) {
+        self.location = location
+        self.migrationsPath = migrationsPath
+    }
+
+    public struct StatusReport: Codable, Sendable, Equatable {
+        public var database: String
+        public var migrations: [MigrationState.Entry]
+        public var pendingCount: Int
+    }
+
+    /// `migrate status`: every version with its state. Changes nothing.
+    public func status() throws -> StatusReport {
+        let directory = try MigrationDirectory(path: migrationsPath)
+        let dbQueue = try location.openQueue(timeout: timeout, readonly: true)
+        let state = try location.reportingErrors(timeout: timeout) {
+            try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
+        }
+        let entries = state.entries
+        let pending = entries.filter { $0.status == .pending || $0.status == .outOfOrder }.count
+        return StatusReport(database: location.filePath, migrations: entries, pendingCount: pending)
+    }
+
+    /// `migrate rollback --steps N`: reverts the newest N applied migrations,
+    /// refusing before anything runs when one has no down section.
+    public func rollback(steps: Int) throws -> MigrateOperation.Report {
+        try underLock { db, state in
+            let newest = Array(state.records.map(\.version).sorted(by: >).prefix(steps))
+            let fileByVersion = Dictionary(state.files.map { ($0.version, $0) }) { first, _ in first }
+            let files = try newest.map { version -> MigrationFile in
+                guard let file = fileByVersion[version] else {
+                    throw DBToolError(
+                        .dataError, "migration \(version) is applied, but its file is missing: it can not be rolled back",
+                        hint: "Restore the file.")
+                }
+                return file
+            }
+            try checkReversible(files)
+            var steps: [MigrateOperation.Step] = []
+            for file in files {
+                let start = Date()
+                try revert(file, in: db)
+                steps.append(.init(version: file.version, name: file.name, direction: "down", durationMs: milliseconds(since: start)))
+            }
+            return MigrateOperation.Report(
+                database: location.filePath, dryRun: false, steps: steps, version: try MigrationsTable.records(db).map(\.version).max())
+        }
+    }
+
+    /// `migrate repair VERSION`: records the current checksum of an edited,
+    /// applied file, keeping the previous one and the time (audit).
+    public func repair(version: UInt64) throws -> MigrationsTable.Record {
+        try underLock { db, state in
+            guard state.records.contains(where: { $0.version == version }) else {
+                throw DBToolError(
+                    .dataError, "migration \(version) is not applied: there is nothing to repair", hint: "See `dbtool migrate status`.")
+            }
+            guard let file = state.files.first(where: { $0.version == version }) else {
+                throw DBToolError(.noInput, "migration \(version) has no file in \(migrationsPath)", hint: "Restore the file first.")
+            }
+            try db.inTransaction(.immediate) {
+                try db.execute(
+                    sql: "UPDATE \(MigrationsTable.name) SET previous_checksum = checksum, checksum = ?, repaired_at = ? WHERE version = ?",
+                    arguments: [file.checksum, Date(), Int64(version)])
+                return .commit
+            }
+            return try MigrationsTable.records(db).first { $0.version == version }!
+        }
+    }
+
+    /// `migrate baseline VERSION`: marks an existing database as migrated up
+    /// to VERSION without running anything.
+    public func baseline(version: UInt64) throws -> [MigrationsTable.Record] {
+        try underLock { db, state in
+            guard state.records.isEmpty else {
+                throw DBToolError(
+                    .dataError, "the database already has applied migrations: a baseline is only for a database that has none",
+                    hint: "See `dbtool migrate status`.")
+            }
+            guard state.files.contains(where: { $0.version == version }) else {
+                throw DBToolError(.usage, "no migration has the version \(version) in \(migrationsPath)")
+            }
+            try db.inTransaction(.immediate) {
+                try MigrationsTable(files: []).prepare(db)
+                for file in state.files where file.version <= version {
+                    try MigrationsTable.insert(file, durationMs: 0, baseline: true, in: db)
+                }
+                return .commit
+            }
+            return try MigrationsTable.records(db)
+        }
+    }
+
+    /// `migrate new NAME`: creates the next file, with up and down markers.
+    /// Versions continue the directory's style: a UTC timestamp when the
+    /// newest version is one, the next number with the same width otherwise.
+    public static func newFile(in migrationsPath: String, name: String, now: Date = Date()) throws -> String {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw DBToolError(.usage, "the name \(String(reflecting: name)) must be letters, digits and underscores, such as add_users")
+        }
+        let directory = try MigrationDirectory(path: migrationsPath)
+        let versionText: String
+        if let newest = directory.migrations.last, newest.versionText.count < 14 {
+            let next = String(newest.version + 1)
+            versionText = String(repeating: "0", count: max(0, newest.versionText.count - next.count)) + next
+        } else if directory.migrations.isEmpty {
+            versionText = "0001"
+        } else {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyyMMddHHmmss"
+            versionText = formatter.string(from: now)
+        }
+        let path = URL(fileURLWithPath: migrationsPath).appendingPathComponent("\(versionText)_\(name).sql").path
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw DBToolError(.cantCreate, "\(path) already exists")
+        }
+        let template = "-- migrate:up\n\n\n-- migrate:down\n\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(template.utf8)) else {
+            throw DBToolError(.cantCreate, "can not create \(path)", hint: "Check the permissions of \(migrationsPath).")
+        }
+        return path
+    }
+
+    private func underLock<T>(_ body: (Database, MigrationState) throws -> T) throws -> T {
+        let directory = try MigrationDirectory(path: migrationsPath)
+        try location.checkExists()
+        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        defer { withExtendedLifetime(lock) {} }
+        let dbQueue = try location.openQueue(timeout: timeout)
+        return try location.reportingErrors(timeout: timeout) {
+            try dbQueue.writeWithoutTransaction { db in try body(db, try MigrationState.load(db, directory: directory)) }
+        }
+    }
+}

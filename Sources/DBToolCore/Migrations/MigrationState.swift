@@ -1,0 +1,127 @@
+import DatabaseKit
+import Foundation
+
+/// What the files and the migrations table say together: the input of
+/// `migrate`, `migrate status` and the safety checks.
+public struct MigrationState: Sendable {
+    public let files: [MigrationFile]
+    public let records: [MigrationsTable.Record]
+
+    /// The state of one version.
+    public enum Status: String, Codable, Sendable {
+        /// Applied, and the file is unchanged.
+        case applied
+        /// Not applied yet.
+        case pending
+        /// Applied, but the file's up section changed since (checksum drift).
+        case modified
+        /// Applied, but the file is gone.
+        case missing
+        /// Not applied, and older than the newest applied migration.
+        case outOfOrder = "out-of-order"
+    }
+
+    /// One line of `migrate status`.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var version: UInt64
+        public var name: String
+        public var status: Status
+        public var appliedAt: String?
+        public var file: String?
+    }
+
+    public var newestApplied: UInt64? { records.map(\.version).max() }
+
+    public var entries: [Entry] {
+        let recordByVersion = Dictionary(records.map { ($0.version, $0) }) { first, _ in first }
+        let fileByVersion = Dictionary(files.map { ($0.version, $0) }) { first, _ in first }
+        let newest = newestApplied ?? 0
+        let versions = Set(recordByVersion.keys).union(fileByVersion.keys).sorted()
+        return versions.map { version in
+            let record = recordByVersion[version]
+            let file = fileByVersion[version]
+            let status: Status
+            switch (record, file) {
+            case let (record?, file?): status = record.checksum == file.checksum ? .applied : .modified
+            case (_?, nil): status = .missing
+            case (nil, _): status = version < newest ? .outOfOrder : .pending
+            }
+            return Entry(
+                version: version, name: file?.name ?? record?.name ?? "", status: status, appliedAt: record?.appliedAt, file: file?.path)
+        }
+    }
+
+    /// The files not applied yet, in version order.
+    public var pending: [MigrationFile] {
+        let applied = Set(records.map(\.version))
+        return files.filter { !applied.contains($0.version) }
+    }
+
+    /// Throws when an applied file was modified or is missing, or (unless
+    /// allowed) when a pending file is older than the newest applied one.
+    public func checkSafety(allowOutOfOrder: Bool) throws {
+        let entries = self.entries
+        if let modified = entries.first(where: { $0.status == .modified }) {
+            throw DBToolError(
+                .dataError, "migration \(modified.version) (\(modified.file ?? modified.name)) was modified after it was applied",
+                hint: "Restore the file, or record its new checksum on purpose with `dbtool migrate repair \(modified.version)`.")
+        }
+        if let missing = entries.first(where: { $0.status == .missing }) {
+            throw DBToolError(
+                .dataError,
+                "migration \(missing.version) (\(missing.name)) is applied, but its file is missing from the migrations directory",
+                hint: "Restore the file: migrations that ran must stay.")
+        }
+        if !allowOutOfOrder, let outOfOrder = entries.first(where: { $0.status == .outOfOrder }) {
+            throw DBToolError(
+                .dataError,
+                "migration \(outOfOrder.version) (\(outOfOrder.file ?? outOfOrder.name)) is pending but older than the newest applied migration \(newestApplied ?? 0)",
+                hint: "Renumber it after \(newestApplied ?? 0), or apply it anyway with --allow-out-of-order.")
+        }
+    }
+
+    /// Reads the table (without creating it).
+    static func load(_ db: Database, directory: MigrationDirectory) throws -> MigrationState {
+        MigrationState(files: directory.migrations, records: try MigrationsTable.records(db))
+    }
+}
+
+extension MigrationFile {
+    /// Runs one section, statement by statement, turning an error into one
+    /// that names the file, the line and the statement.
+    func run(_ sql: String, firstLine: Int, in db: Database) throws {
+        let statements = try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: nil) {
+            try db.allStatements(sql: sql)
+        }
+        var searchStart = sql.startIndex
+        while true {
+            let statement = try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: nil, from: searchStart) {
+                try statements.next()
+            }
+            guard let statement else { break }
+            let range = sql.range(of: statement.sql, range: searchStart..<sql.endIndex)
+            try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: statement.sql, from: range?.lowerBound ?? searchStart) {
+                try statement.execute()
+            }
+            if let range { searchStart = range.upperBound }
+        }
+    }
+
+    private func wrappingErrors<T>(
+        sql: String, firstLine: Int, statementSQL: String?, from position: String.Index? = nil,
+        _ body: () throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            let failingSQL = statementSQL ?? error.sql
+            var start = position ?? sql.startIndex
+            if let failingSQL, let range = sql.range(of: failingSQL, range: start..<sql.endIndex) { start = range.lowerBound }
+            let line = firstLine + sql[..<start].filter { $0 == "\n" }.count
+            let statementText = failingSQL.map { " in `\($0)`" } ?? ""
+            throw DBToolError(
+                .dataError, "\(path):\(line): \(error.message ?? "SQLite error")\(statementText)",
+                hint: "Fix the migration: nothing of it was applied (earlier migrations stay applied).")
+        }
+    }
+}

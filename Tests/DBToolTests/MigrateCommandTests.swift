@@ -1,0 +1,272 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("dbtool migrate")
+struct MigrateCommandTests {
+    /// A database directory and a copy of the example migrations.
+    private func setUp(_ scratch: Scratch) throws -> (database: String, migrations: String) {
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("migrations-examples").path
+        let migrations = scratch.file("migrations")
+        try FileManager.default.copyItem(atPath: examples, toPath: migrations)
+        let database = scratch.file("db")
+        #expect(try dbtool(["init", database, "--quiet"]).status == 0)
+        return (database, migrations)
+    }
+
+    private func migrate(_ database: String, _ migrations: String, _ extra: [String] = []) throws -> ToolResult {
+        try dbtool(["migrate", "--database", database, "--migrations", migrations] + extra)
+    }
+
+    private func appliedVersions(_ database: String) throws -> [Int] {
+        try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version")
+        }
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("a fresh migrate applies the examples; a second run has nothing to do")
+    func freshAndIdempotent() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        let first = try migrate(database, migrations)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+        let second = try migrate(database, migrations)
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("Nothing to do"))
+        let books = try DatabaseQueue(path: database + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") }
+        #expect(books == 3)
+    }
+
+    @Test("init --migrations applies them right after init")
+    func initWithMigrations() throws {
+        let scratch = Scratch()
+        let (_, migrations) = try setUp(scratch)
+        let database = scratch.file("other")
+        let result = try dbtool(["init", database, "--migrations", migrations, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(report?["created"] as? Bool == true)
+        #expect(((report?["migrate"] as? [String: Any])?["steps"] as? [Any])?.count == 5)
+    }
+
+    @Test("--to migrates down and up; rollback --steps; a migration without down is refused before anything")
+    func toAndRollback() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        #expect(try migrate(database, migrations, ["--to", "3"]).status == 0)
+        #expect(try appliedVersions(database) == [1, 2, 3])
+        #expect(try migrate(database, migrations, ["--to", "1"]).status == 0)
+        #expect(try appliedVersions(database) == [1])
+        #expect(try migrate(database, migrations).status == 0)
+        let rollback = try dbtool(["migrate", "rollback", "--database", database, "--migrations", migrations, "--steps", "2"])
+        #expect(rollback.status == 0, "\(rollback.stderr)")
+        #expect(try appliedVersions(database) == [1, 2, 3])
+
+        try write("-- migrate:up\nCREATE TABLE irreversible(a);\n", to: migrations + "/0006_irreversible.sql")
+        #expect(try migrate(database, migrations).status == 0)
+        let refused = try dbtool(["migrate", "rollback", "--database", database, "--migrations", migrations, "--steps", "2"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("0006_irreversible.sql"))
+        #expect(refused.stderr.contains("can not be rolled back"))
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test("--dry-run prints the SQL and changes nothing (the file's bytes are identical)")
+    func dryRun() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        let before = FileManager.default.contents(atPath: database + "/db.sqlite")
+        let result = try migrate(database, migrations, ["--dry-run"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("would run up 1_create_author"))
+        #expect(result.stdout.contains("CREATE TABLE author"))
+        #expect(FileManager.default.contents(atPath: database + "/db.sqlite") == before)
+    }
+
+    @Test("status as text and JSON; --exit-code is 1 while migrations are pending")
+    func status() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        #expect(try migrate(database, migrations, ["--to", "2"]).status == 0)
+        let text = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
+        #expect(text.stdout.contains("applied      2_create_book"))
+        #expect(text.stdout.contains("pending      3_create_loan"))
+        let json = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations, "--format", "json", "--exit-code"])
+        #expect(json.status == 1)
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(report?["pendingCount"] as? Int == 3)
+        #expect(
+            ((report?["migrations"] as? [[String: Any]])?.map { $0["status"] as? String }) == [
+                "applied", "applied", "pending", "pending", "pending",
+            ])
+        #expect(try migrate(database, migrations).status == 0)
+        #expect(try dbtool(["migrate", "status", "--database", database, "--migrations", migrations, "--exit-code"]).status == 0)
+    }
+
+    @Test("drift: an edited applied file is refused until repaired; a CRLF-only edit is no drift")
+    func drift() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        #expect(try migrate(database, migrations).status == 0)
+        let path = migrations + "/0001_create_author.sql"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try write(original.replacingOccurrences(of: "\n", with: "\r\n"), to: path)
+        #expect(try migrate(database, migrations).status == 0)
+
+        try write(original.replacingOccurrences(of: "country TEXT", with: "country TEXT, city TEXT"), to: path)
+        let refused = try migrate(database, migrations)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("migration 1 (\(path)) was modified"))
+        #expect(refused.stderr.contains("dbtool migrate repair 1"))
+        let status = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
+        #expect(status.stdout.contains("modified     1_create_author"))
+        let repair = try dbtool(["migrate", "repair", "1", "--database", database, "--migrations", migrations])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(try migrate(database, migrations).status == 0)
+        let audit = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            try Row.fetchOne(db, sql: "SELECT repaired_at, previous_checksum FROM dbtool_migrations WHERE version = 1")
+        }
+        #expect(audit?["repaired_at"] != nil)
+        #expect(audit?["previous_checksum"] != nil)
+    }
+
+    @Test("a missing applied file and an out-of-order pending file are refused; --allow-out-of-order applies it")
+    func missingAndOutOfOrder() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        try FileManager.default.moveItem(atPath: migrations + "/0003_create_loan.sql", toPath: scratch.file("0003_create_loan.sql"))
+        #expect(try migrate(database, migrations).status == 0)
+        #expect(try appliedVersions(database) == [1, 2, 4, 5])
+        try FileManager.default.moveItem(atPath: scratch.file("0003_create_loan.sql"), toPath: migrations + "/0003_create_loan.sql")
+        let outOfOrder = try migrate(database, migrations)
+        #expect(outOfOrder.status == 65)
+        #expect(outOfOrder.stderr.contains("older than the newest applied migration 5"))
+        #expect(try migrate(database, migrations, ["--allow-out-of-order"]).status == 0)
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+
+        try FileManager.default.removeItem(atPath: migrations + "/0002_create_book.sql")
+        let missing = try migrate(database, migrations)
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("migration 2 (create_book) is applied, but its file is missing"))
+    }
+
+    @Test("baseline marks an existing database as migrated without running anything")
+    func baseline() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "CREATE TABLE legacy(a)") }
+        let result = try dbtool(["migrate", "baseline", "2", "--database", database, "--migrations", migrations])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try appliedVersions(database) == [1, 2])
+        let hasAuthor = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'author'")
+        }
+        #expect(hasAuthor == 0)
+        #expect(try dbtool(["migrate", "baseline", "2", "--database", database, "--migrations", migrations]).status == 65)
+    }
+
+    @Test("new creates the next file with markers")
+    func new() throws {
+        let scratch = Scratch()
+        let (_, migrations) = try setUp(scratch)
+        let result = try dbtool(["migrate", "new", "add_members", "--migrations", migrations])
+        #expect(result.status == 0, "\(result.stderr)")
+        let contents = try String(contentsOfFile: migrations + "/0006_add_members.sql", encoding: .utf8)
+        #expect(contents.contains("-- migrate:up") && contents.contains("-- migrate:down"))
+        #expect(try dbtool(["migrate", "new", "bad name", "--migrations", migrations]).status == 64)
+    }
+
+    @Test("a migration failing at its third statement leaves nothing of it, naming the file and the line")
+    func failingMigration() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        try write(
+            """
+            -- migrate:up
+            CREATE TABLE member (id INTEGER PRIMARY KEY);
+            INSERT INTO member VALUES (1);
+            INSERT INTO nowhere VALUES (1);
+            INSERT INTO member VALUES (2);
+            """, to: migrations + "/0006_members.sql")
+        let result = try migrate(database, migrations)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("0006_members.sql:4: no such table: nowhere"))
+        #expect(result.stderr.contains("INSERT INTO nowhere VALUES (1)"))
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+        let member = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'member'")
+        }
+        #expect(member == 0)
+    }
+
+    @Test("a foreign key violation fails the migration, naming the table")
+    func foreignKeyViolation() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        try write("-- migrate:up\nINSERT INTO book (author_id, title) VALUES (99, 'Orphan');\n", to: migrations + "/0006_orphan.sql")
+        let result = try migrate(database, migrations)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("table book"))
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+    }
+
+    @Test("a no-transaction migration runs what SQLite refuses inside a transaction")
+    func noTransaction() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        try write("-- dbtool:no-transaction\n-- migrate:up\nVACUUM;\n", to: migrations + "/0006_vacuum.sql")
+        let result = try migrate(database, migrations)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test("concurrent migrate processes apply each migration exactly once, and all exit 0", arguments: [2, 4])
+    func concurrent(processes: Int) throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        // A migration that fails if applied twice, and takes a while.
+        try write(
+            """
+            -- migrate:up
+            CREATE TABLE once (a);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000) INSERT INTO once SELECT i FROM c;
+            """, to: migrations + "/0006_once.sql")
+        let results = Locked<[ToolResult]>([])
+        let group = DispatchGroup()
+        for _ in 0..<processes {
+            DispatchQueue.global().async(group: group) {
+                let result = try! dbtool(["migrate", "--database", database, "--migrations", migrations, "--timeout", "30"])
+                results.update { $0.append(result) }
+            }
+        }
+        group.wait()
+        #expect(results.get().count == processes)
+        #expect(results.get().allSatisfy { $0.status == 0 }, "\(results.get().map(\.stderr))")
+        #expect(results.get().filter { $0.stdout.contains("applied 6_once") }.count == 1)
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test("a migrate waiting past --timeout for another one exits 75 naming its pid")
+    func lockTimeout() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        // Hold the lock as another migrate would.
+        let lockPath = database + "/.dbtool-migrate.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o600)
+        #expect(flock(descriptor, LOCK_EX) == 0)
+        let pid = Array("424242\n".utf8)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+        let result = try migrate(database, migrations, ["--timeout", "0.3"])
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("pid 424242"))
+        #expect(try migrate(database, migrations).status == 0)
+    }
+}
