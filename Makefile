@@ -61,13 +61,15 @@ test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
-## demo: the dbtool lifecycle on ./demo/db: init, exec, checkpoint, snapshot (run it again:
-## init changes nothing, exec adds a visit, snapshots keep the newest 3)
+## demo: the dbtool lifecycle on ./demo/db: init with the example migrations, migrate status,
+## exec, checkpoint, snapshot (run it again: nothing to migrate, exec adds a visit, snapshots
+## keep the newest 3)
 demo: deps
 	$(SWIFT) build --product dbtool
 	@set -e; dbtool="$(BIN_PATH)/dbtool"; db="$(DEMO_DIR)/db"; \
 	step() { printf '\n==> %s\n' "$$*"; }; \
-	step "dbtool init $$db"; "$$dbtool" init "$$db"; \
+	step "dbtool init $$db --migrations migrations-examples"; "$$dbtool" init "$$db" --migrations migrations-examples; \
+	step "dbtool migrate status"; "$$dbtool" migrate status --database "$$db" --migrations migrations-examples; \
 	step "dbtool exec: schema, then one visit (bound arguments)"; \
 	"$$dbtool" exec --database "$$db" "CREATE TABLE IF NOT EXISTS visit (id INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT (datetime('now')), visitor TEXT NOT NULL, note TEXT)"; \
 	"$$dbtool" exec --database "$$db" "INSERT INTO visit (visitor, note) VALUES (?, :note)" --arg "$${USER:-demo}" --arg note=NULL; \

@@ -234,20 +234,20 @@ _dbtool_migrate() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    up|status|rollback|repair|baseline|new)
+    up|status|rollback|repair|baseline|new|restore-snapshot)
         # Offer subcommand argument completions
         "_dbtool_migrate_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'up status rollback repair baseline new' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'up status rollback repair baseline new restore-snapshot' -- "${cur}"))
         ;;
     esac
 }
 
 _dbtool_migrate_up() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --allow-out-of-order --quiet -q --version -h --help)
+    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
     repeating_options=()
     non_repeating_options=(--to --migrations --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
@@ -412,6 +412,36 @@ _dbtool_migrate_new() {
     case "${prev}" in
     '--migrations')
         __dbtool_add_completions -d
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_migrate_restore-snapshot() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--snapshot --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--snapshot')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
         return
         ;;
     '--format')

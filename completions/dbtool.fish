@@ -28,7 +28,7 @@ function __dbtool_parse_tokens -S
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'up'
-                __dbtool_parse_subcommand 0 'to=' 'dry-run' 'allow-out-of-order' 'migrations=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'to=' 'dry-run' 'allow-out-of-order' 'snapshot' 'migrations=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'status'
                 __dbtool_parse_subcommand 0 'exit-code' 'migrations=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'rollback'
@@ -39,6 +39,8 @@ function __dbtool_parse_tokens -S
                 __dbtool_parse_subcommand 1 'migrations=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'new'
                 __dbtool_parse_subcommand 1 'migrations=' 'format=' 'q/quiet' 'version' 'h/help'
+            case 'restore-snapshot'
+                __dbtool_parse_subcommand 0 'snapshot=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             end
         case 'exec'
             __dbtool_parse_subcommand 1 'file=' 'arg=+' 'no-transaction' 'readonly' 'format=' 'database=' 'file-name=' 'timeout=' 'version' 'h/help'
@@ -126,9 +128,11 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtoo
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool migrate" -eq 1' -fa 'repair' -d 'Record the new checksum of an applied migration whose file was edited on purpose.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool migrate" -eq 1' -fa 'baseline' -d 'Mark an existing database as migrated up to VERSION, running nothing.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool migrate" -eq 1' -fa 'new' -d 'Create the next migration file, with up and down markers.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool migrate" -eq 1' -fa 'restore-snapshot' -d 'Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" to' -l 'to' -d 'Migrate up or down to this version (0: none).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" dry-run' -l 'dry-run' -d 'Print the migrations and SQL that would run; change nothing.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" allow-out-of-order' -l 'allow-out-of-order' -d 'Apply pending migrations older than the newest applied one.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" snapshot' -l 'snapshot' -d 'Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
@@ -176,6 +180,14 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate new" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate new" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate new" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" snapshot' -l 'snapshot' -d 'The snapshot to restore (default: the latest taken before migrating).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" file' -l 'file' -d 'Read the SQL from this file.' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec"' -l 'arg' -d 'A bound argument: VALUE, or NAME=VALUE. Repeat as needed.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" no-transaction' -l 'no-transaction' -d 'Run each statement on its own instead of in one transaction.'

@@ -109,12 +109,13 @@ _dbtool_migrate() {
             'repair:Record the new checksum of an applied migration whose file was edited on purpose.'
             'baseline:Mark an existing database as migrated up to VERSION, running nothing.'
             'new:Create the next migration file, with up and down markers.'
+            'restore-snapshot:Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        up|status|rollback|repair|baseline|new)
+        up|status|rollback|repair|baseline|new|restore-snapshot)
             "_dbtool_migrate_${words[1]}" && ret=0
             ;;
         esac
@@ -131,6 +132,7 @@ _dbtool_migrate_up() {
         '--to[Migrate up or down to this version (0\: none).]:version:'
         '--dry-run[Print the migrations and SQL that would run; change nothing.]'
         '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
+        '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
@@ -227,6 +229,24 @@ _dbtool_migrate_new() {
     local -ar arg_specs=(
         ':name:'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_migrate_restore-snapshot() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--snapshot[The snapshot to restore (default\: the latest taken before migrating).]:snapshot:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'

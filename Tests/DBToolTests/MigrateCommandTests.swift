@@ -252,6 +252,68 @@ struct MigrateCommandTests {
         #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
     }
 
+    @Test("--snapshot before migrating, and restore-snapshot puts the database back")
+    func snapshotAndRestore() throws {
+        let scratch = Scratch()
+        let (database, migrations) = try setUp(scratch)
+        #expect(try migrate(database, migrations).status == 0)
+        try write("-- migrate:up\nDROP TABLE loan;\n", to: migrations + "/0006_drop_loan.sql")
+        let result = try migrate(database, migrations, ["--snapshot", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let snapshot = try #require(report?["snapshot"] as? String)
+        #expect(snapshot.hasPrefix(database + "/snapshots/pre-migrate-"))
+        #expect(FileManager.default.fileExists(atPath: snapshot))
+        let restore = try dbtool(["migrate", "restore-snapshot", "--database", database])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(restore.stdout.contains("at version 5"))
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+        let loans = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'loan'")
+        }
+        #expect(loans == 1)
+        #expect(
+            try dbtool(["exec", "--database", database, "PRAGMA integrity_check", "--format", "csv"]).stdout == "integrity_check\nok\n")
+        // Nothing to migrate: no snapshot.
+        #expect(try migrate(database, migrations, ["--snapshot", "--to", "5"]).stdout.contains("Nothing to do"))
+    }
+
+    @Test("SIGKILL in the middle of a long migration: applied entirely or not at all; the next run completes")
+    func killed() throws {
+        for (trial, delay) in [0.05, 0.15, 0.3, 0.6].enumerated() {
+            let scratch = Scratch()
+            let (database, migrations) = try setUp(scratch)
+            #expect(try migrate(database, migrations).status == 0)
+            try write(
+                """
+                -- migrate:up
+                CREATE TABLE big (a);
+                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000) INSERT INTO big SELECT i FROM c;
+                CREATE INDEX big_a ON big(a);
+                """, to: migrations + "/0006_big.sql")
+            let process = Process()
+            process.executableURL = toolURL
+            process.arguments = ["migrate", "--database", database, "--migrations", migrations]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let (applied, tables) = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+                (
+                    try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('big', 'big_a')")
+                )
+            }
+            // All or nothing: the record and the schema agree.
+            #expect((applied == [1, 2, 3, 4, 5] && tables == 0) || (applied == [1, 2, 3, 4, 5, 6] && tables == 2), "trial \(trial)")
+            let next = try migrate(database, migrations)
+            #expect(next.status == 0, "trial \(trial): \(next.stderr)")
+            #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
+        }
+    }
+
     @Test("a migrate waiting past --timeout for another one exits 75 naming its pid")
     func lockTimeout() throws {
         let scratch = Scratch()

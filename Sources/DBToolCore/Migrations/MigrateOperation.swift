@@ -12,6 +12,8 @@ public struct MigrateOperation: Sendable {
     /// Print what would run; change nothing.
     public var dryRun = false
     public var allowOutOfOrder = false
+    /// Take a snapshot before the first migration that changes something.
+    public var takesSnapshot = false
 
     public init(location: DatabaseLocation, migrationsPath: String) {
         self.location = location
@@ -34,6 +36,8 @@ public struct MigrateOperation: Sendable {
         public var steps: [Step]
         /// The newest applied version afterwards (nil: none).
         public var version: UInt64?
+        /// The snapshot taken before migrating, with `--snapshot`.
+        public var snapshot: String? = nil
     }
 
     public func run() throws -> Report {
@@ -43,15 +47,21 @@ public struct MigrateOperation: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let dbQueue = try location.openQueue(timeout: timeout)
         return try location.reportingErrors(timeout: timeout) {
-            try dbQueue.writeWithoutTransaction { db in try migrate(db, directory) }
+            // Read under the lock: a run that waited sees what the other one did.
+            let state = try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
+            try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
+            let (ups, downs) = try plan(state)
+            var snapshot: String?
+            if takesSnapshot && !dryRun && !(ups.isEmpty && downs.isEmpty) {
+                snapshot = try MigrationSnapshots.take(location, timeout: timeout)
+            }
+            var report = try dbQueue.writeWithoutTransaction { db in try migrate(db, state, ups: ups, downs: downs) }
+            report.snapshot = snapshot
+            return report
         }
     }
 
-    private func migrate(_ db: Database, _ directory: MigrationDirectory) throws -> Report {
-        // Read under the lock: a run that waited sees what the other one did.
-        let state = try MigrationState.load(db, directory: directory)
-        try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
-        let (ups, downs) = try plan(state)
+    private func migrate(_ db: Database, _ state: MigrationState, ups: [MigrationFile], downs: [MigrationFile]) throws -> Report {
         var steps: [Step] = []
         if dryRun {
             steps += downs.map { Step(version: $0.version, name: $0.name, direction: "down", sql: $0.down) }

@@ -41,7 +41,10 @@ struct MigrateCommand: ParsableCommand {
               dbtool migrate --database db --migrations m --dry-run
               dbtool migrate status --database db --migrations m --exit-code
             """,
-        subcommands: [MigrateUp.self, MigrateStatus.self, MigrateRollback.self, MigrateRepair.self, MigrateBaseline.self, MigrateNew.self],
+        subcommands: [
+            MigrateUp.self, MigrateStatus.self, MigrateRollback.self, MigrateRepair.self, MigrateBaseline.self, MigrateNew.self,
+            MigrateRestoreSnapshot.self,
+        ],
         defaultSubcommand: MigrateUp.self)
 }
 
@@ -58,6 +61,11 @@ struct MigrateUp: ParsableCommand {
     @Flag(name: .long, help: "Apply pending migrations older than the newest applied one.")
     var allowOutOfOrder = false
 
+    @Flag(
+        name: .long,
+        help: "Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).")
+    var snapshot = false
+
     @OptionGroup var migrations: MigrationsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
@@ -68,6 +76,7 @@ struct MigrateUp: ParsableCommand {
         operation.target = to
         operation.dryRun = dryRun
         operation.allowOutOfOrder = allowOutOfOrder
+        operation.takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
         runReporting(output, operation: operation.run, text: describe)
     }
 }
@@ -87,6 +96,7 @@ func describe(_ report: MigrateOperation.Report) -> String {
             lines.append("\(arrow) \(step.version)_\(step.name) (\(step.durationMs ?? 0) ms)")
         }
     }
+    if let snapshot = report.snapshot { lines.insert("snapshot taken first: \(snapshot)", at: 0) }
     if !report.dryRun { lines.append("\(report.database) is at version \(report.version.map(String.init) ?? "none").") }
     return lines.joined(separator: "\n")
 }
@@ -204,5 +214,28 @@ struct MigrateNew: ParsableCommand {
         runReporting(
             output, operation: { Report(file: try MigrationMaintenance.newFile(in: migrations.path!, name: name)) },
             text: { "Created \($0.file)." })
+    }
+}
+
+struct MigrateRestoreSnapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore-snapshot",
+        abstract: "Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).")
+
+    @Option(name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .file())
+    var snapshot: String?
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let location = database.location
+        let timeout = database.timeout
+        let path = snapshot
+        runReporting(
+            output, operation: { try MigrationSnapshots.restore(location, snapshot: path, timeout: timeout) },
+            text: { report in
+                "Restored \(report.snapshot) into \(report.database): it is at version \(report.version.map(String.init) ?? "none")."
+            })
     }
 }

@@ -1,0 +1,73 @@
+import DatabaseKit
+import Foundation
+
+/// Snapshots taken before migrating (`dbtool migrate --snapshot`), and the
+/// way back (`dbtool migrate restore-snapshot`), for migrations without a
+/// down section.
+///
+/// Snapshots go to `DIR/snapshots/pre-migrate-<UTC timestamp>.sqlite`; the
+/// path of the latest is kept in `DIR/.dbtool-last-snapshot`, outside the
+/// database, so that it survives the restore.
+public enum MigrationSnapshots {
+    static let recordFileName = ".dbtool-last-snapshot"
+
+    /// Takes a snapshot of the database and records its path.
+    static func take(_ location: DatabaseLocation, timeout: TimeInterval) throws -> String {
+        let directory = location.directoryPath + "/snapshots"
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        var operation = SnapshotOperation(location: location)
+        operation.output = "\(directory)/pre-migrate-\(formatter.string(from: Date())).sqlite"
+        operation.timeout = timeout
+        let snapshot = try operation.run().snapshot
+        let recordPath = location.directoryPath + "/" + recordFileName
+        try Data((snapshot + "\n").utf8).write(to: URL(fileURLWithPath: recordPath), options: .atomic)
+        return snapshot
+    }
+
+    /// The path of the latest snapshot taken before migrating, if any.
+    public static func latest(_ location: DatabaseLocation) -> String? {
+        let recordPath = location.directoryPath + "/" + recordFileName
+        return (try? String(contentsOfFile: recordPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public struct RestoreReport: Codable, Sendable, Equatable {
+        public var database: String
+        public var snapshot: String
+        /// The newest applied migration after the restore (nil: none).
+        public var version: UInt64?
+    }
+
+    /// Copies a snapshot over the database, atomically: the online backup API
+    /// writes the whole content in one transaction of the live database, so
+    /// its WAL and other connections stay consistent (replacing the file by a
+    /// rename would not: SQLite could replay the old WAL over it).
+    public static func restore(_ location: DatabaseLocation, snapshot: String?, timeout: TimeInterval) throws -> RestoreReport {
+        guard let snapshot = snapshot ?? latest(location) else {
+            throw DBToolError(
+                .noInput, "no snapshot to restore for \(location.filePath)", hint: "Pass --snapshot FILE, or migrate with --snapshot first."
+            )
+        }
+        let snapshotLocation = DatabaseLocation(path: snapshot)
+        try snapshotLocation.checkExists()
+        try location.checkExists()
+        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        defer { withExtendedLifetime(lock) {} }
+        let source = try snapshotLocation.openQueue(timeout: timeout, readonly: true)
+        let destination = try location.openQueue(timeout: timeout)
+        try location.reportingErrors(timeout: timeout) {
+            try source.read { db in
+                guard try String.fetchAll(db, sql: "PRAGMA quick_check") == ["ok"] else {
+                    throw DBToolError(.dataError, "the snapshot \(snapshot) fails its quick_check: nothing was restored")
+                }
+            }
+            try source.backup(to: destination)
+        }
+        let version = try location.reportingErrors { try destination.read { db in try MigrationsTable.records(db).map(\.version).max() } }
+        return RestoreReport(database: location.filePath, snapshot: snapshot, version: version)
+    }
+}
