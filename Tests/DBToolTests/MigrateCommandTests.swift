@@ -87,6 +87,7 @@ struct MigrateCommandTests {
         #expect(result.stdout.contains("would run up 1_create_author"))
         #expect(result.stdout.contains("CREATE TABLE author"))
         #expect(FileManager.default.contents(atPath: database + "/db.sqlite") == before)
+        #expect(!FileManager.default.fileExists(atPath: database + "/.dbtool-migrate.lock"))
     }
 
     @Test("status as text and JSON; --exit-code is 1 while migrations are pending")

@@ -43,7 +43,8 @@ public struct MigrateOperation: Sendable {
     public func run() throws -> Report {
         let directory = try MigrationDirectory(path: migrationsPath)
         try location.checkExists()
-        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        // A dry run only reads: it takes no lock, so it leaves no lock file.
+        let lock = dryRun ? nil : try MigrationLock(directory: location.directoryPath, timeout: timeout)
         defer { withExtendedLifetime(lock) {} }
         let dbQueue = try location.openQueue(timeout: timeout)
         return try location.reportingErrors(timeout: timeout) {
