@@ -22,12 +22,19 @@ let package = Package(
         .target(
             name: "DatabaseKit",
             dependencies: ["DatabaseKitSQLite"]),
+        // The system libarchive; only DBToolCore's Archive/ folder calls it.
+        .systemLibrary(
+            name: "DBToolLibArchive",
+            path: "Sources/DBToolLibArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
         // What dbtool does, as a library: operations and their reports. No
         // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
         .target(
             name: "DBToolCore",
             dependencies: [
                 "DatabaseKit",
+                "DBToolLibArchive",
                 // SHA-256 checksums of migration files.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

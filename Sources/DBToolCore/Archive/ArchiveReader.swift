@@ -1,0 +1,92 @@
+internal import DBToolLibArchive
+import Foundation
+
+/// Reads an archive of any format libarchive knows, entry by entry, streaming
+/// each entry's content through a fixed buffer.
+final class ArchiveReader {
+    /// The kinds of entries. Only regular files and directories are expected
+    /// in a backup: the others are refused by restore.
+    enum Kind: Equatable {
+        case file, directory, symbolicLink, hardLink, other
+    }
+
+    /// An archive entry's header.
+    struct Entry: Equatable {
+        var name: String
+        var kind: Kind
+        var size: Int64
+        var mode: mode_t
+        var modified: Int
+        var linkTarget: String?
+    }
+
+    private let archive: OpaquePointer
+    private let path: String
+
+    init(path: String) throws {
+        guard let archive = archive_read_new() else {
+            throw DBToolError(.software, "libarchive could not allocate an archive reader")
+        }
+        self.archive = archive
+        self.path = path
+        archive_read_support_filter_all(archive)
+        archive_read_support_format_all(archive)
+        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+            let message = archive_error_string(archive).map { String(cString: $0) } ?? "unreadable"
+            archive_read_free(archive)
+            throw DBToolError(
+                FileManager.default.fileExists(atPath: path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
+        }
+    }
+
+    deinit {
+        archive_read_free(archive)
+    }
+
+    /// The next entry's header, or nil at the end of the archive.
+    ///
+    /// - throws: ``DBToolError`` (65) on a truncated or corrupt archive.
+    func nextEntry() throws -> Entry? {
+        var entry: OpaquePointer?
+        let code = archive_read_next_header(archive, &entry)
+        if code == ARCHIVE_EOF { return nil }
+        guard code >= ARCHIVE_WARN, let entry else { throw error("can not read the next entry") }
+        let type = archive_entry_filetype(entry)
+        let kind: Kind
+        if archive_entry_hardlink(entry) != nil {
+            kind = .hardLink
+        } else {
+            switch type {
+            case 0o100000: kind = .file
+            case 0o040000: kind = .directory
+            case 0o120000: kind = .symbolicLink
+            default: kind = .other
+            }
+        }
+        let link = archive_entry_hardlink(entry) ?? archive_entry_symlink(entry)
+        return Entry(
+            name: archive_entry_pathname(entry).map { String(cString: $0) } ?? "",
+            kind: kind,
+            size: archive_entry_size(entry),
+            mode: archive_entry_perm(entry),
+            modified: archive_entry_mtime(entry),
+            linkTarget: link.map { String(cString: $0) })
+    }
+
+    /// Streams the current entry's content to `body`, a buffer at a time.
+    func readData(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = archive_read_data(archive, buffer, ArchiveWriter.bufferSize)
+            if count == 0 { return }
+            guard count > 0 else { throw error("can not read the data of an entry") }
+            try body(UnsafeRawBufferPointer(start: buffer, count: count))
+        }
+    }
+
+    private func error(_ what: String) -> DBToolError {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error"
+        return DBToolError(.dataError, "\(what) of \(path): \(message) (the archive is truncated or corrupt)")
+    }
+}

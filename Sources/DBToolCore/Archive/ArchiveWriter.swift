@@ -1,0 +1,136 @@
+internal import DBToolLibArchive
+import Foundation
+
+/// Writes an archive with libarchive, one entry at a time, streaming file
+/// contents through a fixed buffer: memory stays flat whatever the size.
+///
+/// It owns its `struct archive *`, checks every result, and frees it on every
+/// path; ``finish()`` reports the error of `archive_write_close` (the last
+/// blocks are written then).
+final class ArchiveWriter {
+    private let archive: OpaquePointer
+    private let destination: String
+    private var isFinished = false
+
+    /// Starts an archive on an open file descriptor (not closed by the writer).
+    ///
+    /// - parameters:
+    ///   - level: The compression level, or nil for the format's default.
+    ///   - destination: The archive's path, for error messages.
+    init(fileDescriptor: Int32, format: ArchiveFormat, level: Int?, destination: String) throws {
+        guard let archive = archive_write_new() else {
+            throw DBToolError(.software, "libarchive could not allocate an archive writer")
+        }
+        self.archive = archive
+        self.destination = destination
+        do {
+            try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
+            switch format {
+            case .tarZstd: try check(archive_write_add_filter_zstd(archive))
+            case .tarGzip: try check(archive_write_add_filter_gzip(archive))
+            case .tarXz: try check(archive_write_add_filter_xz(archive))
+            case .tar, .zip: break
+            }
+            if let level {
+                if format == .zip {
+                    try check(archive_write_set_format_option(archive, "zip", "compression-level", String(level)))
+                } else if format != .tar {
+                    try check(archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
+                }
+            }
+            try check(archive_write_open_fd(archive, fileDescriptor))
+        } catch {
+            archive_write_free(archive)
+            throw error
+        }
+    }
+
+    deinit {
+        archive_write_free(archive)
+    }
+
+    /// Adds a regular file under `name`, keeping its permissions and
+    /// modification time.
+    func addFile(atPath path: String, as name: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DBToolError(.noInput, "can not read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw DBToolError(.ioError, "can not stat \(path): \(String(cString: strerror(errno)))")
+        }
+        try writeHeader(
+            name: name, size: Int64(info.st_size), mode: info.st_mode & 0o7777, seconds: Int(info.st_mtim.tv_sec),
+            nanoseconds: Int(info.st_mtim.tv_nsec))
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var remaining = Int64(info.st_size)
+        while remaining > 0 {
+            let count = read(descriptor, buffer, Self.bufferSize)
+            guard count > 0 else {
+                throw DBToolError(
+                    .ioError,
+                    "can not read \(path): \(count < 0 ? String(cString: strerror(errno)) : "it got shorter while being archived")")
+            }
+            try writeData(buffer, count: count)
+            remaining -= Int64(count)
+        }
+    }
+
+    /// Adds bytes under `name` (a manifest, for example).
+    func addData(_ data: Data, as name: String, mode: mode_t = 0o600, modified: Date = Date()) throws {
+        let seconds = modified.timeIntervalSince1970
+        try writeHeader(
+            name: name, size: Int64(data.count), mode: mode, seconds: Int(seconds),
+            nanoseconds: Int((seconds - seconds.rounded(.down)) * 1e9))
+        try data.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 { try writeData(base, count: bytes.count) }
+        }
+    }
+
+    /// Writes the last blocks. Must be called for a complete archive.
+    func finish() throws {
+        guard !isFinished else { return }
+        isFinished = true
+        try check(archive_write_close(archive))
+    }
+
+    /// 1 MiB: large enough for throughput, small enough for a flat memory.
+    static let bufferSize = 1 << 20
+
+    private func writeHeader(name: String, size: Int64, mode: mode_t, seconds: Int, nanoseconds: Int) throws {
+        guard let entry = archive_entry_new() else {
+            throw DBToolError(.software, "libarchive could not allocate an entry")
+        }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname(entry, name)
+        archive_entry_set_size(entry, size)
+        archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG, a macro Swift can not import
+        archive_entry_set_perm(entry, mode)
+        archive_entry_set_mtime(entry, seconds, nanoseconds)
+        try check(archive_write_header(archive, entry))
+    }
+
+    private func writeData(_ bytes: UnsafeRawPointer, count: Int) throws {
+        var offset = 0
+        while offset < count {
+            let written = archive_write_data(archive, bytes + offset, count - offset)
+            guard written > 0 else {
+                // Never drop the rest of an entry silently.
+                try check(written < 0 ? CInt(truncatingIfNeeded: written) : ARCHIVE_FATAL)
+                throw DBToolError(.ioError, "can not write the archive \(destination): libarchive wrote nothing")
+            }
+            offset += written
+        }
+    }
+
+    private func check(_ code: CInt) throws {
+        guard code < ARCHIVE_OK else { return }  // ARCHIVE_OK or better
+        if code == ARCHIVE_WARN { return }
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
+        let status: ExitStatus = archive_errno(archive) == ENOSPC || archive_errno(archive) == EIO ? .ioError : .cantCreate
+        throw DBToolError(status, "can not write the archive \(destination): \(message)")
+    }
+}
