@@ -17,6 +17,13 @@ struct MigrationsOptions: ParsableArguments {
     var path: String? {
         migrations ?? ProcessInfo.processInfo.environment["DBTOOL_MIGRATIONS"].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// The maintenance operations on this directory and database.
+    func maintenance(_ database: DatabaseOptions) -> MigrationMaintenance {
+        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: path!)
+        maintenance.timeout = database.timeout
+        return maintenance
+    }
 }
 
 struct MigrateCommand: ParsableCommand {
@@ -113,7 +120,7 @@ struct MigrateStatus: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = MigrationMaintenance(location: database.location, migrationsPath: migrations.path!)
+        let maintenance = migrations.maintenance(database)
         let report: MigrationMaintenance.StatusReport
         do { report = try maintenance.status() } catch { fail(error) }
         if !output.quiet {
@@ -148,8 +155,7 @@ struct MigrateRollback: ParsableCommand {
     }
 
     func run() throws {
-        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: migrations.path!)
-        maintenance.timeout = database.timeout
+        let maintenance = migrations.maintenance(database)
         runReporting(output, operation: { try maintenance.rollback(steps: steps) }, text: describe)
     }
 }
@@ -166,8 +172,7 @@ struct MigrateRepair: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: migrations.path!)
-        maintenance.timeout = database.timeout
+        let maintenance = migrations.maintenance(database)
         runReporting(
             output, operation: { try maintenance.repair(version: version) },
             text: { record in
@@ -188,8 +193,7 @@ struct MigrateBaseline: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: migrations.path!)
-        maintenance.timeout = database.timeout
+        let maintenance = migrations.maintenance(database)
         runReporting(
             output, operation: { try maintenance.baseline(version: version) },
             text: { records in
