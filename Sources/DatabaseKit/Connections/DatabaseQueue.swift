@@ -245,8 +245,18 @@ extension Database {
     /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
     func readOnly<T>(_ value: () throws -> T) throws -> T {
         if configuration.readonly { return try value() }
-        try execute(sql: "PRAGMA query_only = 1")
-        defer { try? execute(sql: "PRAGMA query_only = 0") }
-        return try value()
+        try checkOpen()
+        try accessStatements.queryOnly(true).execute()
+        let result: T
+        do {
+            result = try value()
+        } catch {
+            try? accessStatements.queryOnly(false).execute()
+            throw error
+        }
+        // A failure to switch back must be reported: the connection would
+        // otherwise stay read-only for the writes that follow.
+        try accessStatements.queryOnly(false).execute()
+        return result
     }
 }

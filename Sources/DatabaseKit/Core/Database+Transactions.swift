@@ -80,13 +80,13 @@ extension Database {
     ///   ``Configuration/defaultTransactionKind``).
     public func beginTransaction(_ kind: TransactionKind? = nil) throws {
         try checkOpen()
-        try transactionStatements.begin(kind ?? configuration.defaultTransactionKind).execute()
+        try accessStatements.begin(kind ?? configuration.defaultTransactionKind).execute()
     }
 
     /// Commits the current transaction.
     public func commit() throws {
         try checkOpen()
-        try transactionStatements.commit().execute()
+        try accessStatements.commit().execute()
     }
 
     /// Rolls the current transaction back.
@@ -118,14 +118,17 @@ extension Database {
     }
 }
 
-/// BEGIN and COMMIT, compiled once per connection: every access block runs
-/// them, and looking them up in the statement cache would hash their SQL.
-final class TransactionStatements {
+/// The statements every access block runs (BEGIN, COMMIT, and the
+/// `query_only` switches of read accesses), compiled once per connection:
+/// running them through the statement cache would hash their SQL each time.
+final class AccessStatements {
     private unowned let db: Database
     private var beginDeferred: Statement?
     private var beginImmediate: Statement?
     private var beginExclusive: Statement?
     private var commitStatement: Statement?
+    private var queryOnlyOn: Statement?
+    private var queryOnlyOff: Statement?
 
     init(_ db: Database) { self.db = db }
 
@@ -141,6 +144,11 @@ final class TransactionStatements {
         try statement(&commitStatement, "COMMIT TRANSACTION")
     }
 
+    /// `PRAGMA query_only = 1` or `= 0`.
+    func queryOnly(_ isOn: Bool) throws -> Statement {
+        isOn ? try statement(&queryOnlyOn, "PRAGMA query_only = 1") : try statement(&queryOnlyOff, "PRAGMA query_only = 0")
+    }
+
     private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try db.makeStatement(sql: sql)
@@ -154,5 +162,7 @@ final class TransactionStatements {
         beginImmediate = nil
         beginExclusive = nil
         commitStatement = nil
+        queryOnlyOn = nil
+        queryOnlyOff = nil
     }
 }

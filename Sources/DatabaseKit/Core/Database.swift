@@ -30,8 +30,8 @@ public final class Database {
     /// keyed by SQL, so that repeated SQL is compiled once.
     var statementCache = StatementCache()
 
-    /// BEGIN and COMMIT, compiled once.
-    private(set) lazy var transactionStatements = TransactionStatements(self)
+    /// BEGIN, COMMIT and the query_only switches, compiled once.
+    private(set) lazy var accessStatements = AccessStatements(self)
 
     /// The thread that runs the current access block: statements and cursors
     /// refuse to run on any other thread.
@@ -375,7 +375,7 @@ public final class Database {
     func close() throws {
         guard let sqliteConnection else { return }
         statementCache.removeAll()
-        transactionStatements.removeAll()
+        accessStatements.removeAll()
         let code = sqlite3_close(sqliteConnection)
         guard code == SQLITE_OK else {
             var alive: [String] = []
@@ -397,7 +397,7 @@ public final class Database {
     /// page cache. See <https://www.sqlite.org/c3ref/db_release_memory.html>.
     public func releaseMemory() {
         statementCache.removeAll()
-        transactionStatements.removeAll()
+        accessStatements.removeAll()
         if let sqliteConnection { sqlite3_db_release_memory(sqliteConnection) }
     }
 }
