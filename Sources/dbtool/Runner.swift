@@ -8,10 +8,20 @@ func runReporting<Report: Encodable>(
     operation: () throws -> Report,
     text: (Report) -> String
 ) -> Never {
+    runReporting(format: output.format, quiet: output.quiet, operation: operation, text: text)
+}
+
+/// Runs an operation and prints its report in `format`, unless `quiet`.
+func runReporting<Report: Encodable>(
+    format: ReportFormat,
+    quiet: Bool,
+    operation: () throws -> Report,
+    text: (Report) -> String
+) -> Never {
     do {
         let report = try operation()
-        if !output.quiet {
-            switch output.format {
+        if !quiet {
+            switch format {
             case .text: print(text(report))
             case .json: print(jsonDocument(report))
             }
@@ -39,27 +49,3 @@ func jsonDocument(_ value: some Encodable) -> String {
 
 /// True when the file descriptor is a terminal.
 func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
-
-/// A progress line on stderr, redrawn at most ten times a second, shown only
-/// once the work has lasted a second.
-final class ProgressLine: @unchecked Sendable {
-    // Safe: `lastDraw` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private let label: String
-    private let start = Date()
-    private var lastDraw = Date.distantPast
-
-    init(label: String) { self.label = label }
-
-    func update(done: Int, total: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        let finished = done >= total
-        guard now.timeIntervalSince(start) >= 1, finished || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = now
-        let percent = total > 0 ? done * 100 / total : 100
-        let line = "\r\(label): \(percent)% (\(done)/\(total) pages)" + (finished ? "\n" : "")
-        FileHandle.standardError.write(Data(line.utf8))
-    }
-}

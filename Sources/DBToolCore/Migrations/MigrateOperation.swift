@@ -44,7 +44,7 @@ public struct MigrateOperation: Sendable {
         let directory = try MigrationDirectory(path: migrationsPath)
         try location.checkExists()
         // A dry run only reads: it takes no lock, so it leaves no lock file.
-        let lock = dryRun ? nil : try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        let lock = dryRun ? nil : try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
         defer { withExtendedLifetime(lock) {} }
         let dbQueue = try location.openQueue(timeout: timeout)
         return try location.reportingErrors(timeout: timeout) {

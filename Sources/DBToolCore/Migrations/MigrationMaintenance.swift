@@ -135,7 +135,7 @@ public struct MigrationMaintenance: Sendable {
     private func underLock<T>(_ body: (Database, MigrationState) throws -> T) throws -> T {
         let directory = try MigrationDirectory(path: migrationsPath)
         try location.checkExists()
-        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
         defer { withExtendedLifetime(lock) {} }
         let dbQueue = try location.openQueue(timeout: timeout)
         return try location.reportingErrors(timeout: timeout) {

@@ -55,7 +55,7 @@ public enum MigrationSnapshots {
         let snapshotLocation = DatabaseLocation(path: snapshot)
         try snapshotLocation.checkExists()
         try location.checkExists()
-        let lock = try MigrationLock(directory: location.directoryPath, timeout: timeout)
+        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
         defer { withExtendedLifetime(lock) {} }
         let source = try snapshotLocation.openQueue(timeout: timeout, readonly: true)
         let destination = try location.openQueue(timeout: timeout)

@@ -54,8 +54,3 @@ public struct CheckpointOperation: Sendable {
         }
     }
 }
-
-/// The size of a file, 0 when it does not exist.
-func fileSize(_ path: String) -> Int64 {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-}

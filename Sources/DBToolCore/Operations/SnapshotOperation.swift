@@ -62,9 +62,9 @@ public struct SnapshotOperation: Sendable {
                 .noPermission, "can not write \(destination): the directory \(directory) is not writable",
                 hint: "Check its permissions, or choose another destination.")
         }
-        removeStaleTempFiles(in: directory)
+        removeStaleTempFiles(in: directory, prefix: Self.tempPrefix)
         let source = try location.openQueue(timeout: timeout)
-        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-" + URL(fileURLWithPath: destination).lastPathComponent
+        let temp = directory + "/" + tempName(prefix: Self.tempPrefix, for: URL(fileURLWithPath: destination).lastPathComponent)
         defer { removeDatabaseFiles(temp) }
 
         let pageCount = try location.reportingErrors(timeout: timeout) { () -> Int in
@@ -84,7 +84,8 @@ public struct SnapshotOperation: Sendable {
             }
             return try finalizeCopy(temp)
         }
-        try syncAndRename(temp, to: destination, directory: directory)
+        try fsyncPath(temp)
+        try publish(temp, as: destination, what: "the snapshot")
         let deleted = try prune(directory: directory, except: destination)
         return Report(
             database: location.filePath, snapshot: destination, bytes: fileSize(destination),
@@ -129,15 +130,6 @@ public struct SnapshotOperation: Sendable {
         }
     }
 
-    private func syncAndRename(_ temp: String, to destination: String, directory: String) throws {
-        try fsyncPath(temp)
-        guard rename(temp, destination) == 0 else {
-            let code = errno
-            throw DBToolError(.cantCreate, "can not move the snapshot to \(destination): \(String(cString: strerror(code)))")
-        }
-        try fsyncPath(directory)
-    }
-
     /// Deletes the oldest timestamped snapshots beyond `keep`, never the new one.
     private func prune(directory: String, except newest: String) throws -> [String] {
         guard let keep, outputDirectory != nil else { return [] }
@@ -148,34 +140,5 @@ public struct SnapshotOperation: Sendable {
         let doomed = ours.dropLast(max(keep, 1)).map { directory + "/" + $0 }.filter { $0 != newest }
         for path in doomed { try? FileManager.default.removeItem(atPath: path) }
         return doomed
-    }
-
-    /// Removes temp files of snapshots whose process is gone.
-    private func removeStaleTempFiles(in directory: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(Self.tempPrefix) {
-            let pidText = name.dropFirst(Self.tempPrefix.count).prefix { $0.isNumber }
-            if let pid = pid_t(pidText), kill(pid, 0) != 0 && errno == ESRCH {
-                try? FileManager.default.removeItem(atPath: directory + "/" + name)
-            }
-        }
-    }
-}
-
-func removeDatabaseFiles(_ path: String) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        try? FileManager.default.removeItem(atPath: path + suffix)
-    }
-}
-
-/// fsync(2) of a file or directory.
-func fsyncPath(_ path: String) throws {
-    let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else {
-        throw DBToolError(.ioError, "can not open \(path) to sync it: \(String(cString: strerror(errno)))")
-    }
-    defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else {
-        throw DBToolError(.ioError, "can not sync \(path) to disk: \(String(cString: strerror(errno)))")
     }
 }

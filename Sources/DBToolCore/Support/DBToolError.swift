@@ -21,13 +21,15 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case tempFail = 75
     /// Permission denied.
     case noPermission = 77
+    /// Interrupted by SIGINT or SIGTERM, after cleaning up (128 + SIGINT).
+    case interrupted = 130
 
     /// One line per status, for `--help` and the README.
     public static let documentation = """
         Exit status: 0 success; 64 usage error; 65 data error (bad SQL, not a database, \
         integrity failure); 66 input missing (database, directory, file); 73 cannot create output; \
         74 I/O error; 75 temporary failure: database busy or locked past --timeout (retry later); \
-        77 permission denied.
+        77 permission denied; 130 interrupted by SIGINT or SIGTERM (after cleaning up).
         """
 }
 

@@ -12,6 +12,9 @@ public struct DatabaseLocation: Sendable, Equatable {
     public let filePath: String
     /// The directory that holds the file.
     public let directoryPath: String
+    /// True when the path named the directory (the layout of `dbtool init`),
+    /// false when it named the file.
+    public let namesDirectory: Bool
 
     /// Resolves `path`: a directory means the file inside it; anything else
     /// is the file itself.
@@ -21,9 +24,11 @@ public struct DatabaseLocation: Sendable, Equatable {
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
             directoryPath = url.path
             filePath = url.appendingPathComponent(fileName).path
+            namesDirectory = true
         } else {
             filePath = url.path
             directoryPath = url.deletingLastPathComponent().path
+            namesDirectory = false
         }
     }
 

@@ -33,7 +33,7 @@ final class ArchiveReader {
         archive_read_support_format_all(archive)
         guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
             let message = archive_error_string(archive).map { String(cString: $0) } ?? "unreadable"
-            archive_read_free(archive)
+            // deinit frees the archive: every stored property is set.
             throw DBToolError(
                 FileManager.default.fileExists(atPath: path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
         }

@@ -23,26 +23,22 @@ final class ArchiveWriter {
         }
         self.archive = archive
         self.destination = destination
-        do {
-            try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
-            switch format {
-            case .tarZstd: try check(archive_write_add_filter_zstd(archive))
-            case .tarGzip: try check(archive_write_add_filter_gzip(archive))
-            case .tarXz: try check(archive_write_add_filter_xz(archive))
-            case .tar, .zip: break
-            }
-            if let level {
-                if format == .zip {
-                    try check(archive_write_set_format_option(archive, "zip", "compression-level", String(level)))
-                } else if format != .tar {
-                    try check(archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
-                }
-            }
-            try check(archive_write_open_fd(archive, fileDescriptor))
-        } catch {
-            archive_write_free(archive)
-            throw error
+        // From here on, an error thrown leaves deinit to free the archive.
+        try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
+        switch format {
+        case .tarZstd: try check(archive_write_add_filter_zstd(archive))
+        case .tarGzip: try check(archive_write_add_filter_gzip(archive))
+        case .tarXz: try check(archive_write_add_filter_xz(archive))
+        case .tar, .zip: break
         }
+        if let level {
+            if format == .zip {
+                try check(archive_write_set_format_option(archive, "zip", "compression-level", String(level)))
+            } else if format != .tar {
+                try check(archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
+            }
+        }
+        try check(archive_write_open_fd(archive, fileDescriptor))
     }
 
     deinit {
@@ -50,8 +46,12 @@ final class ArchiveWriter {
     }
 
     /// Adds a regular file under `name`, keeping its permissions and
-    /// modification time.
-    func addFile(atPath path: String, as name: String) throws {
+    /// modification time; `observe` sees every chunk written (for hashes
+    /// and progress).
+    ///
+    /// - returns: The number of bytes archived.
+    @discardableResult
+    func addFile(atPath path: String, as name: String, observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }) throws -> Int64 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw DBToolError(.noInput, "can not read \(path): \(String(cString: strerror(errno)))")
@@ -61,22 +61,44 @@ final class ArchiveWriter {
         guard fstat(descriptor, &info) == 0 else {
             throw DBToolError(.ioError, "can not stat \(path): \(String(cString: strerror(errno)))")
         }
+        return try addFile(descriptor: descriptor, info: info, length: Int64(info.st_size), path: path, as: name, observe: observe)
+    }
+
+    /// Adds the first `length` bytes of an open file (read with `pread`:
+    /// the descriptor's offset is left alone), with the permissions and
+    /// modification time of `info`.
+    ///
+    /// - returns: The number of bytes archived.
+    @discardableResult
+    func addFile(
+        descriptor: Int32, info: stat, length: Int64, path: String, as name: String,
+        observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
+    ) throws -> Int64 {
         try writeHeader(
-            name: name, size: Int64(info.st_size), mode: info.st_mode & 0o7777, seconds: Int(info.st_mtim.tv_sec),
+            name: name, size: length, mode: info.st_mode & 0o7777, seconds: Int(info.st_mtim.tv_sec),
             nanoseconds: Int(info.st_mtim.tv_nsec))
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
-        var remaining = Int64(info.st_size)
-        while remaining > 0 {
-            let count = read(descriptor, buffer, Self.bufferSize)
+        var offset: Int64 = 0
+        while offset < length {
+            let count = pread(descriptor, buffer, Int(min(Int64(Self.bufferSize), length - offset)), off_t(offset))
             guard count > 0 else {
                 throw DBToolError(
                     .ioError,
                     "can not read \(path): \(count < 0 ? String(cString: strerror(errno)) : "it got shorter while being archived")")
             }
             try writeData(buffer, count: count)
-            remaining -= Int64(count)
+            try observe(UnsafeRawBufferPointer(start: buffer, count: count))
+            offset += Int64(count)
         }
+        return length
+    }
+
+    /// Adds a directory entry, with its permissions and modification time.
+    func addDirectory(as name: String, mode: mode_t, modified: timespec) throws {
+        try writeHeader(
+            name: name.hasSuffix("/") ? name : name + "/", size: 0, mode: mode, seconds: Int(modified.tv_sec),
+            nanoseconds: Int(modified.tv_nsec), type: 0o040000)  // AE_IFDIR
     }
 
     /// Adds bytes under `name` (a manifest, for example).
@@ -100,14 +122,14 @@ final class ArchiveWriter {
     /// 1 MiB: large enough for throughput, small enough for a flat memory.
     static let bufferSize = 1 << 20
 
-    private func writeHeader(name: String, size: Int64, mode: mode_t, seconds: Int, nanoseconds: Int) throws {
+    private func writeHeader(name: String, size: Int64, mode: mode_t, seconds: Int, nanoseconds: Int, type: mode_t = 0o100000) throws {
         guard let entry = archive_entry_new() else {
             throw DBToolError(.software, "libarchive could not allocate an entry")
         }
         defer { archive_entry_free(entry) }
         archive_entry_set_pathname(entry, name)
         archive_entry_set_size(entry, size)
-        archive_entry_set_filetype(entry, 0o100000)  // AE_IFREG, a macro Swift can not import
+        archive_entry_set_filetype(entry, UInt32(type))  // AE_IFREG by default: the macros are not imported
         archive_entry_set_perm(entry, mode)
         archive_entry_set_mtime(entry, seconds, nanoseconds)
         try check(archive_write_header(archive, entry))

@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+
+/// The second pass over an archive that ``ArchiveInspection`` accepted:
+/// writes the folder's content into `directory` (created, and empty). Files
+/// are created exclusively (never through an existing path), hashed again
+/// against the first pass (the archive could have changed in between),
+/// and fsynced; permissions (setuid and the like dropped) and times are
+/// kept. The manifest is not extracted: it describes the backup, it was not
+/// part of the database directory.
+struct ArchiveExtraction {
+    let inspection: ArchiveInspection
+
+    /// Extracts into `directory`, which must exist and be empty. On error,
+    /// what was written stays there: the caller removes the directory.
+    func run(into directory: String, progress: (Int64, Int64) -> Void = { _, _ in }) throws {
+        let archive = inspection.archive
+        let reader = try ArchiveReader(path: archive)
+        let total = inspection.manifest.files.reduce(Int64(0)) { $0 + $1.size }
+        var done: Int64 = 0
+        var directoryTimes: [(String, Int)] = []
+        while let entry = try reader.nextEntry() {
+            try Interruption.check()
+            let (_, path) = try ArchiveInspection.split(entry.name, archive: archive)
+            let target = path.isEmpty ? directory : directory + "/" + path
+            switch entry.kind {
+            case .directory:
+                if !path.isEmpty && mkdir(target, 0o700) != 0 && errno != EEXIST {
+                    throw DBToolError(.cantCreate, "can not create \(target): \(systemError())")
+                }
+                guard chmod(target, entry.mode & 0o777) == 0 else {
+                    throw DBToolError(.cantCreate, "can not set the permissions of \(target): \(systemError())")
+                }
+                directoryTimes.append((target, entry.modified))
+            case .file where path == BackupManifest.entryName:
+                continue
+            case .file:
+                try extractFile(reader, entry: entry, path: path, to: target) { count in
+                    done += count
+                    progress(done, total)
+                }
+            case .symbolicLink, .hardLink, .other:
+                // The inspection refused these; the archive changed since.
+                throw DBToolError(.dataError, "the archive \(archive) changed while it was being restored (\(entry.name))")
+            }
+        }
+        // Directory times last: creating files inside changed them.
+        for (path, modified) in directoryTimes.reversed() {
+            var times = [timespec(tv_sec: modified, tv_nsec: 0), timespec(tv_sec: modified, tv_nsec: 0)]
+            utimensat(AT_FDCWD, path, &times, 0)
+        }
+        try fsyncPath(directory)
+    }
+
+    private func extractFile(
+        _ reader: ArchiveReader, entry: ArchiveReader.Entry, path: String, to target: String, copied: (Int64) -> Void
+    ) throws {
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not create \(target): \(systemError())")
+        }
+        defer { close(descriptor) }
+        var hash = SHA256()
+        try reader.readData { chunk in
+            var offset = 0
+            while offset < chunk.count {
+                let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
+                guard written > 0 else {
+                    throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not write \(target): \(systemError())")
+                }
+                offset += written
+            }
+            hash.update(bufferPointer: chunk)
+            copied(Int64(chunk.count))
+            try Interruption.check()
+        }
+        guard hash.finalize().hexString == inspection.hashes[path] else {
+            throw DBToolError(.dataError, "the archive \(inspection.archive) changed while it was being restored (\(entry.name))")
+        }
+        var times = [timespec(tv_sec: entry.modified, tv_nsec: 0), timespec(tv_sec: entry.modified, tv_nsec: 0)]
+        guard fchmod(descriptor, entry.mode & 0o777) == 0, futimens(descriptor, &times) == 0, fsync(descriptor) == 0 else {
+            throw DBToolError(.ioError, "can not finish writing \(target): \(systemError())")
+        }
+    }
+}

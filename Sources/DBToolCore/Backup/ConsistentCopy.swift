@@ -1,0 +1,176 @@
+import DatabaseKit
+import Foundation
+
+/// The database file, its WAL and its SHM, all from one committed state,
+/// read while other processes keep writing, with writers kept waiting as
+/// little as possible.
+///
+/// In WAL mode (the default of `dbtool init`), in this order:
+/// 1. Connection R begins a read transaction. While it lasts, SQLite's WAL
+///    locks guarantee two things (wal.c, `walCheckpoint` and `walRestartLog`):
+///    a checkpoint copies into the database file only frames that R's
+///    snapshot includes, and none at all while R reads from the database
+///    file alone; and the WAL is never restarted under frames that were
+///    copied into the database file.
+/// 2. The database file is streamed into the archive from a descriptor of
+///    this process, up to R's size. A page a checkpoint rewrites meanwhile
+///    may be copied torn, but its frame stays in the WAL, which recovery
+///    replays over it.
+/// 3. Connection W runs `BEGIN IMMEDIATE`: no commit and no WAL reset can
+///    happen while it holds the write lock. The WAL and SHM are copied into
+///    the staging directory (with `sendfile(2)`, in the kernel), and W rolls
+///    back. This is the only time writers wait: a WAL's copy, not the
+///    database's.
+/// 4. R ends; both connections are closed.
+/// 5. Only then are this process's own descriptors closed. A POSIX `close()`
+///    of any descriptor on a file drops every lock this process holds on it
+///    (sqlite.org, "How To Corrupt Your Database Files", section 2.2);
+///    after the connections are gone there is no lock left to drop.
+///
+/// The archived state is the one at step 3: every transaction committed
+/// before the backup started is in it. In rollback-journal mode a reader
+/// blocks commits anyway, so the database is copied into the staging
+/// directory under `BEGIN IMMEDIATE` (RESERVED), and writers wait for that copy.
+struct ConsistentCopy {
+    let location: DatabaseLocation
+    let timeout: TimeInterval
+
+    /// What the copy holds.
+    struct State {
+        var journalMode: String
+        var pageSize: Int
+        var pageCount: Int
+        var schemaVersion: Int
+        var userVersion: Int
+        var migrations: [BackupManifest.Migration]
+        /// How long writers were kept out.
+        var lockDuration: TimeInterval
+        /// The files copied into the staging directory, by their name.
+        var stagedFiles: [String]
+    }
+
+    /// The companions of the database file that belong to its state.
+    static let companionSuffixes = ["-wal", "-shm"]
+
+    /// Takes the copy. In WAL mode `streamDatabase` archives the live
+    /// database file: it gets an open descriptor, its `stat`, and the
+    /// length to archive. The other files are copied into `staging` (an
+    /// existing, empty directory) with their names, permissions and times.
+    func run(
+        into staging: String, streamDatabase: (Int32, stat, Int64) throws -> Void, progress: (Int64, Int64) -> Void
+    ) throws -> State {
+        // Declared first, so closed last: after the connections (step 5).
+        var descriptors: [Int32] = []
+        defer { for descriptor in descriptors { close(descriptor) } }
+        let reader = try location.openQueue(timeout: timeout)
+        defer { try? reader.close() }
+        let writer = try location.openQueue(timeout: timeout)
+        defer { try? writer.close() }
+        let register = { (descriptor: Int32) in descriptors.append(descriptor) }
+
+        return try location.reportingErrors(timeout: timeout) {
+            try reader.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN DEFERRED")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                // Reading starts the transaction: its WAL read lock is taken now.
+                let pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" else {
+                    try db.execute(sql: "ROLLBACK")  // a reader would block the locked copy's writers
+                    return try lockedCopy(writer, of: [""] + Self.companionSuffixes, into: staging, register: register, progress: progress)
+                }
+                let path = location.filePath
+                guard let (descriptor, info) = try openSource(path, register: register) else {
+                    throw DBToolError(.noInput, "no database at \(path)")
+                }
+                try streamDatabase(descriptor, info, min(Int64(info.st_size), Int64(pageCount) * Int64(pageSize)))
+                return try lockedCopy(writer, of: Self.companionSuffixes, into: staging, register: register, progress: progress)
+            }
+        }
+    }
+
+    /// Copies the files named by `suffixes` (appended to the database's
+    /// path; "" is the database file) into `staging`, under `BEGIN IMMEDIATE`
+    /// on `writer`, and reads the state they hold.
+    private func lockedCopy(
+        _ writer: DatabaseQueue, of suffixes: [String], into staging: String, register: (Int32) -> Void,
+        progress: (Int64, Int64) -> Void
+    ) throws -> State {
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let lockStart = DispatchTime.now()
+            defer { try? db.execute(sql: "ROLLBACK") }
+
+            var state = State(
+                journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown",
+                pageSize: try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0,
+                pageCount: try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
+                schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
+                userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                migrations: try MigrationsTable.records(db).map {
+                    BackupManifest.Migration(version: $0.version, name: $0.name, appliedAt: $0.appliedAt)
+                },
+                lockDuration: 0, stagedFiles: [])
+
+            var sources: [(name: String, descriptor: Int32, info: stat)] = []
+            for suffix in suffixes {
+                let path = location.filePath + suffix
+                if let (descriptor, info) = try openSource(path, register: register) {
+                    sources.append((URL(fileURLWithPath: path).lastPathComponent, descriptor, info))
+                }
+            }
+            let total = sources.reduce(Int64(0)) { $0 + Int64($1.info.st_size) }
+            var done: Int64 = 0
+            for source in sources {
+                try Self.copy(source.descriptor, info: source.info, to: staging + "/" + source.name) { count in
+                    done += count
+                    progress(done, total)
+                }
+                state.stagedFiles.append(source.name)
+            }
+            state.lockDuration = Double(DispatchTime.now().uptimeNanoseconds - lockStart.uptimeNanoseconds) / 1e9
+            return state
+        }
+    }
+
+    /// Opens a file to copy, or returns nil when it does not exist (no WAL
+    /// or SHM is fine). The descriptor is closed by ``run(into:streamDatabase:progress:)``, last.
+    private func openSource(_ path: String, register: (Int32) -> Void) throws -> (Int32, stat)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 && errno == ENOENT { return nil }
+        guard descriptor >= 0 else {
+            throw DBToolError(.noPermission, "can not read \(path): \(systemError())", hint: "Run dbtool as a user who can read it.")
+        }
+        register(descriptor)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw DBToolError(.ioError, "can not stat \(path): \(systemError())")
+        }
+        return (descriptor, info)
+    }
+
+    /// Copies an open file into a new file at `path`, with the same
+    /// permissions and times, in 64 MiB kernel copies.
+    private static func copy(_ source: Int32, info: stat, to path: String, copied: (Int64) -> Void) throws {
+        let destination = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard destination >= 0 else {
+            throw DBToolError(.cantCreate, "can not create \(path): \(systemError())")
+        }
+        defer { close(destination) }
+        var offset: off_t = 0
+        let size = off_t(info.st_size)
+        while offset < size {
+            try Interruption.check()
+            let count = sendfile(destination, source, &offset, Int(min(size - offset, 64 << 20)))
+            if count == 0 { break }  // shorter than at fstat: nothing left to copy
+            guard count > 0 else {
+                throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not copy to \(path): \(systemError())")
+            }
+            copied(Int64(count))
+        }
+        var times = [info.st_atim, info.st_mtim]
+        guard fchmod(destination, info.st_mode & 0o777) == 0, futimens(destination, &times) == 0 else {
+            throw DBToolError(.cantCreate, "can not set the permissions and times of \(path): \(systemError())")
+        }
+    }
+}
