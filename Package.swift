@@ -58,7 +58,7 @@ let package = Package(
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",
-            dependencies: ["dbtool", "DBToolCore", "DatabaseKit"]),
+            dependencies: ["dbtool", "DBToolCore", "DatabaseKit", "DBToolLibArchive"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -173,13 +173,13 @@ _dbtool() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|migrate|exec|checkpoint|snapshot|help)
+    init|migrate|exec|checkpoint|snapshot|backup|restore|help)
         # Offer subcommand argument completions
         "_dbtool_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore help' -- "${cur}"))
         ;;
     esac
 }
@@ -550,6 +550,125 @@ _dbtool_snapshot() {
     case "${positional_number}" in
     1)
         __dbtool_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_dbtool_backup() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __dbtool_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    create|verify)
+        # Offer subcommand argument completions
+        "_dbtool_backup_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'create verify' -- "${cur}"))
+        ;;
+    esac
+}
+
+_dbtool_backup_create() {
+    repeating_flags=()
+    non_repeating_flags=(--force --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--output --output-dir --format --level --keep --report --database --file-name --timeout)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--output-dir')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'tar.zst'$'\n''tar.gz'$'\n''tar.xz'$'\n''tar'$'\n''zip'
+        return
+        ;;
+    '--level')
+        return
+        ;;
+    '--keep')
+        return
+        ;;
+    '--report')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    esac
+}
+
+_dbtool_backup_verify() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_dbtool_restore() {
+    repeating_flags=()
+    non_repeating_flags=(--force --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--format)
+    __dbtool_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -f
+        return
+        ;;
+    2)
+        __dbtool_add_completions -d
         return
         ;;
     esac

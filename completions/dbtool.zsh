@@ -55,13 +55,15 @@ _dbtool() {
             'exec:Run SQL, all or nothing, and print the rows.'
             'checkpoint:Checkpoint the WAL, and report frames and WAL file sizes.'
             'snapshot:Write a consistent single-file copy of the database.'
+            'backup:Archive the whole database directory, consistent while the application writes.'
+            'restore:Restore a database directory from an archive of dbtool backup.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        init|migrate|exec|checkpoint|snapshot|help)
+        init|migrate|exec|checkpoint|snapshot|backup|restore|help)
             "_dbtool_${words[1]}" && ret=0
             ;;
         esac
@@ -309,6 +311,91 @@ _dbtool_snapshot() {
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_backup() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'create:Archive the whole database directory (the default of `dbtool backup`).'
+            'verify:Check that an archive is whole and holds a sound database.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        create|verify)
+            "_dbtool_backup_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_dbtool_backup_create() {
+    local -i ret=1
+    local -ar ___format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
+    local -ar ___report=('text' 'json')
+    local -ar arg_specs=(
+        '--output[The archive to write.]:output:_files'
+        '--output-dir[Write a timestamped archive in this directory instead.]:output-dir:_files -/'
+        '--format[The archive format.]:format:{__dbtool_complete "${___format[@]}"}'
+        '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
+        '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
+        '--force[Replace --output if it exists.]'
+        '--report[text for people, json for machines (one JSON document on stdout).]:report:{__dbtool_complete "${___report[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_backup_verify() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':archive:_files'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_restore() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':archive:_files'
+        ':directory:_files -/'
+        '--force[Replace the content of a non-empty DIR.]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'

@@ -12,10 +12,15 @@ public enum Interruption {
     /// the process at once; temp files are then removed by the next run.
     public static func install() {
         _ = received.load(ordering: .relaxed)  // initialize before any handler runs
+        var signals = sigset_t()
+        sigemptyset(&signals)
         for signalNumber in [SIGINT, SIGTERM] {
             // The handler only stores the signal: that is async-signal-safe.
             signal(signalNumber) { number in Interruption.received.store(number, ordering: .relaxed) }
+            sigaddset(&signals, signalNumber)
         }
+        // A parent may have spawned us with them blocked (some test runners do).
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Throws ``DBToolError`` 130 once a signal was received.
