@@ -8,7 +8,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # and pkg-config, through which SwiftPM finds them.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
 
-.PHONY: all deps bench-deps build test test-tsan demo demo-library lint bench bench-instructions completions install uninstall clean
+.PHONY: all deps bench-deps build test test-tsan demo demo-library lint bench bench-backup bench-instructions completions install uninstall clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -16,7 +16,7 @@ MAN_DATE := 2026-11-22
 BIN_PATH = $$($(SWIFT) build --show-bin-path)
 
 # The suites that exercise threads and processes, run under ThreadSanitizer.
-TSAN_SUITES := DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
+TSAN_SUITES := HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
 
 all: build
 
@@ -34,9 +34,9 @@ deps:
 	fi
 
 ## bench-deps: what the benchmarks need besides deps (valgrind: callgrind and its client-request
-## header; sqlite3: the shell dbtool is compared with)
+## header; sqlite3, tar and zstd: the tools dbtool is compared with)
 bench-deps: deps
-	@missing=""; for package in valgrind sqlite3; do \
+	@missing=""; for package in valgrind sqlite3 tar zstd; do \
 	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -62,8 +62,8 @@ test-tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## demo: the dbtool lifecycle on ./demo/db: init with the example migrations, migrate status,
-## exec, checkpoint, snapshot (run it again: nothing to migrate, exec adds a visit, snapshots
-## keep the newest 3)
+## exec, checkpoint, snapshot, then a backup and its verify (run it again: nothing to migrate,
+## exec adds a visit, snapshots and backups keep the newest 3)
 demo: deps
 	$(SWIFT) build --product dbtool
 	@set -e; dbtool="$(BIN_PATH)/dbtool"; db="$(DEMO_DIR)/db"; \
@@ -81,7 +81,12 @@ demo: deps
 	mkdir -p "$(DEMO_DIR)/snapshots"; \
 	step "dbtool snapshot --output-dir $(DEMO_DIR)/snapshots --keep 3"; \
 	"$$dbtool" snapshot --database "$$db" --output-dir "$(DEMO_DIR)/snapshots" --keep 3; \
-	step "files"; ls -l "$$db" "$(DEMO_DIR)/snapshots"
+	mkdir -p "$(DEMO_DIR)/backups"; \
+	step "dbtool backup --output-dir $(DEMO_DIR)/backups --keep 3"; \
+	"$$dbtool" backup --database "$$db" --output-dir "$(DEMO_DIR)/backups" --keep 3; \
+	archive=$$(ls -1 "$(DEMO_DIR)/backups"/db-*.tar.zst | tail -n 1); \
+	step "dbtool backup verify $$archive"; "$$dbtool" backup verify "$$archive"; \
+	step "files"; ls -l "$$db" "$(DEMO_DIR)/snapshots" "$(DEMO_DIR)/backups"
 
 ## demo-library: the DatabaseKit library at work on ./demo/library.sqlite
 demo-library: deps
@@ -96,6 +101,13 @@ bench: bench-deps
 	$(BENCH_BIN) instructions --results Benchmarks/RESULTS.md
 	$(SWIFT) build -c release --product dbtool
 	$(BENCH_BIN) tools --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
+	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
+
+## bench-backup: dbtool backup of a 1 GiB directory against tar | zstd, peak RSS, writer stalls
+bench-backup: bench-deps
+	$(SWIFT) build -c release --package-path Benchmarks
+	$(SWIFT) build -c release --product dbtool
+	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-instructions: each workload once under callgrind (timed region only), ratios in instructions
 bench-instructions: bench-deps

@@ -114,7 +114,7 @@ struct BackupCommandTests {
         }
         let last = try committed()
         try Data().write(to: URL(fileURLWithPath: stop))
-        await writer
+        _ = await writer
         try observer.close()
         #expect(last > backups[0].committedBefore + 20, "the writer kept committing during the backups")
 

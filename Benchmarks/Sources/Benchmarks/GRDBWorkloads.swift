@@ -1,5 +1,5 @@
-import GRDB
 import Foundation
+import GRDB
 
 // GRDB 7.10 through its public API, written as for DatabaseKit.
 
@@ -62,14 +62,30 @@ enum GRDBWorkloads {
                 let rows = try Row.fetchCursor(db, sql: "SELECT * FROM item")
                 if byName {
                     while let row = try rows.next() {
-                        let a: Int = row["i0"], b: Int = row["i1"], c: Int = row["i2"], d: Int = row["i3"], e: Int = row["i4"]
-                        let f: Int = row["i5"], g: Int = row["i6"], h: Int = row["i7"], i: Int = row["i8"], j: Int = row["i9"]
+                        let a: Int = row["i0"]
+                        let b: Int = row["i1"]
+                        let c: Int = row["i2"]
+                        let d: Int = row["i3"]
+                        let e: Int = row["i4"]
+                        let f: Int = row["i5"]
+                        let g: Int = row["i6"]
+                        let h: Int = row["i7"]
+                        let i: Int = row["i8"]
+                        let j: Int = row["i9"]
                         sum &+= Int64(a + b + c + d + e + f + g + h + i + j)
                     }
                 } else {
                     while let row = try rows.next() {
-                        let a: Int = row[0], b: Int = row[1], c: Int = row[2], d: Int = row[3], e: Int = row[4]
-                        let f: Int = row[5], g: Int = row[6], h: Int = row[7], i: Int = row[8], j: Int = row[9]
+                        let a: Int = row[0]
+                        let b: Int = row[1]
+                        let c: Int = row[2]
+                        let d: Int = row[3]
+                        let e: Int = row[4]
+                        let f: Int = row[5]
+                        let g: Int = row[6]
+                        let h: Int = row[7]
+                        let i: Int = row[8]
+                        let j: Int = row[9]
                         sum &+= Int64(a + b + c + d + e + f + g + h + i + j)
                     }
                 }

@@ -103,9 +103,10 @@ func runTimings(_ workloads: [Workload], fixtures: Fixtures, repetitions: Int) t
             result.seconds[implementation] = median(samples[implementation] ?? [])
             if let values = rss[implementation] { result.rssGrowthMiB[implementation] = values.max() }
         }
-        log(String(
-            format: "    raw %.4fs  DatabaseKit %.4fs  GRDB %.4fs",
-            result.seconds[.raw]!, result.seconds[.databaseKit]!, result.seconds[.grdb]!))
+        log(
+            String(
+                format: "    raw %.4fs  DatabaseKit %.4fs  GRDB %.4fs",
+                result.seconds[.raw]!, result.seconds[.databaseKit]!, result.seconds[.grdb]!))
         results.append(result)
     }
     return results
@@ -124,7 +125,8 @@ func loadAverage() -> String {
 /// The CPU model and count.
 func machineDescription() -> String {
     let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+    let model =
+        cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
         .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
     let cores = ProcessInfo.processInfo.activeProcessorCount
     let memory = ProcessInfo.processInfo.physicalMemory / (1 << 30)
@@ -137,7 +139,7 @@ func machineDescription() -> String {
 /// The resident set size of this process, in MiB.
 func currentRSSMiB() -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-          let pages = status.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        let pages = status.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
     else { return 0 }
     return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
 }

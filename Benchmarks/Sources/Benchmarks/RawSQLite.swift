@@ -123,7 +123,9 @@ struct Fixtures: Sendable {
         log("Generating fixtures in \(directory)")
         do {
             let db = try RawConnection(path: fixtures.fetchPath)
-            try db.execute("CREATE TABLE item (i0 INTEGER, i1 INTEGER, i2 INTEGER, i3 INTEGER, i4 INTEGER, i5 INTEGER, i6 INTEGER, i7 INTEGER, i8 INTEGER, i9 INTEGER)")
+            try db.execute(
+                "CREATE TABLE item (i0 INTEGER, i1 INTEGER, i2 INTEGER, i3 INTEGER, i4 INTEGER, i5 INTEGER, i6 INTEGER, i7 INTEGER, i8 INTEGER, i9 INTEGER)"
+            )
             try db.execute("BEGIN")
             let insert = try db.prepare("INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             for row in 0..<fetchRowCount {

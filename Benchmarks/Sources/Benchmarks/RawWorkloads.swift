@@ -5,14 +5,16 @@ import Foundation
 /// connections, statements prepared once, names resolved once, every result
 /// code checked).
 enum RawWorkloads {
-    static let createItem = "CREATE TABLE item (i0 INTEGER, i1 INTEGER, i2 INTEGER, i3 INTEGER, i4 INTEGER, i5 INTEGER, i6 INTEGER, i7 INTEGER, i8 INTEGER, i9 INTEGER)"
+    static let createItem =
+        "CREATE TABLE item (i0 INTEGER, i1 INTEGER, i2 INTEGER, i3 INTEGER, i4 INTEGER, i5 INTEGER, i6 INTEGER, i7 INTEGER, i8 INTEGER, i9 INTEGER)"
 
     static func insert(named: Bool, _ fixtures: Fixtures) throws -> Outcome {
         let path = fixtures.scratchPath("raw-insert")
         defer { Fixtures.removeDatabase(path) }
         let db = try RawConnection(path: path)
         try db.execute(createItem)
-        let sql = named
+        let sql =
+            named
             ? "INSERT INTO item VALUES (:i0, :i1, :i2, :i3, :i4, :i5, :i6, :i7, :i8, :i9)"
             : "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         let (_, seconds) = try measuredRegion {
@@ -66,12 +68,13 @@ enum RawWorkloads {
             let s = statement.handle
             var items: [Item] = []
             while try statement.step() {
-                items.append(Item(
-                    i0: Int(sqlite3_column_int64(s, i[0])), i1: Int(sqlite3_column_int64(s, i[1])),
-                    i2: Int(sqlite3_column_int64(s, i[2])), i3: Int(sqlite3_column_int64(s, i[3])),
-                    i4: Int(sqlite3_column_int64(s, i[4])), i5: Int(sqlite3_column_int64(s, i[5])),
-                    i6: Int(sqlite3_column_int64(s, i[6])), i7: Int(sqlite3_column_int64(s, i[7])),
-                    i8: Int(sqlite3_column_int64(s, i[8])), i9: Int(sqlite3_column_int64(s, i[9]))))
+                items.append(
+                    Item(
+                        i0: Int(sqlite3_column_int64(s, i[0])), i1: Int(sqlite3_column_int64(s, i[1])),
+                        i2: Int(sqlite3_column_int64(s, i[2])), i3: Int(sqlite3_column_int64(s, i[3])),
+                        i4: Int(sqlite3_column_int64(s, i[4])), i5: Int(sqlite3_column_int64(s, i[5])),
+                        i6: Int(sqlite3_column_int64(s, i[6])), i7: Int(sqlite3_column_int64(s, i[7])),
+                        i8: Int(sqlite3_column_int64(s, i[8])), i9: Int(sqlite3_column_int64(s, i[9]))))
             }
             return items
         }
@@ -178,8 +181,8 @@ struct Item: Sendable {
 func concurrentReads(
     _ fixtures: Fixtures,
     makeReader: @escaping @Sendable (Int) throws -> (Int) throws -> Int64,
-    write makeWriter: @escaping @Sendable () throws -> () throws -> Void) throws -> Outcome
-{
+    write makeWriter: @escaping @Sendable () throws -> () throws -> Void
+) throws -> Outcome {
     let ids = Fixtures.pointIds
     let readers = Mutex<[((Int) throws -> Int64)?]>(try (0..<Fixtures.poolReaderCount).map { try makeReader($0) })
     let writer = Mutex<(() throws -> Void)?>(try makeWriter())

@@ -24,12 +24,17 @@ func timingReport(_ results: [TimingResult], repetitions: Int, loadBefore: Strin
     lines.append("| Workload | raw C | DatabaseKit | GRDB 7.10 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
     for result in results {
-        let raw = result.seconds[.raw]!, dk = result.seconds[.databaseKit]!, grdb = result.seconds[.grdb]!
+        let raw = result.seconds[.raw]!
+        let dk = result.seconds[.databaseKit]!
+        let grdb = result.seconds[.grdb]!
         if result.workload.id == "cursor-memory" {
-            let rawMiB = result.rssGrowthMiB[.raw] ?? 0, dkMiB = result.rssGrowthMiB[.databaseKit] ?? 0, grdbMiB = result.rssGrowthMiB[.grdb] ?? 0
+            let rawMiB = result.rssGrowthMiB[.raw] ?? 0
+            let dkMiB = result.rssGrowthMiB[.databaseKit] ?? 0
+            let grdbMiB = result.rssGrowthMiB[.grdb] ?? 0
             lines.append(
                 "| \(result.workload.title) | \(mib(rawMiB)) (\(secs(raw))) | \(mib(dkMiB)) (\(secs(dk))) | \(mib(grdbMiB)) (\(secs(grdb))) "
-                    + "| \(ratio(dk / raw)) time | \(ratio(dk / grdb)) time | < \(Int(memoryTargetMiB)) MiB | \(dkMiB < memoryTargetMiB && dk < grdb ? "yes" : "no") |")
+                    + "| \(ratio(dk / raw)) time | \(ratio(dk / grdb)) time | < \(Int(memoryTargetMiB)) MiB | \(dkMiB < memoryTargetMiB && dk < grdb ? "yes" : "no") |"
+            )
             continue
         }
         let target = targets[result.workload.id] ?? .nan
@@ -39,7 +44,9 @@ func timingReport(_ results: [TimingResult], repetitions: Int, loadBefore: Strin
             let reads = Double(Fixtures.poolReaderCount * Fixtures.pointQueryCount)
             cells = [raw, dk, grdb].map { "\(secs($0)) (\(Int(reads / $0 / 1000))k reads/s)" }
         }
-        lines.append("| \(result.workload.title) | \(cells.joined(separator: " | ")) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |")
+        lines.append(
+            "| \(result.workload.title) | \(cells.joined(separator: " | ")) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |"
+        )
     }
     lines.append("")
     lines.append("\"met\": DatabaseKit / raw C within the target, and DatabaseKit faster than GRDB in the same run.")
@@ -54,7 +61,9 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
     lines.append("### Instructions (callgrind, timed region only, one run each)")
     lines.append("")
     lines.append("- Machine: \(machineDescription()); SQLite \(String(cString: sqlite3_libversion()))")
-    lines.append("- Command: `valgrind --tool=callgrind --instr-atstart=no Benchmarks once WORKLOAD IMPLEMENTATION` (instrumentation on inside the timed region only)")
+    lines.append(
+        "- Command: `valgrind --tool=callgrind --instr-atstart=no Benchmarks once WORKLOAD IMPLEMENTATION` (instrumentation on inside the timed region only)"
+    )
     lines.append("")
     lines.append("| Workload | raw C | DatabaseKit | GRDB 7.10 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
@@ -65,15 +74,21 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
             counts[implementation] = try callgrindInstructions(executable, workload.id, implementation, fixturesDirectory)
             log("    \(implementation.title): \(Int(counts[implementation]!)) instructions")
         }
-        let raw = counts[.raw]!, dk = counts[.databaseKit]!, grdb = counts[.grdb]!
+        let raw = counts[.raw]!
+        let dk = counts[.databaseKit]!
+        let grdb = counts[.grdb]!
         let target = targets[workload.id] ?? .nan
         let met = dk / raw <= target && dk < grdb
-        lines.append("| \(workload.title) | \(millions(raw)) | \(millions(dk)) | \(millions(grdb)) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |")
+        lines.append(
+            "| \(workload.title) | \(millions(raw)) | \(millions(dk)) | \(millions(grdb)) | \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |"
+        )
     }
     return lines.joined(separator: "\n")
 }
 
-private func callgrindInstructions(_ executable: String, _ workload: String, _ implementation: Implementation, _ fixturesDirectory: String) throws -> Double {
+private func callgrindInstructions(_ executable: String, _ workload: String, _ implementation: Implementation, _ fixturesDirectory: String)
+    throws -> Double
+{
     let output = NSTemporaryDirectory() + "callgrind-\(workload)-\(implementation.rawValue)-\(UUID().uuidString).out"
     defer { try? FileManager.default.removeItem(atPath: output) }
     let process = Process()
@@ -104,7 +119,8 @@ private func callgrindInstructions(_ executable: String, _ workload: String, _ i
 
 /// Replaces the section of RESULTS.md between its markers, keeping the rest.
 func updateResults(at path: String, section: String, with report: String) throws {
-    let begin = "<!-- \(section):begin -->", end = "<!-- \(section):end -->"
+    let begin = "<!-- \(section):begin -->"
+    let end = "<!-- \(section):end -->"
     var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmark results\n"
     let block = "\(begin)\n\(report)\n\(end)"
     if let start = text.range(of: begin), let stop = text.range(of: end), start.lowerBound < stop.upperBound {

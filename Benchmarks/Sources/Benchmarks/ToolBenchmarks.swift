@@ -19,7 +19,8 @@ private func timeCommand(_ executable: String, _ arguments: [String], stdinFile:
     process.waitUntilExit()
     let end = DispatchTime.now().uptimeNanoseconds
     guard process.terminationStatus == 0 else {
-        throw BenchmarkError(description: "\(executable) \(arguments.joined(separator: " ")) failed: \(String(decoding: stderr, as: UTF8.self))")
+        throw BenchmarkError(
+            description: "\(executable) \(arguments.joined(separator: " ")) failed: \(String(decoding: stderr, as: UTF8.self))")
     }
     return Double(end - start) / 1e9
 }
@@ -34,9 +35,10 @@ private func sqlite3Path() throws -> String {
 /// Medians of interleaved runs of two commands.
 private func compare(
     repetitions: Int, prepare: () throws -> Void,
-    _ a: () throws -> Double, _ b: () throws -> Double) throws -> (Double, Double)
-{
-    var aTimes: [Double] = [], bTimes: [Double] = []
+    _ a: () throws -> Double, _ b: () throws -> Double
+) throws -> (Double, Double) {
+    var aTimes: [Double] = []
+    var bTimes: [Double] = []
     for round in 0...repetitions {  // round 0 warms up
         try prepare()
         let first = round % 2 == 0
@@ -82,7 +84,9 @@ func toolReport(dbtool: String, fixturesDirectory: String, repetitions: Int) thr
     do {
         let db = try RawConnection(path: big)
         try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE b (x BLOB)")
-        try db.execute("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1048576) INSERT INTO b SELECT randomblob(1000) FROM c")
+        try db.execute(
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1048576) INSERT INTO b SELECT randomblob(1000) FROM c"
+        )
     }
     let copy = scratch + "/copy.sqlite"
     let (dbtoolSnapshot, sqliteBackup) = try compare(

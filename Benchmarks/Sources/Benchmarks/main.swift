@@ -4,6 +4,7 @@ import Foundation
 //   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
 //   Benchmarks instructions [--only id,id] [--results FILE]
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
+//   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
 
@@ -44,15 +45,21 @@ do {
         let report = try toolReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "tools", with: report) }
+    case "backup":
+        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks backup --dbtool PATH") }
+        let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
+        let report = try backupReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
+        print(report)
+        if let path = option("--results") { try updateResults(at: path, section: "backup", with: report) }
     case "once":
         guard arguments.count >= 2,
-              let workload = allWorkloads.first(where: { $0.id == arguments[0] }),
-              let implementation = Implementation(rawValue: arguments[1])
+            let workload = allWorkloads.first(where: { $0.id == arguments[0] }),
+            let implementation = Implementation(rawValue: arguments[1])
         else { throw BenchmarkError(description: "usage: Benchmarks once WORKLOAD IMPLEMENTATION") }
         let outcome = try runChecked(workload, implementation, fixtures)
         print("ok \(outcome.checksum)")
     default:
-        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions or once")
+        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions, tools, backup or once")
     }
 } catch {
     log("error: \(error)")

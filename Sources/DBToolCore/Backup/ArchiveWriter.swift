@@ -1,3 +1,4 @@
+import Crypto
 internal import DBToolLibArchive
 import Foundation
 
@@ -10,19 +11,24 @@ import Foundation
 final class ArchiveWriter {
     private let archive: OpaquePointer
     private let destination: String
+    private let output: BackgroundWriter
     private var isFinished = false
 
     /// Starts an archive on an open file descriptor (not closed by the writer).
     ///
     /// - parameters:
     ///   - level: The compression level, or nil for the format's default.
+    ///   - threads: Compression worker threads for zstd and xz (0: compress
+    ///     on the calling thread; the other formats ignore it). Workers are
+    ///     faster but take buffers of several MiB each.
     ///   - destination: The archive's path, for error messages.
-    init(fileDescriptor: Int32, format: ArchiveFormat, level: Int?, destination: String) throws {
+    init(fileDescriptor: Int32, format: ArchiveFormat, level: Int?, threads: Int = 0, destination: String) throws {
         guard let archive = archive_write_new() else {
             throw DBToolError(.software, "libarchive could not allocate an archive writer")
         }
         self.archive = archive
         self.destination = destination
+        output = BackgroundWriter(descriptor: fileDescriptor, path: destination)
         // From here on, an error thrown leaves deinit to free the archive.
         try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
         switch format {
@@ -38,7 +44,22 @@ final class ArchiveWriter {
                 try check(archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
             }
         }
-        try check(archive_write_open_fd(archive, fileDescriptor))
+        if threads > 0 && (format == .tarZstd || format == .tarXz) {
+            try check(archive_write_set_filter_option(archive, nil, "threads", String(threads)))
+        }
+        // Hand the filters 1 MiB at a time rather than 10 KiB tar blocks: libarchive's
+        // zstd filter runs three times faster so, and memory stays flat.
+        try check(archive_write_set_bytes_per_block(archive, Int32(Self.bufferSize)))
+        try check(archive_write_set_bytes_in_last_block(archive, 1))  // no padding after the end
+        // libarchive hands each block to `output`, which writes it on its own thread.
+        try check(
+            archive_write_open2(
+                archive, Unmanaged.passUnretained(output).toOpaque(), nil,
+                { _, client, buffer, length in
+                    guard let client, let buffer else { return -1 }
+                    let output = Unmanaged<BackgroundWriter>.fromOpaque(client).takeUnretainedValue()
+                    return output.write(buffer, count: length) ? length : -1
+                }, nil, nil))
     }
 
     deinit {
@@ -46,12 +67,13 @@ final class ArchiveWriter {
     }
 
     /// Adds a regular file under `name`, keeping its permissions and
-    /// modification time; `observe` sees every chunk written (for hashes
-    /// and progress).
+    /// modification time; `observe` sees every chunk written (for progress).
     ///
-    /// - returns: The number of bytes archived.
+    /// - returns: The number of bytes archived and their SHA-256.
     @discardableResult
-    func addFile(atPath path: String, as name: String, observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }) throws -> Int64 {
+    func addFile(
+        atPath path: String, as name: String, observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
+    ) throws -> (size: Int64, sha256: SHA256.Digest) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw DBToolError(.noInput, "can not read \(path): \(String(cString: strerror(errno)))")
@@ -64,34 +86,30 @@ final class ArchiveWriter {
         return try addFile(descriptor: descriptor, info: info, length: Int64(info.st_size), path: path, as: name, observe: observe)
     }
 
-    /// Adds the first `length` bytes of an open file (read with `pread`:
-    /// the descriptor's offset is left alone), with the permissions and
-    /// modification time of `info`.
+    /// Adds the first `length` bytes of an open file, with the permissions
+    /// and modification time of `info`. The file is read and hashed ahead
+    /// on another thread (``HashingReader``) while this one compresses.
     ///
-    /// - returns: The number of bytes archived.
+    /// - returns: The number of bytes archived and their SHA-256.
     @discardableResult
     func addFile(
         descriptor: Int32, info: stat, length: Int64, path: String, as name: String,
         observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
-    ) throws -> Int64 {
+    ) throws -> (size: Int64, sha256: SHA256.Digest) {
         try writeHeader(
             name: name, size: length, mode: info.st_mode & 0o7777, seconds: Int(info.st_mtim.tv_sec),
             nanoseconds: Int(info.st_mtim.tv_nsec))
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while offset < length {
-            let count = pread(descriptor, buffer, Int(min(Int64(Self.bufferSize), length - offset)), off_t(offset))
-            guard count > 0 else {
-                throw DBToolError(
-                    .ioError,
-                    "can not read \(path): \(count < 0 ? String(cString: strerror(errno)) : "it got shorter while being archived")")
-            }
-            try writeData(buffer, count: count)
-            try observe(UnsafeRawBufferPointer(start: buffer, count: count))
-            offset += Int64(count)
+        let reader = HashingReader(descriptor: descriptor, length: length, path: path)
+        var written: Int64 = 0
+        while let chunk = try reader.next() {
+            try writeData(chunk.baseAddress!, count: chunk.count)
+            try observe(chunk)
+            written += Int64(chunk.count)
         }
-        return length
+        guard written == length, let digest = reader.sha256 else {
+            throw DBToolError(.ioError, "can not read \(path): it got shorter while being archived")
+        }
+        return (written, digest)
     }
 
     /// Adds a directory entry, with its permissions and modification time.
@@ -117,6 +135,7 @@ final class ArchiveWriter {
         guard !isFinished else { return }
         isFinished = true
         try check(archive_write_close(archive))
+        try output.finish()
     }
 
     /// 1 MiB: large enough for throughput, small enough for a flat memory.
@@ -151,6 +170,7 @@ final class ArchiveWriter {
     private func check(_ code: CInt) throws {
         guard code < ARCHIVE_OK else { return }  // ARCHIVE_OK or better
         if code == ARCHIVE_WARN { return }
+        if let error = output.error { throw error }  // the write behind failed: its errno says why
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
         let status: ExitStatus = archive_errno(archive) == ENOSPC || archive_errno(archive) == EIO ? .ioError : .cantCreate
         throw DBToolError(status, "can not write the archive \(destination): \(message)")

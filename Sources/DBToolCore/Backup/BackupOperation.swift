@@ -20,6 +20,10 @@ public struct BackupOperation: Sendable {
     public var format: ArchiveFormat = .tarZstd
     /// The compression level, or nil for the format's default.
     public var level: Int?
+    /// Compression worker threads for tar.zst and tar.xz; 0 compresses on
+    /// the calling thread, which keeps memory flat (files are read and
+    /// hashed on a thread of their own either way).
+    public var threads = 0
     /// With ``outputDirectory``: keep only the newest N archives of this database there.
     public var keep: Int?
     /// Replace an existing ``output``.
@@ -105,23 +109,23 @@ public struct BackupOperation: Sendable {
             throw DBToolError(.cantCreate, "can not create \(temp): \(systemError())")
         }
         defer { close(descriptor) }
-        let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, destination: temp)
+        let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, threads: threads, destination: temp)
         let folder = plan.folder
         let databasePath = location.filePath
         let databaseName = URL(fileURLWithPath: databasePath).lastPathComponent
         let total = plan.totalBytes + ([""] + ConsistentCopy.companionSuffixes).reduce(0) { $0 + fileSize(databasePath + $1) }
         var files: [BackupManifest.File] = []
         var done: Int64 = 0
-        /// Archives a file, hashing it and reporting progress.
-        func archive(_ name: String, _ add: (_ observe: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64) throws {
-            var hash = SHA256()
-            let size = try add { chunk in
+        /// Archives a file, reporting progress, and lists it for the manifest.
+        func archive(
+            _ name: String, _ add: (_ observe: (UnsafeRawBufferPointer) throws -> Void) throws -> (size: Int64, sha256: SHA256.Digest)
+        ) throws {
+            let (size, sha256) = try add { chunk in
                 try Interruption.check()
-                hash.update(bufferPointer: chunk)
                 done += Int64(chunk.count)
                 progress?(BackupProgress(phase: .archiving, done: done, total: total))
             }
-            files.append(BackupManifest.File(path: name, size: size, sha256: hash.finalize().hexString))
+            files.append(BackupManifest.File(path: name, size: size, sha256: sha256.hexString))
         }
 
         try writer.addDirectory(as: folder, mode: plan.folderMode, modified: plan.folderModified)

@@ -1,0 +1,169 @@
+import BenchSQLite
+import Foundation
+
+// `Benchmarks backup --dbtool PATH`: `dbtool backup` of a 1 GiB database
+// directory against `tar` piping to `zstd` at the same level, whole processes
+// timed from the outside; the peak RSS of each (wait4); and the longest
+// commit a concurrent writer sees while dbtool backs up, against the
+// longest it sees with no backup running.
+
+/// A finished child process: wall time and peak resident set size.
+private struct Measured {
+    var seconds: Double
+    var maxRSSKiB: Int
+}
+
+/// Runs a command with posix_spawn and reaps it with wait4, for its rusage.
+private func measure(_ executable: String, _ arguments: [String]) throws -> Measured {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let start = DispatchTime.now().uptimeNanoseconds
+    let code = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard code == 0 else { throw BenchmarkError(description: "can not run \(executable): \(String(cString: strerror(code)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let end = DispatchTime.now().uptimeNanoseconds
+    guard status == 0 else {
+        throw BenchmarkError(description: "\(executable) \(arguments.joined(separator: " ")) failed with status \(status)")
+    }
+    return Measured(seconds: Double(end - start) / 1e9, maxRSSKiB: usage.ru_maxrss)
+}
+
+/// Commits small transactions on its own thread until stopped, recording the
+/// longest one (BEGIN IMMEDIATE to COMMIT, busy waits included).
+private final class StallProbe: @unchecked Sendable {
+    // Safe: `stop` and `longest` are read only after `done` is signalled,
+    // and `stop` is only set once, before waiting on `done`.
+    private var stop = false
+    private(set) var longest: Double = 0
+    private(set) var commits = 0
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+
+    init(path: String) throws {
+        try RawConnection(path: path).execute("CREATE TABLE IF NOT EXISTS probe(id INTEGER PRIMARY KEY, at REAL)")
+        let thread = Thread { [self] in
+            // The connection is opened and used on this thread only.
+            guard let connection = try? RawConnection(path: path) else {
+                self.done.signal()
+                return
+            }
+            sqlite3_busy_timeout(connection.handle, 60_000)
+            while !self.shouldStop {
+                let start = DispatchTime.now().uptimeNanoseconds
+                do {
+                    try connection.execute("BEGIN IMMEDIATE; INSERT INTO probe(at) VALUES (julianday('now')); COMMIT")
+                } catch {
+                    log("stall probe: \(error)")
+                }
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                self.record(seconds)
+                usleep(1_000)
+            }
+            self.done.signal()
+        }
+        thread.start()
+    }
+
+    private var shouldStop: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stop
+    }
+
+    private func record(_ seconds: Double) {
+        lock.lock()
+        longest = max(longest, seconds)
+        commits += 1
+        lock.unlock()
+    }
+
+    func finish() -> (longest: Double, commits: Int) {
+        lock.lock()
+        stop = true
+        lock.unlock()
+        done.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        return (longest, commits)
+    }
+}
+
+func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int) throws -> String {
+    let scratch = fixturesDirectory + "/backup"
+    try? FileManager.default.removeItem(atPath: scratch)
+    let directory = scratch + "/db"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    for tool in ["/usr/bin/tar", "/usr/bin/zstd"] where !FileManager.default.isExecutableFile(atPath: tool) {
+        throw BenchmarkError(description: "\(tool) not found: `make bench-deps` installs it")
+    }
+
+    log("backup: building a 1 GiB database (rows of hex text, about 2:1 compressible)")
+    let database = directory + "/db.sqlite"
+    do {
+        let db = try RawConnection(path: database)
+        try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE b (id INTEGER PRIMARY KEY, x TEXT)")
+        try db.execute(
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1300000) INSERT INTO b(x) SELECT hex(randomblob(400)) FROM c"
+        )
+    }
+    let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? NSNumber)?.int64Value ?? 0
+
+    let archive = scratch + "/backup.tar.zst"
+    var dbtoolRuns: [Measured] = []
+    var tarRuns: [Measured] = []
+    for round in 0...repetitions {  // round 0 warms the page cache up
+        for first in round % 2 == 0 ? [true, false] : [false, true] {
+            try? FileManager.default.removeItem(atPath: archive)
+            let run =
+                first
+                ? try measure(dbtool, ["backup", "--database", directory, "--output", archive, "--level", "3", "--quiet"])
+                : try measure("/usr/bin/tar", ["-I", "zstd -3", "-cf", archive, "-C", scratch, "db"])
+            if round > 0 { if first { dbtoolRuns.append(run) } else { tarRuns.append(run) } }
+        }
+    }
+    let dbtoolTime = median(dbtoolRuns.map(\.seconds))
+    let tarTime = median(tarRuns.map(\.seconds))
+    let dbtoolRSS = dbtoolRuns.map(\.maxRSSKiB).max() ?? 0
+    let tarRSS = tarRuns.map(\.maxRSSKiB).max() ?? 0
+
+    log("backup: the longest commit of a concurrent writer, without then with a backup running")
+    let idle = try StallProbe(path: database)
+    Thread.sleep(forTimeInterval: 3)
+    let baseline = idle.finish()
+    var stalls: [Double] = []
+    var commits = 0
+    for _ in 0..<max(3, repetitions / 2) {
+        try? FileManager.default.removeItem(atPath: archive)
+        let probe = try StallProbe(path: database)
+        _ = try measure(dbtool, ["backup", "--database", directory, "--output", archive, "--level", "3", "--quiet"])
+        let result = probe.finish()
+        stalls.append(result.longest)
+        commits += result.commits
+    }
+
+    let gib = Double(size) / Double(1 << 30)
+    return """
+        ### dbtool backup against tar | zstd (whole processes, median of \(repetitions) interleaved runs)
+
+        - Machine: \(machineDescription())
+        - A \(String(format: "%.2f", gib)) GiB database directory in WAL mode; both at zstd level 3; tar is GNU tar piping to the zstd CLI (two processes, so two cores), dbtool is one process.
+
+        | Measure | dbtool backup | tar -I 'zstd -3' | ratio | target | met |
+        | --- | ---: | ---: | ---: | ---: | :---: |
+        | Wall time | \(String(format: "%.2f s", dbtoolTime)) | \(String(format: "%.2f s", tarTime)) | \(String(format: "%.2fx", dbtoolTime / tarTime)) | <= 1.1x | \(dbtoolTime / tarTime <= 1.1 ? "yes" : "no") |
+        | Peak RSS | \(dbtoolRSS / 1024) MiB | \(tarRSS / 1024) MiB (tar; zstd not counted) | | < 64 MiB | \(dbtoolRSS < 64 * 1024 ? "yes" : "no") |
+
+        Longest commit of a concurrent writer (BEGIN IMMEDIATE to COMMIT, 1 ms apart): \
+        \(String(format: "%.1f ms", baseline.longest * 1000)) with no backup (\(baseline.commits) commits in 3 s); \
+        \(String(format: "%.1f ms", (stalls.max() ?? 0) * 1000)) at worst during \(stalls.count) backups (\(commits) commits in all; \
+        per backup: \(stalls.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", ")) ms). Target: under 1 s.
+        """
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Writes an archive's bytes to a file descriptor on a thread of its own, so
+/// that `write(2)` (the copy into the page cache) overlaps compression on
+/// the calling thread, as `zstd` does with its I/O thread. Memory is bounded
+/// by three buffers.
+///
+/// The mirror of ``HashingReader``. A write error is kept, reported by the
+/// next ``write(_:count:)`` and by ``finish()``; the thread then only drains.
+/// The thread holds only the shared ``Ring``: releasing the writer finishes
+/// the stream and joins the thread.
+final class BackgroundWriter {
+    private let ring: Ring
+    private var slot = 0
+    private var isFinished = false
+
+    /// Starts the writing thread on `descriptor` (not closed by the writer).
+    init(descriptor: Int32, path: String) {
+        ring = Ring(descriptor: descriptor, path: path)
+        let thread = Thread { [ring] in ring.drain() }
+        thread.name = "dbtool-write-behind"
+        thread.start()
+    }
+
+    deinit {
+        _ = try? finish()
+    }
+
+    /// The first write error, if any.
+    var error: DBToolError? { ring.locked { ring.failure } }
+
+    /// Queues `count` bytes (copied); false once a write has failed.
+    func write(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            guard error == nil else { return false }
+            let size = min(ArchiveWriter.bufferSize, count - offset)
+            ring.free.wait()
+            ring.buffers[slot].copyMemory(from: bytes + offset, byteCount: size)
+            ring.counts[slot] = size
+            ring.filled.signal()
+            slot = (slot + 1) % Ring.slots
+            offset += size
+        }
+        return error == nil
+    }
+
+    /// Ends the stream, waits until everything queued is written, and
+    /// throws the write error, if any.
+    func finish() throws {
+        if !isFinished {
+            isFinished = true
+            ring.free.wait()
+            ring.counts[slot] = 0  // the end of the stream
+            ring.filled.signal()
+            ring.finished.wait()
+        }
+        if let error { throw error }
+    }
+
+    /// What the two threads share. `free` counts the buffers the caller may
+    /// fill, `filled` the ones the writing thread may write; a buffer and its
+    /// count are touched by one side at a time, handed over by those
+    /// semaphores. `failure` is guarded by `lock`.
+    fileprivate final class Ring: @unchecked Sendable {
+        static let slots = 3
+        let descriptor: Int32
+        let path: String
+        let buffers: [UnsafeMutableRawPointer]
+        let counts: UnsafeMutablePointer<Int>
+        // Created at 0 and signalled up to `slots`: libdispatch traps when a
+        // semaphore is freed below its initial value, which `free` may end at.
+        let free = DispatchSemaphore(value: 0)
+        let filled = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        var failure: DBToolError?
+
+        init(descriptor: Int32, path: String) {
+            self.descriptor = descriptor
+            self.path = path
+            buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
+            counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
+            counts.initialize(repeating: 0, count: Self.slots)
+            for _ in 0..<Self.slots { free.signal() }
+        }
+
+        deinit {
+            for buffer in buffers { buffer.deallocate() }
+            counts.deallocate()
+        }
+
+        func locked<T>(_ body: () -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body()
+        }
+
+        /// The writing thread: writes each filled buffer until the end marker.
+        func drain() {
+            var slot = 0
+            defer { finished.signal() }
+            while true {
+                filled.wait()
+                let count = counts[slot]
+                if count == 0 { return }
+                if locked({ failure == nil }) { writeAll(buffers[slot], count: count) }
+                free.signal()
+                slot = (slot + 1) % Self.slots
+            }
+        }
+
+        private func writeAll(_ buffer: UnsafeMutableRawPointer, count: Int) {
+            var offset = 0
+            while offset < count {
+                let written = Glibc.write(descriptor, buffer + offset, count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    let code = errno
+                    let full = code == ENOSPC || code == EDQUOT
+                    let error = DBToolError(
+                        full || code == EIO ? .ioError : .cantCreate,
+                        "can not write the archive \(path): \(String(cString: strerror(code)))",
+                        hint: full ? "Free some space, or write the archive elsewhere." : nil)
+                    locked { failure = error }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+
+/// Reads a file ahead on a thread of its own and hashes it there, so that
+/// reading and SHA-256 overlap with compression on the calling thread (as
+/// `tar | zstd` overlaps two processes), with memory bounded by three
+/// buffers.
+///
+/// The reading thread fills a ring of buffers; ``next()`` hands them to the
+/// caller in order. The thread holds only the shared ``Ring``, never the
+/// reader: releasing the reader stops and joins the thread.
+final class HashingReader {
+    private let ring: Ring
+    private var consumed = 0
+    private var isAtEnd = false
+
+    /// Starts reading the first `length` bytes of `descriptor` (with `pread`;
+    /// the descriptor stays open and its offset untouched).
+    init(descriptor: Int32, length: Int64, path: String) {
+        ring = Ring(descriptor: descriptor, length: length, path: path)
+        let thread = Thread { [ring] in ring.produce() }
+        thread.name = "dbtool-read-ahead"
+        thread.start()
+    }
+
+    deinit {
+        ring.stop()
+    }
+
+    /// The next chunk, nil at the end. The chunk stays valid until the next call.
+    func next() throws -> UnsafeRawBufferPointer? {
+        if isAtEnd { return try end() }
+        if consumed > 0 { ring.free.signal() }  // the previous chunk is done with
+        ring.filled.wait()
+        let slot = consumed % Ring.slots
+        consumed += 1
+        let count = ring.counts[slot]
+        if count > 0 { return UnsafeRawBufferPointer(start: ring.buffers[slot], count: count) }
+        isAtEnd = true
+        ring.stop()
+        return try end()
+    }
+
+    /// The SHA-256 of everything read, once ``next()`` returned nil.
+    var sha256: SHA256.Digest? { ring.locked { ring.digest } }
+
+    /// Stops the reading thread and waits for it: no buffer is touched after this.
+    func join() { ring.stop() }
+
+    /// nil at the end of the file, or the error that stopped the reading.
+    private func end() throws -> UnsafeRawBufferPointer? {
+        if let failure = ring.locked({ ring.failure }) { throw failure }
+        return nil
+    }
+
+    /// What the two threads share. `free` counts the buffers the reading
+    /// thread may fill, `filled` the ones the caller may consume; a buffer
+    /// and its count are touched by one side at a time, handed over by those
+    /// semaphores. `digest`, `failure` and `cancelled` are guarded by `lock`.
+    fileprivate final class Ring: @unchecked Sendable {
+        static let slots = 3
+        let descriptor: Int32
+        let length: Int64
+        let path: String
+        let buffers: [UnsafeMutableRawPointer]
+        let counts: UnsafeMutablePointer<Int>
+        // Created at 0 and signalled up to `slots`: libdispatch traps when a
+        // semaphore is freed below its initial value, which `free` may end at.
+        let free = DispatchSemaphore(value: 0)
+        let filled = DispatchSemaphore(value: 0)
+        private let finished = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        var digest: SHA256.Digest?
+        var failure: DBToolError?
+        private var cancelled = false
+        private var isStopped = false  // touched by the caller's thread only
+
+        init(descriptor: Int32, length: Int64, path: String) {
+            self.descriptor = descriptor
+            self.length = length
+            self.path = path
+            buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
+            counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
+            counts.initialize(repeating: 0, count: Self.slots)
+            for _ in 0..<Self.slots { free.signal() }
+        }
+
+        deinit {
+            for buffer in buffers { buffer.deallocate() }
+            counts.deallocate()
+        }
+
+        func locked<T>(_ body: () -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body()
+        }
+
+        /// Called by the caller's side: cancels the thread and waits for its end.
+        func stop() {
+            guard !isStopped else { return }
+            isStopped = true
+            locked { cancelled = true }
+            free.signal()  // in case the thread waits for a buffer
+            finished.wait()
+        }
+
+        /// The reading thread.
+        func produce() {
+            var hash = SHA256()
+            var offset: Int64 = 0
+            var slot = 0
+            defer { finished.signal() }
+            while true {
+                free.wait()
+                if locked({ cancelled }) { return }
+                let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
+                var count = 0
+                if wanted > 0 {
+                    count = pread(descriptor, buffers[slot], wanted, off_t(offset))
+                    if count <= 0 {
+                        let reason = count < 0 ? String(cString: strerror(errno)) : "it got shorter while being archived"
+                        locked { failure = DBToolError(.ioError, "can not read \(path): \(reason)") }
+                        count = 0
+                    }
+                }
+                if count > 0 {
+                    hash.update(bufferPointer: UnsafeRawBufferPointer(start: buffers[slot], count: count))
+                    offset += Int64(count)
+                } else if locked({ failure == nil }) {
+                    let result = hash.finalize()
+                    locked { digest = result }
+                }
+                counts[slot] = count
+                filled.signal()
+                if count == 0 { return }  // the end, or a failure: the caller sees a count of 0
+                slot = (slot + 1) % Self.slots
+            }
+        }
+    }
+}
