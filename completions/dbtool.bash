@@ -582,7 +582,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --format --level --keep --report --database --file-name --timeout)
+    non_repeating_options=(--output --output-dir --format --level --threads --keep --report --database --file-name --timeout)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -600,6 +600,9 @@ _dbtool_backup_create() {
         return
         ;;
     '--level')
+        return
+        ;;
+    '--threads')
         return
         ;;
     '--keep')

@@ -52,7 +52,7 @@ function __dbtool_parse_tokens -S
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'create'
-                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'format=' 'level=' 'keep=' 'force' 'report=' 'q/quiet' 'database=' 'file-name=' 'timeout=' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'format=' 'level=' 'threads=' 'keep=' 'force' 'report=' 'q/quiet' 'database=' 'file-name=' 'timeout=' 'version' 'h/help'
             case 'verify'
                 __dbtool_parse_subcommand 1 'format=' 'q/quiet' 'version' 'h/help'
             end
@@ -238,6 +238,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" output-dir' -l 'output-dir' -d 'Write a timestamped archive in this directory instead.' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" format' -l 'format' -d 'The archive format.' -rfka 'tar.zst tar.gz tar.xz tar zip'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" level' -l 'level' -d 'The compression level (zstd 1-22, gzip/xz/zip 0-9; default: the format\'s).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" threads' -l 'threads' -d 'Compression worker threads for tar.zst and tar.xz: faster, but tens of MiB more memory (default 0: none).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" keep' -l 'keep' -d 'With --output-dir: keep only the newest N archives of this database.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" force' -l 'force' -d 'Replace --output if it exists.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" report' -l 'report' -d 'text for people, json for machines (one JSON document on stdout).' -rfka 'text json'

@@ -359,6 +359,7 @@ _dbtool_backup_create() {
         '--output-dir[Write a timestamped archive in this directory instead.]:output-dir:_files -/'
         '--format[The archive format.]:format:{__dbtool_complete "${___format[@]}"}'
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
+        '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
         '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
         '--force[Replace --output if it exists.]'
         '--report[text for people, json for machines (one JSON document on stdout).]:report:{__dbtool_complete "${___report[@]}"}'
