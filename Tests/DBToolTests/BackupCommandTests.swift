@@ -53,6 +53,29 @@ struct BackupCommandTests {
         #expect(try dbtool(["backup", "verify", archive]).status == 0)
     }
 
+    @Test("a database named by its file: only its own files are archived; symbolic links in a directory are skipped and reported")
+    func scope() throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        try Data("neighbour".utf8).write(to: URL(fileURLWithPath: database + "/notes.txt"))
+        #expect(symlink("/etc/hostname", database + "/link") == 0)
+
+        let fileOnly = scratch.file("file.tar.zst")
+        let byFile = try dbtool(["backup", "--database", database + "/db.sqlite", "--output", fileOnly, "--report", "json"])
+        #expect(byFile.status == 0, "\(byFile.stderr)")
+        let restoredFile = scratch.file("restored-file")
+        #expect(try dbtool(["restore", fileOnly, restoredFile, "-q"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: restoredFile) == ["db.sqlite"])
+
+        let whole = scratch.file("whole.tar.zst")
+        let byDirectory = try dbtool(["backup", "--database", database, "--output", whole, "--report", "json"])
+        #expect(byDirectory.status == 0, "\(byDirectory.stderr)")
+        #expect(try json(byDirectory)["skipped"] as? [String] == ["link"])
+        let restored = scratch.file("restored")
+        #expect(try dbtool(["restore", whole, restored, "-q"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: restored).sorted() == ["db.sqlite", "notes.txt"])
+    }
+
     @Test("commits still in the WAL are in the archive and after restore")
     func walContent() throws {
         let scratch = Scratch()

@@ -1,0 +1,37 @@
+import DatabaseKit
+import Foundation
+
+/// The checks of a restored database.
+enum DatabaseCheck {
+    /// Opens the database (recovering its WAL), and runs `integrity_check`,
+    /// and `foreign_key_check` if asked. Returns "ok" or throws 65.
+    static func run(database: String, archive: String, foreignKeys: Bool) throws -> String {
+        do {
+            let queue = try DatabaseQueue(path: database)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                guard integrity == ["ok"] else {
+                    throw DBToolError(
+                        .dataError,
+                        "the database in \(archive) fails PRAGMA integrity_check: \(integrity.prefix(3).joined(separator: "; "))",
+                        hint: "Use another backup.")
+                }
+                if foreignKeys {
+                    let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+                    if let first = violations.first {
+                        throw DBToolError(
+                            .dataError,
+                            "the database in \(archive) fails PRAGMA foreign_key_check: \(violations.count) violation(s), the first in table \(first[0] as String? ?? "?")",
+                            hint: "Use another backup, or repair the rows after restoring it.")
+                    }
+                }
+                return "ok"
+            }
+        } catch let error as DatabaseError {
+            throw DBToolError(
+                .dataError, "the database in \(archive) can not be read: \(error.message ?? "\(error.resultCode)")",
+                hint: "The archive does not hold a valid database; use another backup.")
+        }
+    }
+}

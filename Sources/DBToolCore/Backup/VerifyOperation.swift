@@ -1,0 +1,42 @@
+import DatabaseKit
+import Foundation
+
+/// `dbtool backup verify ARCHIVE`: the archive reads whole, matches its
+/// manifest, and its database passes `integrity_check` and
+/// `foreign_key_check` once extracted to a temp directory (removed after).
+public struct VerifyOperation: Sendable {
+    public var archive: String
+    /// Where to extract; the system temp directory by default.
+    public var temporaryDirectory: String?
+
+    public init(archive: String) {
+        self.archive = archive
+    }
+
+    /// The prefix of the temp directories verify extracts into.
+    static let tempPrefix = ".dbtool-verify-"
+
+    /// What verify found: only reported when everything is right.
+    public struct Report: Codable, Sendable, Equatable {
+        public var archive: String
+        public var manifest: BackupManifest
+        public var integrity: String
+    }
+
+    public func run() throws -> Report {
+        let archive = URL(fileURLWithPath: self.archive).standardizedFileURL.path
+        let inspection = try ArchiveInspection(archive: archive)
+        let parent = temporaryDirectory ?? NSTemporaryDirectory()
+        removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
+        let scratch = parent + "/" + tempName(prefix: Self.tempPrefix, for: UUID().uuidString)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        guard mkdir(scratch, 0o700) == 0 else {
+            throw DBToolError(
+                .cantCreate, "can not create the temp directory \(scratch): \(systemError())", hint: "Set TMPDIR to a writable directory.")
+        }
+        try ArchiveExtraction(inspection: inspection).run(into: scratch)
+        let integrity = try DatabaseCheck.run(
+            database: scratch + "/" + inspection.manifest.databaseFile, archive: archive, foreignKeys: true)
+        return Report(archive: archive, manifest: inspection.manifest, integrity: integrity)
+    }
+}
