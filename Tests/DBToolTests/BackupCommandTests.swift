@@ -106,7 +106,7 @@ struct BackupCommandTests {
         }
     }
 
-    @Test("backups taken while another process commits transfers restore to a constant total, with every prior commit")
+    @Test("backups taken while two processes commit transfers restore to a constant total, with every prior commit")
     func liveWriter() async throws {
         let scratch = Scratch()
         let database = try scratch.makeDatabase()
@@ -115,7 +115,11 @@ struct BackupCommandTests {
         try await DatabaseQueue(path: path).write { db in
             try db.execute(sql: "CREATE TABLE ledger(seq INTEGER PRIMARY KEY, amount INT, payload BLOB)")
         }
+        // Two writer processes: a continuous multi-process write load.
         async let writer = #expect(processExitsWith: .success) { [path = path as String, stop = stop as String] in
+            try BackupCommandTests.transfer(path: path, until: stop)
+        }
+        async let secondWriter = #expect(processExitsWith: .success) { [path = path as String, stop = stop as String] in
             try BackupCommandTests.transfer(path: path, until: stop)
         }
         let observer = try DatabaseQueue(path: path)
@@ -125,7 +129,7 @@ struct BackupCommandTests {
         while try committed() < 20 { usleep(10_000) }
 
         var backups: [(archive: String, committedBefore: Int)] = []
-        for index in 0..<20 {
+        for index in 0..<trials(20) {
             let before = try committed()
             let archive = scratch.file("live-\(index).\(Self.formats[index % Self.formats.count])")
             let result = try dbtool([
@@ -137,7 +141,7 @@ struct BackupCommandTests {
         }
         let last = try committed()
         try Data().write(to: URL(fileURLWithPath: stop))
-        _ = await writer
+        _ = await (writer, secondWriter)
         try observer.close()
         #expect(last > backups[0].committedBefore + 20, "the writer kept committing during the backups")
 

@@ -5,7 +5,7 @@ import Testing
 @Suite("dbtool migrate")
 struct MigrateCommandTests {
     /// A database directory and a copy of the example migrations.
-    private func setUp(_ scratch: Scratch) throws -> (database: String, migrations: String) {
+    func setUp(_ scratch: Scratch) throws -> (database: String, migrations: String) {
         let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("migrations-examples").path
         let migrations = scratch.file("migrations")
@@ -15,17 +15,17 @@ struct MigrateCommandTests {
         return (database, migrations)
     }
 
-    private func migrate(_ database: String, _ migrations: String, _ extra: [String] = []) throws -> ToolResult {
+    func migrate(_ database: String, _ migrations: String, _ extra: [String] = []) throws -> ToolResult {
         try dbtool(["migrate", "--database", database, "--migrations", migrations] + extra)
     }
 
-    private func appliedVersions(_ database: String) throws -> [Int] {
+    func appliedVersions(_ database: String) throws -> [Int] {
         try DatabaseQueue(path: database + "/db.sqlite").read { db in
             try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version")
         }
     }
 
-    private func write(_ text: String, to path: String) throws {
+    func write(_ text: String, to path: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
@@ -227,32 +227,6 @@ struct MigrateCommandTests {
         #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
     }
 
-    @Test("concurrent migrate processes apply each migration exactly once, and all exit 0", arguments: [2, 4])
-    func concurrent(processes: Int) throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
-        // A migration that fails if applied twice, and takes a while.
-        try write(
-            """
-            -- migrate:up
-            CREATE TABLE once (a);
-            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000) INSERT INTO once SELECT i FROM c;
-            """, to: migrations + "/0006_once.sql")
-        let results = Locked<[ToolResult]>([])
-        let group = DispatchGroup()
-        for _ in 0..<processes {
-            DispatchQueue.global().async(group: group) {
-                let result = try! dbtool(["migrate", "--database", database, "--migrations", migrations, "--timeout", "30"])
-                results.update { $0.append(result) }
-            }
-        }
-        group.wait()
-        #expect(results.get().count == processes)
-        #expect(results.get().allSatisfy { $0.status == 0 }, "\(results.get().map(\.stderr))")
-        #expect(results.get().filter { $0.stdout.contains("applied 6_once") }.count == 1)
-        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
-    }
-
     @Test("--snapshot before migrating, and restore-snapshot puts the database back")
     func snapshotAndRestore() throws {
         let scratch = Scratch()
@@ -277,42 +251,6 @@ struct MigrateCommandTests {
             try dbtool(["exec", "--database", database, "PRAGMA integrity_check", "--format", "csv"]).stdout == "integrity_check\nok\n")
         // Nothing to migrate: no snapshot.
         #expect(try migrate(database, migrations, ["--snapshot", "--to", "5"]).stdout.contains("Nothing to do"))
-    }
-
-    @Test("SIGKILL in the middle of a long migration: applied entirely or not at all; the next run completes")
-    func killed() throws {
-        for (trial, delay) in [0.05, 0.15, 0.3, 0.6].enumerated() {
-            let scratch = Scratch()
-            let (database, migrations) = try setUp(scratch)
-            #expect(try migrate(database, migrations).status == 0)
-            try write(
-                """
-                -- migrate:up
-                CREATE TABLE big (a);
-                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000) INSERT INTO big SELECT i FROM c;
-                CREATE INDEX big_a ON big(a);
-                """, to: migrations + "/0006_big.sql")
-            let process = Process()
-            process.executableURL = toolURL
-            process.arguments = ["migrate", "--database", database, "--migrations", migrations]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let (applied, tables) = try DatabaseQueue(path: database + "/db.sqlite").read { db in
-                (
-                    try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version"),
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('big', 'big_a')")
-                )
-            }
-            // All or nothing: the record and the schema agree.
-            #expect((applied == [1, 2, 3, 4, 5] && tables == 0) || (applied == [1, 2, 3, 4, 5, 6] && tables == 2), "trial \(trial)")
-            let next = try migrate(database, migrations)
-            #expect(next.status == 0, "trial \(trial): \(next.stderr)")
-            #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6])
-        }
     }
 
     @Test("a migrate waiting past --timeout for another one exits 75 naming its pid")

@@ -1,0 +1,224 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+/// The number of trials of a fault-injection test: `fast` in `make test`,
+/// multiplied by `DBTOOL_STRESS` in `make stress`.
+func trials(_ fast: Int) -> Int {
+    fast * max(1, Int(ProcessInfo.processInfo.environment["DBTOOL_STRESS"] ?? "") ?? 1)
+}
+
+/// Starts dbtool without waiting for it; stdout and stderr are discarded.
+private func launch(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = toolURL
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+/// Whether `PRAGMA quick_check` passes on a database file.
+private func isSound(_ path: String) throws -> Bool {
+    let dbQueue = try DatabaseQueue(path: path)
+    defer { try? dbQueue.close() }
+    return try dbQueue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") } == ["ok"]
+}
+
+/// dbtool's temp files and directories in `directory`.
+private func dbtoolTempFiles(_ directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        .filter { $0.hasPrefix(".dbtool-") && !$0.hasSuffix(".lock") }
+}
+
+/// Fault injection with real processes and real signals: the promises of
+/// the README's "Guarantees" section. `make stress` runs more trials.
+@Suite("Reliability: crashes, signals and concurrency")
+struct ReliabilityTests {
+    private let migrate = MigrateCommandTests()
+
+    @Test("SIGKILL at random moments of a long migration: all or nothing, the record agrees with the schema, the next run completes")
+    func migrateKilled() throws {
+        var outcomes: [Bool] = []
+        for trial in 0..<trials(30) {
+            let scratch = Scratch()
+            let (database, migrations) = try migrate.setUp(scratch)
+            #expect(try migrate.migrate(database, migrations).status == 0)
+            try migrate.write(
+                """
+                -- migrate:up
+                CREATE TABLE big (a);
+                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 600000) INSERT INTO big SELECT i FROM c;
+                CREATE INDEX big_a ON big(a);
+                UPDATE book SET title = title || ' (migrated)';
+                """, to: migrations + "/0006_big.sql")
+            let process = try launch(["migrate", "--database", database, "--migrations", migrations])
+            usleep(UInt32.random(in: 0...900_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let (applied, tables, migrated) = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+                (
+                    try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('big', 'big_a')") ?? -1,
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book WHERE title LIKE '% (migrated)'") ?? -1
+                )
+            }
+            let none = applied == [1, 2, 3, 4, 5] && tables == 0 && migrated == 0
+            let all = applied == [1, 2, 3, 4, 5, 6] && tables == 2 && migrated == 3
+            #expect(none || all, "trial \(trial): applied \(applied), tables \(tables), migrated rows \(migrated)")
+            outcomes.append(all)
+            #expect(try isSound(database + "/db.sqlite"), "trial \(trial)")
+            let next = try migrate.migrate(database, migrations)
+            #expect(next.status == 0, "trial \(trial): \(next.stderr)")
+            #expect(try migrate.appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
+        }
+        // Kills landed both before and after the commit.
+        #expect(outcomes.contains(true) && outcomes.contains(false), "\(outcomes)")
+    }
+
+    @Test("concurrent dbtool migrate from 2, 4 and 8 processes: each migration applied exactly once", arguments: [2, 4, 8])
+    func concurrentMigrate(processes: Int) throws {
+        for trial in 0..<trials(processes == 8 ? 10 : 5) {
+            let scratch = Scratch()
+            let (database, migrations) = try migrate.setUp(scratch)
+            // Fails if applied twice; takes a little while.
+            try migrate.write(
+                """
+                -- migrate:up
+                CREATE TABLE once (a);
+                WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000) INSERT INTO once SELECT i FROM c;
+                """, to: migrations + "/0006_once.sql")
+            let results = Locked<[ToolResult]>([])
+            let group = DispatchGroup()
+            for _ in 0..<processes {
+                DispatchQueue.global().async(group: group) {
+                    let result = try! dbtool(["migrate", "--database", database, "--migrations", migrations, "--timeout", "60"])
+                    results.update { $0.append(result) }
+                }
+            }
+            group.wait()
+            let all = results.get()
+            #expect(all.count == processes)
+            #expect(all.allSatisfy { $0.status == 0 }, "trial \(trial): \(all.map(\.stderr))")
+            // Every migration is applied by exactly one process.
+            for name in ["1_create_author", "6_once"] {
+                #expect(all.filter { $0.stdout.contains("applied \(name)") }.count == 1, "trial \(trial): \(name)")
+            }
+            #expect(try migrate.appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
+        }
+    }
+
+    /// A database directory of about 16 MiB of random hex text.
+    private func largeDatabase(_ scratch: Scratch) throws -> String {
+        let database = try scratch.makeDatabase()
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bulk(x BLOB);
+                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)
+                    INSERT INTO bulk SELECT hex(randomblob(1800)) FROM c;
+                    """)
+        }
+        return database
+    }
+
+    @Test(
+        "SIGKILL and SIGINT at random moments of backup and snapshot: no partial file under a final name, the database unharmed, the next run succeeds",
+        arguments: ["backup", "snapshot"])
+    func backupAndSnapshotKilled(command: String) throws {
+        let scratch = Scratch()
+        let database = try largeDatabase(scratch)
+        let output = scratch.file("out")
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
+        let final = output + (command == "backup" ? "/db.tar.zst" : "/db.sqlite")
+        let arguments =
+            command == "backup"
+            ? ["backup", "--database", database, "--output", final, "--level", "19"]
+            : ["snapshot", "--database", database, final]
+        let longest: UInt32 = command == "backup" ? 1_500_000 : 150_000
+        for trial in 0..<trials(20) {
+            let signal = trial % 2 == 0 ? SIGKILL : SIGINT
+            let process = try launch(arguments)
+            usleep(UInt32.random(in: 0...longest))
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let status = process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+            if FileManager.default.fileExists(atPath: final) {
+                // Only a run that completed may leave the final file, and it is whole.
+                #expect(status == 0, "trial \(trial): a file under its final name after status \(status)")
+                let check = command == "backup" ? try dbtool(["backup", "verify", final, "-q"]).status == 0 : try isSound(final)
+                #expect(check, "trial \(trial)")
+                try FileManager.default.removeItem(atPath: final)
+            } else if signal == SIGINT {
+                // Interrupted: exit 130 after cleaning up, or killed before the handler was installed.
+                #expect(status == 130 || status == -SIGINT, "trial \(trial): status \(status)")
+                if status == 130 { #expect(dbtoolTempFiles(output).isEmpty, "trial \(trial)") }
+            }
+            #expect(try isSound(database + "/db.sqlite"), "trial \(trial)")
+        }
+        let next = try dbtool(arguments.map { $0 == "19" ? "1" : $0 })
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(dbtoolTempFiles(output).isEmpty)
+        #expect(try contents(of: database).total == 1000)
+    }
+
+    private func contents(of database: String) throws -> (total: Int, count: Int) {
+        try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0
+            )
+        }
+    }
+
+    @Test("SIGKILL in the middle of a DatabasePool write transaction: the next open and other processes see the last committed state")
+    func poolWriterKilled() async throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        let path = database + "/db.sqlite"
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE ledger(seq INTEGER PRIMARY KEY, payload BLOB)")
+        }
+        for trial in 0..<trials(5) {
+            let committedBefore = try await DatabaseQueue(path: path).read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ledger") ?? 0
+            }
+            // The child commits 20 transfers, then dies by SIGKILL inside a
+            // transaction large enough to spill uncommitted pages into the WAL.
+            await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
+                let pool = try DatabasePool(path: path)
+                for _ in 0..<20 {
+                    try pool.write { db in
+                        try db.execute(sql: "UPDATE account SET balance = balance - 1 WHERE id = 1")
+                        try db.execute(sql: "UPDATE account SET balance = balance + 1 WHERE id = 2")
+                        try db.execute(sql: "INSERT INTO ledger(payload) VALUES (randomblob(100))")
+                    }
+                }
+                try pool.write { db in
+                    try db.execute(sql: "PRAGMA cache_size = 10")
+                    try db.execute(sql: "UPDATE account SET balance = balance - 500 WHERE id = 3")
+                    try db.execute(
+                        sql:
+                            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO ledger(payload) SELECT randomblob(1000) FROM c"
+                    )
+                    kill(getpid(), SIGKILL)
+                }
+            }
+            // Another process (dbtool) and this one, opening afresh, see the last commit.
+            let seen = try dbtool([
+                "exec", "--database", database, "SELECT SUM(balance) AS total, (SELECT COUNT(*) FROM ledger) AS ledger FROM account",
+                "--format", "json",
+            ])
+            #expect(seen.status == 0, "trial \(trial): \(seen.stderr)")
+            #expect(seen.stdout.contains("\"total\" : 1000") || seen.stdout.contains("\"total\":1000"), "trial \(trial): \(seen.stdout)")
+            let (total, ledger) = try await DatabaseQueue(path: path).read { db in
+                (try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ledger"))
+            }
+            #expect(total == 1000, "trial \(trial)")
+            #expect(ledger == committedBefore + 20, "trial \(trial)")
+            #expect(try isSound(path), "trial \(trial)")
+        }
+    }
+}
