@@ -8,7 +8,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # and pkg-config, through which SwiftPM finds them.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
 
-.PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress bench bench-backup bench-instructions completions install uninstall clean
+.PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress test-asan bench bench-backup bench-instructions completions install uninstall clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -55,6 +55,12 @@ test: deps
 	$(SWIFT) build --product generate-manual
 	$(SWIFT) test
 	$(MAKE) test-tsan
+	$(MAKE) test-asan
+
+## test-asan: the library tests under AddressSanitizer; any report fails the run
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 $(SWIFT) test --sanitize=address --build-path .build-asan --filter DatabaseKitTests
 
 ## stress: the fault-injection and live-write suites with DBTOOL_STRESS=5 times their trials
 ## (150 SIGKILLs of migrate, 100 of backup and of snapshot, 100 backups under two writers...)

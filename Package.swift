@@ -10,6 +10,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Tests only: property-based checks of value round-trips.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // The system SQLite. The product-prefixed name never clashes with another
@@ -51,14 +53,16 @@ let package = Package(
             dependencies: ["DatabaseKit"]),
         .testTarget(
             name: "DatabaseKitTests",
-            dependencies: ["DatabaseKit", "DatabaseKitSQLite"]),
+            dependencies: ["DatabaseKit", "DatabaseKitSQLite", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "DBToolCoreTests",
             dependencies: ["DBToolCore"]),
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",
-            dependencies: ["dbtool", "DBToolCore", "DatabaseKit", "DBToolLibArchive"]),
+            dependencies: [
+                "dbtool", "DBToolCore", "DatabaseKit", "DBToolLibArchive", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

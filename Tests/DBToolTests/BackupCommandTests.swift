@@ -159,7 +159,8 @@ struct BackupCommandTests {
 
     /// Moves money between accounts, one transaction at a time, with a
     /// ledger row carrying a payload (the WAL grows and checkpoints run),
-    /// about 500 transactions a second.
+    /// up to 500 transactions a second: about 100 KiB/s, so that the
+    /// database stays small over the hundred backups of `make stress`.
     static func transfer(path: String, until stop: String) throws {
         var config = Configuration()
         config.busyMode = .timeout(30)
@@ -169,7 +170,7 @@ struct BackupCommandTests {
                 let amount = Int.random(in: 1...20)
                 try db.execute(sql: "UPDATE account SET balance = balance - ? WHERE id = ?", arguments: [amount, Int.random(in: 1...10)])
                 try db.execute(sql: "UPDATE account SET balance = balance + ? WHERE id = ?", arguments: [amount, Int.random(in: 1...10)])
-                try db.execute(sql: "INSERT INTO ledger(amount, payload) VALUES (?, randomblob(1000))", arguments: [amount])
+                try db.execute(sql: "INSERT INTO ledger(amount, payload) VALUES (?, randomblob(200))", arguments: [amount])
             }
             usleep(2_000)
         }
@@ -241,7 +242,7 @@ struct BackupCommandTests {
         #expect(process.terminationStatus == 130, "\(message)")
         #expect(message.contains("interrupted"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty)
-        #expect(tempFiles(database) == [".dbtool-backup.lock"])
+        #expect(tempFiles(database).isEmpty)  // the lock file too is gone
     }
 
     @Test("--keep keeps the newest N archives of this database, and nothing else is touched")

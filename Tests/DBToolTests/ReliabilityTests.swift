@@ -146,8 +146,8 @@ struct ReliabilityTests {
             process.waitUntilExit()
             let status = process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
             if FileManager.default.fileExists(atPath: final) {
-                // Only a run that completed may leave the final file, and it is whole.
-                #expect(status == 0, "trial \(trial): a file under its final name after status \(status)")
+                // Published by rename once complete: whole, even when the signal
+                // came after the rename (status 0, or killed just before exiting).
                 let check = command == "backup" ? try dbtool(["backup", "verify", final, "-q"]).status == 0 : try isSound(final)
                 #expect(check, "trial \(trial)")
                 try FileManager.default.removeItem(atPath: final)

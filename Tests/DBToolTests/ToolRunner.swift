@@ -10,9 +10,13 @@ struct ToolResult {
 }
 
 /// Runs the built dbtool binary (beside the test bundle) with `arguments`.
-func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ToolResult {
+/// With `executable`, runs that instead (a wrapper such as `setpriv` or `sh`
+/// whose arguments start dbtool).
+func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: String? = nil) throws
+    -> ToolResult
+{
     let process = Process()
-    process.executableURL = toolURL
+    process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? toolURL
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "DBTOOL_DATABASE")

@@ -57,7 +57,7 @@ struct ArchiveExtraction {
     ) throws {
         let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not create \(target): \(systemError())")
+            throw DBToolError(writeFailureStatus(errno), "can not create \(target): \(systemError())")
         }
         defer { close(descriptor) }
         var hash = SHA256()
@@ -66,7 +66,7 @@ struct ArchiveExtraction {
             while offset < chunk.count {
                 let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
                 guard written > 0 else {
-                    throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not write \(target): \(systemError())")
+                    throw DBToolError(writeFailureStatus(errno), "can not write \(target): \(systemError())")
                 }
                 offset += written
             }

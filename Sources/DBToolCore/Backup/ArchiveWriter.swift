@@ -172,7 +172,7 @@ final class ArchiveWriter {
         if code == ARCHIVE_WARN { return }
         if let error = output.error { throw error }  // the write behind failed: its errno says why
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
-        let status: ExitStatus = archive_errno(archive) == ENOSPC || archive_errno(archive) == EIO ? .ioError : .cantCreate
+        let status = writeFailureStatus(archive_errno(archive))
         throw DBToolError(status, "can not write the archive \(destination): \(message)")
     }
 }

@@ -117,11 +117,10 @@ final class BackgroundWriter {
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
                     let code = errno
-                    let full = code == ENOSPC || code == EDQUOT
+                    let status = writeFailureStatus(code)
                     let error = DBToolError(
-                        full || code == EIO ? .ioError : .cantCreate,
-                        "can not write the archive \(path): \(String(cString: strerror(code)))",
-                        hint: full ? "Free some space, or write the archive elsewhere." : nil)
+                        status, "can not write the archive \(path): \(String(cString: strerror(code)))",
+                        hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil)
                     locked { failure = error }
                     return
                 }

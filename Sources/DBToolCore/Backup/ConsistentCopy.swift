@@ -164,7 +164,7 @@ struct ConsistentCopy {
             let count = sendfile(destination, source, &offset, Int(min(size - offset, 64 << 20)))
             if count == 0 { break }  // shorter than at fstat: nothing left to copy
             guard count > 0 else {
-                throw DBToolError(errno == ENOSPC ? .ioError : .cantCreate, "can not copy to \(path): \(systemError())")
+                throw DBToolError(writeFailureStatus(errno), "can not copy to \(path): \(systemError())")
             }
             copied(Int64(count))
         }

@@ -42,6 +42,7 @@ public struct MigrateOperation: Sendable {
 
     public func run() throws -> Report {
         let directory = try MigrationDirectory(path: migrationsPath)
+        try directory.requireMigrations()
         try location.checkExists()
         // A dry run only reads: it takes no lock, so it leaves no lock file.
         let lock = dryRun ? nil : try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)

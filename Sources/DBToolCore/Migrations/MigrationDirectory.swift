@@ -46,4 +46,13 @@ public struct MigrationDirectory: Sendable {
         }
         self.migrations = migrations
     }
+
+    /// Throws 66 when the directory holds no migration file: a deploy script
+    /// pointed at the wrong directory must fail, not report "nothing to do".
+    public func requireMigrations() throws {
+        guard migrations.isEmpty else { return }
+        throw DBToolError(
+            .noInput, "no migration files in \(path)",
+            hint: "Migration files are named VERSION_name.sql (0001_create_player.sql); `dbtool migrate new NAME` creates one.")
+    }
 }

@@ -67,22 +67,24 @@ public struct SnapshotOperation: Sendable {
         let temp = directory + "/" + tempName(prefix: Self.tempPrefix, for: URL(fileURLWithPath: destination).lastPathComponent)
         defer { removeDatabaseFiles(temp) }
 
-        let pageCount = try location.reportingErrors(timeout: timeout) { () -> Int in
-            if vacuum {
-                try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
-            } else {
-                let copy = try DatabaseQueue(path: temp)
-                if let progress {
-                    // 4 MiB of 4 KiB pages per step.
-                    try source.backup(to: copy, pagesPerStep: 1024) { step in
-                        progress(step.completedPageCount, step.totalPageCount)
-                    }
+        let pageCount = try reportingWriteErrors(to: destination) {
+            try location.reportingErrors(timeout: timeout) { () -> Int in
+                if vacuum {
+                    try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
                 } else {
-                    try source.backup(to: copy)
+                    let copy = try DatabaseQueue(path: temp)
+                    if let progress {
+                        // 4 MiB of 4 KiB pages per step.
+                        try source.backup(to: copy, pagesPerStep: 1024) { step in
+                            progress(step.completedPageCount, step.totalPageCount)
+                        }
+                    } else {
+                        try source.backup(to: copy)
+                    }
+                    try copy.close()
                 }
-                try copy.close()
+                return try finalizeCopy(temp)
             }
-            return try finalizeCopy(temp)
         }
         try fsyncPath(temp)
         try publish(temp, as: destination, what: "the snapshot")
@@ -90,6 +92,18 @@ public struct SnapshotOperation: Sendable {
         return Report(
             database: location.filePath, snapshot: destination, bytes: fileSize(destination),
             pageCount: pageCount, vacuumed: vacuum, deleted: deleted)
+    }
+
+    /// The copy's I/O errors are about the destination (a full disk, most
+    /// often): name it rather than the source.
+    private func reportingWriteErrors<T>(to destination: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DBToolError where error.status == .ioError {
+            throw DBToolError(
+                .ioError, "can not write the snapshot \(destination): \(error.message)",
+                hint: "Check the free space and the disk where it goes, and retry.")
+        }
     }
 
     private func destinationPath(now: Date) throws -> String {

@@ -61,3 +61,9 @@ func isDirectory(_ path: String) -> Bool {
 
 /// The message of the current `errno`.
 func systemError() -> String { String(cString: strerror(errno)) }
+
+/// The exit status of a failed write: 74 when the disk is full or failing
+/// (ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO), 73 otherwise.
+func writeFailureStatus(_ code: Int32) -> ExitStatus {
+    [ENOSPC, EDQUOT, EFBIG, EIO].contains(code) ? .ioError : .cantCreate
+}

@@ -56,8 +56,12 @@ struct ExecCommand: ParsableCommand {
             if let sql {
                 text = sql
             } else if let file {
-                guard FileManager.default.fileExists(atPath: file) else {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
                     throw DBToolError(.noInput, "no SQL file at \(file)")
+                }
+                guard !isDirectory.boolValue else {
+                    throw DBToolError(.noInput, "\(file) is a directory, not a SQL file", hint: "Check --file.")
                 }
                 guard let data = FileManager.default.contents(atPath: file), let decoded = String(data: data, encoding: .utf8) else {
                     throw DBToolError(.dataError, "\(file) is not readable UTF-8 text")

@@ -49,6 +49,8 @@ struct InitCommand: ParsableCommand {
         runReporting(
             output,
             operation: { () throws -> InitReport in
+                // Checked first: a bad migrations directory must not leave a new database behind.
+                if let migrationsPath { try MigrationDirectory(path: migrationsPath).requireMigrations() }
                 let initialized = try operation.run()
                 var report = InitReport(initialized: initialized, migrate: nil)
                 if let migrationsPath {
