@@ -57,10 +57,10 @@ test: deps
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 
-## test-asan: the library tests under AddressSanitizer; any report fails the run
+## test-asan: the library tests under AddressSanitizer and LeakSanitizer; any report fails the run
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
-	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 $(SWIFT) test --sanitize=address --build-path .build-asan --filter DatabaseKitTests
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt $(SWIFT) test --sanitize=address --build-path .build-asan --filter DatabaseKitTests
 
 ## stress: the fault-injection and live-write suites with DBTOOL_STRESS=5 times their trials
 ## (150 SIGKILLs of migrate, 100 of backup and of snapshot, 100 backups under two writers...)
