@@ -281,10 +281,12 @@ struct BadInputTests {
                     try BadInputTests.holdWriteLock(path, signals: signals)
                 }
             }
-            let deadline = Date(timeIntervalSinceNow: 30)
+            // The child is a fresh test process: slow to start on a loaded machine.
+            let deadline = Date(timeIntervalSinceNow: 300)
             while !FileManager.default.fileExists(atPath: signals + "/held") && Date() < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
+            try #require(FileManager.default.fileExists(atPath: signals + "/held"), "the lock holder never held the lock")
         }
         defer { try? FileManager.default.removeItem(atPath: signals) }
         let before = Self.fingerprint(scratch.path)
