@@ -8,7 +8,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # and pkg-config, through which SwiftPM finds them.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
 
-.PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress test-asan bench bench-backup bench-instructions completions install uninstall clean
+.PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions install uninstall clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -61,6 +61,20 @@ test: deps
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt $(SWIFT) test --sanitize=address --build-path .build-asan --filter DatabaseKitTests
+
+## fuzz: each libFuzzer target of Fuzz/ for FUZZ_SECONDS (default 60) from its corpus;
+## a crash stops it, and the crashing input is left in Fuzz/crashes/ to commit as a regression
+FUZZ_SECONDS ?= 60
+FUZZ_BIN = $$($(SWIFT) build --package-path Fuzz --build-path .build-fuzz --show-bin-path)
+fuzz: deps
+	$(SWIFT) build --package-path Fuzz --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+	mkdir -p Fuzz/crashes
+	for target in FuzzMigrationFile FuzzExecArguments; do \
+	    mkdir -p .build-fuzz/corpus/$$target; \
+	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BIN)/$$target .build-fuzz/corpus/$$target Fuzz/Corpus/$$target \
+	        -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 -artifact_prefix=Fuzz/crashes/$$target- \
+	        -print_final_stats=1 || exit 1; \
+	done
 
 ## stress: the fault-injection and live-write suites with DBTOOL_STRESS=5 times their trials
 ## (150 SIGKILLs of migrate, 100 of backup and of snapshot, 100 backups under two writers...)

@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "DatabaseKit", targets: ["DatabaseKit"]),
         .executable(name: "dbtool", targets: ["dbtool"]),
+        // dbtool's operations, for the fuzz targets of Fuzz/.
+        .library(name: "DBToolCore", targets: ["DBToolCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
