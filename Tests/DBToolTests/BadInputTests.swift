@@ -321,3 +321,35 @@ struct BadInputTests {
         for (name, _) in Self.fingerprint(scratch.path) { chmod(scratch.file(name), Self.isDirectory(scratch.file(name)) ? 0o755 : 0o644) }
     }
 }
+
+@Suite("Bad input: a migration that fails")
+struct FailingMigrationTests {
+    @Test("a syntax error in the third of five migrations: 65 naming the file and line; the first two stay applied, nothing of the third")
+    func syntaxErrorInThird() throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        try BadInputTests.migrations(
+            scratch,
+            [
+                "0001_a.sql": "-- migrate:up\nCREATE TABLE a(x);",
+                "0002_b.sql": "-- migrate:up\nCREATE TABLE b(x);",
+                "0003_c.sql": "-- migrate:up\nCREATE TABLE c(x);\nINSERT INTO c VALUES (1);\nCREATE TABLEE d(x);",
+                "0004_d.sql": "-- migrate:up\nCREATE TABLE d(x);",
+                "0005_e.sql": "-- migrate:up\nCREATE TABLE e(x);",
+            ])
+        let result = try dbtool(["migrate", "--database", database, "--migrations", scratch.file("migrations")])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains(scratch.file("migrations/0003_c.sql") + ":4"), "\(result.stderr)")
+        #expect(result.stderr.contains("TABLEE"))
+        let (applied, tables) = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            (
+                try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version"),
+                try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('a', 'b', 'c', 'd', 'e') ORDER BY name")
+            )
+        }
+        #expect(applied == [1, 2])
+        #expect(tables == ["a", "b"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: database).filter { $0.hasPrefix(".dbtool-") }.isEmpty)
+    }
+}
