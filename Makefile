@@ -68,7 +68,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_BIN = $$($(SWIFT) build --package-path Fuzz --build-path .build-fuzz --show-bin-path)
 fuzz: deps
 	$(SWIFT) build --package-path Fuzz --build-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
-	mkdir -p Fuzz/crashes
+	mkdir -p Fuzz/crashes .build-fuzz/corpus/FuzzMigrationFile
+	# The example migrations seed the parser's corpus: a first line with the name, then the file.
+	for file in migrations-examples/*.sql; do \
+	    { basename $$file; cat $$file; } > .build-fuzz/corpus/FuzzMigrationFile/example-$$(basename $$file); \
+	done
 	for target in FuzzMigrationFile FuzzExecArguments; do \
 	    mkdir -p .build-fuzz/corpus/$$target; \
 	    ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BIN)/$$target .build-fuzz/corpus/$$target Fuzz/Corpus/$$target \

@@ -177,20 +177,6 @@ struct BackupCommandTests {
         try pool.close()
     }
 
-    /// A database of about 16 MiB of random hex text: seconds to compress at level 19.
-    private func makeLargeDatabase(_ scratch: Scratch) throws -> String {
-        let database = try scratch.makeDatabase()
-        try DatabaseQueue(path: database + "/db.sqlite").write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE bulk(x BLOB);
-                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)
-                    INSERT INTO bulk SELECT hex(randomblob(1800)) FROM c;
-                    """)
-        }
-        return database
-    }
-
     private func tempFiles(_ directory: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".dbtool-") }
     }
@@ -198,7 +184,7 @@ struct BackupCommandTests {
     @Test("SIGKILL during a backup leaves no archive under its final name; the next run cleans up and succeeds")
     func killed() throws {
         let scratch = Scratch()
-        let database = try makeLargeDatabase(scratch)
+        let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
         let archive = output + "/db.tar.zst"
@@ -223,7 +209,7 @@ struct BackupCommandTests {
     @Test("SIGINT and SIGTERM stop a backup cleanly: exit 130, no archive, no temp file", arguments: [SIGINT, SIGTERM])
     func interrupted(signal: Int32) throws {
         let scratch = Scratch()
-        let database = try makeLargeDatabase(scratch)
+        let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
         let process = Process()
@@ -270,7 +256,7 @@ struct BackupCommandTests {
     @Test("a backup started while another runs on the same database exits 75 at once")
     func overlapping() throws {
         let scratch = Scratch()
-        let database = try makeLargeDatabase(scratch)
+        let database = try scratch.makeLargeDatabase()
         let first = Process()
         first.executableURL = toolURL
         first.arguments = ["backup", "--database", database, "--output", scratch.file("first.tar.zst"), "--level", "19"]

@@ -1,3 +1,4 @@
+import DatabaseKit
 import Foundation
 import PropertyBased
 import Testing
@@ -56,6 +57,23 @@ struct ExecPropertyTests {
             let (json, type, _) = try echo(value, database: database)
             #expect(type == "text")
             #expect(json as? String == value)
+        }
+    }
+
+    @Test("dates, in the UTC text format DatabaseKit stores, come back as the same text and the same date")
+    func dates() async throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        let milliseconds = Gen.int64(in: 0...253_402_300_799_000)  // 1970 to 9999
+        await propertyCheck(count: 30, input: milliseconds) { value in
+            let date = Date(timeIntervalSince1970: Double(value) / 1000)
+            let text = try await DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT ?", arguments: [date]) } ?? ""
+            let (json, type, _) = try echo(text, database: database)
+            #expect(type == "text")
+            let printed = json as? String
+            #expect(printed == text)
+            let back = try await DatabaseQueue().read { db in try Date.fetchOne(db, sql: "SELECT ?", arguments: [printed]) }
+            #expect(back.map { ($0.timeIntervalSince1970 * 1000).rounded() } == Double(value))
         }
     }
 }

@@ -110,26 +110,12 @@ struct ReliabilityTests {
         }
     }
 
-    /// A database directory of about 16 MiB of random hex text.
-    private func largeDatabase(_ scratch: Scratch) throws -> String {
-        let database = try scratch.makeDatabase()
-        try DatabaseQueue(path: database + "/db.sqlite").write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE bulk(x BLOB);
-                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)
-                    INSERT INTO bulk SELECT hex(randomblob(1800)) FROM c;
-                    """)
-        }
-        return database
-    }
-
     @Test(
         "SIGKILL and SIGINT at random moments of backup and snapshot: no partial file under a final name, the database unharmed, the next run succeeds",
         arguments: ["backup", "snapshot"])
     func backupAndSnapshotKilled(command: String) throws {
         let scratch = Scratch()
-        let database = try largeDatabase(scratch)
+        let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
         let final = output + (command == "backup" ? "/db.tar.zst" : "/db.sqlite")

@@ -83,6 +83,23 @@ final class Scratch: Sendable {
     }
 }
 
+extension Scratch {
+    /// A database directory of about 16 MiB of random hex text: seconds to
+    /// compress at level 19, long enough to be interrupted.
+    func makeLargeDatabase() throws -> String {
+        let database = try makeDatabase()
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bulk(x BLOB);
+                    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)
+                    INSERT INTO bulk SELECT hex(randomblob(1800)) FROM c;
+                    """)
+        }
+        return database
+    }
+}
+
 final class Locked<Value>: @unchecked Sendable {
     // Safe: `value` is only touched while holding `lock`.
     private let lock = NSLock()

@@ -58,42 +58,15 @@ final class BackgroundWriter {
         if let error { throw error }
     }
 
-    /// What the two threads share. `free` counts the buffers the caller may
-    /// fill, `filled` the ones the writing thread may write; a buffer and its
-    /// count are touched by one side at a time, handed over by those
-    /// semaphores. `failure` is guarded by `lock`.
-    fileprivate final class Ring: @unchecked Sendable {
-        static let slots = 3
+    /// What the two threads share: the ring, and `failure`, guarded by its lock.
+    fileprivate final class Ring: BufferRing, @unchecked Sendable {
         let descriptor: Int32
         let path: String
-        let buffers: [UnsafeMutableRawPointer]
-        let counts: UnsafeMutablePointer<Int>
-        // Created at 0 and signalled up to `slots`: libdispatch traps when a
-        // semaphore is freed below its initial value, which `free` may end at.
-        let free = DispatchSemaphore(value: 0)
-        let filled = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        private let lock = NSLock()
         var failure: DBToolError?
 
         init(descriptor: Int32, path: String) {
             self.descriptor = descriptor
             self.path = path
-            buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
-            counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
-            counts.initialize(repeating: 0, count: Self.slots)
-            for _ in 0..<Self.slots { free.signal() }
-        }
-
-        deinit {
-            for buffer in buffers { buffer.deallocate() }
-            counts.deallocate()
-        }
-
-        func locked<T>(_ body: () -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body()
         }
 
         /// The writing thread: writes each filled buffer until the end marker.

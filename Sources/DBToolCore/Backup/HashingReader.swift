@@ -53,47 +53,21 @@ final class HashingReader {
         return nil
     }
 
-    /// What the two threads share. `free` counts the buffers the reading
-    /// thread may fill, `filled` the ones the caller may consume; a buffer
-    /// and its count are touched by one side at a time, handed over by those
-    /// semaphores. `digest`, `failure` and `cancelled` are guarded by `lock`.
-    fileprivate final class Ring: @unchecked Sendable {
-        static let slots = 3
+    /// What the two threads share: the ring, and `digest`, `failure` and
+    /// `cancelled`, guarded by its lock.
+    fileprivate final class Ring: BufferRing, @unchecked Sendable {
         let descriptor: Int32
         let length: Int64
         let path: String
-        let buffers: [UnsafeMutableRawPointer]
-        let counts: UnsafeMutablePointer<Int>
-        // Created at 0 and signalled up to `slots`: libdispatch traps when a
-        // semaphore is freed below its initial value, which `free` may end at.
-        let free = DispatchSemaphore(value: 0)
-        let filled = DispatchSemaphore(value: 0)
-        private let finished = DispatchSemaphore(value: 0)
-        private let lock = NSLock()
         var digest: SHA256.Digest?
         var failure: DBToolError?
         private var cancelled = false
-        private var isStopped = false  // touched by the caller's thread only
+        private var isStopped = false  // touched by the caller's side only
 
         init(descriptor: Int32, length: Int64, path: String) {
             self.descriptor = descriptor
             self.length = length
             self.path = path
-            buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
-            counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
-            counts.initialize(repeating: 0, count: Self.slots)
-            for _ in 0..<Self.slots { free.signal() }
-        }
-
-        deinit {
-            for buffer in buffers { buffer.deallocate() }
-            counts.deallocate()
-        }
-
-        func locked<T>(_ body: () -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body()
         }
 
         /// Called by the caller's side: cancels the thread and waits for its end.
