@@ -59,11 +59,14 @@ let package = Package(
         .testTarget(
             name: "DBToolCoreTests",
             dependencies: ["DBToolCore"]),
+        // Helper processes the end-to-end tests start (a writer load, a lock holder).
+        .executableTarget(name: "TestWorkload", dependencies: ["DatabaseKit"], path: "Tests/TestWorkload"),
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",
             dependencies: [
-                "dbtool", "DBToolCore", "DatabaseKit", "DBToolLibArchive", .product(name: "PropertyBased", package: "swift-property-based"),
+                "dbtool", "TestWorkload", "DBToolCore", "DatabaseKit", "DBToolLibArchive",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -107,26 +107,21 @@ struct BackupCommandTests {
     }
 
     @Test("backups taken while two processes commit transfers restore to a constant total, with every prior commit")
-    func liveWriter() async throws {
+    func liveWriter() throws {
         let scratch = Scratch()
         let database = try scratch.makeDatabase()
         let path = database + "/db.sqlite"
         let stop = scratch.file("stop")
-        try await DatabaseQueue(path: path).write { db in
+        try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "CREATE TABLE ledger(seq INTEGER PRIMARY KEY, amount INT, payload BLOB)")
         }
         // Two writer processes: a continuous multi-process write load.
-        async let writer = #expect(processExitsWith: .success) { [path = path as String, stop = stop as String] in
-            try BackupCommandTests.transfer(path: path, until: stop)
-        }
-        async let secondWriter = #expect(processExitsWith: .success) { [path = path as String, stop = stop as String] in
-            try BackupCommandTests.transfer(path: path, until: stop)
-        }
+        let writers = try (0..<2).map { _ in try startWorkload(["transfer", path, stop]) }
         let observer = try DatabaseQueue(path: path)
         func committed() throws -> Int {
             try observer.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM ledger") ?? 0 }
         }
-        while try committed() < 20 { usleep(10_000) }
+        while try committed() < 20 && writers.allSatisfy(\.isRunning) { usleep(10_000) }
 
         var backups: [(archive: String, committedBefore: Int)] = []
         for index in 0..<trials(20) {
@@ -141,7 +136,10 @@ struct BackupCommandTests {
         }
         let last = try committed()
         try Data().write(to: URL(fileURLWithPath: stop))
-        _ = await (writer, secondWriter)
+        for writer in writers {
+            writer.waitUntilExit()
+            #expect(writer.terminationStatus == 0, "a writer failed")
+        }
         try observer.close()
         #expect(last > backups[0].committedBefore + 20, "the writer kept committing during the backups")
 
@@ -150,31 +148,11 @@ struct BackupCommandTests {
             let result = try dbtool(["restore", backup.archive, restored, "-q"])
             #expect(result.status == 0, "restore \(index): \(result.stderr)")
             #expect(try contents(restored).total == 1000, "restore \(index)")
-            let seq = try await DatabaseQueue(path: restored + "/db.sqlite").read { db in
+            let seq = try DatabaseQueue(path: restored + "/db.sqlite").read { db in
                 try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM ledger") ?? 0
             }
             #expect(seq >= backup.committedBefore, "restore \(index) lost commits: \(seq) < \(backup.committedBefore)")
         }
-    }
-
-    /// Moves money between accounts, one transaction at a time, with a
-    /// ledger row carrying a payload (the WAL grows and checkpoints run),
-    /// up to 500 transactions a second: about 100 KiB/s, so that the
-    /// database stays small over the hundred backups of `make stress`.
-    static func transfer(path: String, until stop: String) throws {
-        var config = Configuration()
-        config.busyMode = .timeout(30)
-        let pool = try DatabasePool(path: path, configuration: config)
-        while !FileManager.default.fileExists(atPath: stop) {
-            try pool.write { db in
-                let amount = Int.random(in: 1...20)
-                try db.execute(sql: "UPDATE account SET balance = balance - ? WHERE id = ?", arguments: [amount, Int.random(in: 1...10)])
-                try db.execute(sql: "UPDATE account SET balance = balance + ? WHERE id = ?", arguments: [amount, Int.random(in: 1...10)])
-                try db.execute(sql: "INSERT INTO ledger(amount, payload) VALUES (?, randomblob(200))", arguments: [amount])
-            }
-            usleep(2_000)
-        }
-        try pool.close()
     }
 
     private func tempFiles(_ directory: String) -> [String] {

@@ -195,18 +195,6 @@ struct BadInputTests {
             }, status: 65, message: ["db/db.sqlite in $S/altered.tar.gz does not match its SHA-256"]),
     ]
 
-    /// In a child process: holds the write lock of `path` until `signals/release` appears.
-    static func holdWriteLock(_ path: String, signals: String) throws {
-        var config = Configuration()
-        config.allowsUnsafeTransactions = true  // the lock is held across accesses, on purpose
-        let dbQueue = try DatabaseQueue(path: path, configuration: config)
-        try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
-        _ = FileManager.default.createFile(atPath: signals + "/held", contents: nil)
-        while !FileManager.default.fileExists(atPath: signals + "/release") { usleep(10_000) }
-        try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
-        try dbQueue.close()
-    }
-
     static let bigInsert =
         "INSERT INTO account(balance) SELECT 1 FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000) SELECT i FROM c)"
 
@@ -266,26 +254,17 @@ struct BadInputTests {
     }
 
     @Test("each bad input: documented status, a message that names it, nothing changed", arguments: cases)
-    func badInput(_ badCase: Case) async throws {
+    func badInput(_ badCase: Case) throws {
         let scratch = Scratch()
         var arguments = try badCase.prepare(scratch)
         // The lock case: another process holds the write lock. Not this one: reading the
         // database's bytes here would drop this process's POSIX locks on it.
         let signals = NSTemporaryDirectory() + "lock-holder-\(UUID().uuidString)"
-        var holder: Task<Void, Never>?
+        var holder: Process?
         if badCase.status == 75 {
             try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
-            let path = scratch.file("db/db.sqlite")
-            holder = Task {
-                await #expect(processExitsWith: .success) { [path = path as String, signals = signals as String] in
-                    try BadInputTests.holdWriteLock(path, signals: signals)
-                }
-            }
-            // The child is a fresh test process: slow to start on a loaded machine.
-            let deadline = Date(timeIntervalSinceNow: 300)
-            while !FileManager.default.fileExists(atPath: signals + "/held") && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            holder = try startWorkload(["hold-write-lock", scratch.file("db/db.sqlite"), signals])
+            while !FileManager.default.fileExists(atPath: signals + "/held") && holder?.isRunning == true { usleep(10_000) }
             try #require(FileManager.default.fileExists(atPath: signals + "/held"), "the lock holder never held the lock")
         }
         defer { try? FileManager.default.removeItem(atPath: signals) }
@@ -315,7 +294,8 @@ struct BadInputTests {
         #expect(Self.fingerprint(scratch.path) == before, "\(badCase.name): the filesystem changed")
         if let holder {
             _ = FileManager.default.createFile(atPath: signals + "/release", contents: nil)
-            await holder.value
+            holder.waitUntilExit()
+            #expect(holder.terminationStatus == 0, "the lock holder failed")
         }
         chmod(scratch.path, 0o755)
         for (name, _) in Self.fingerprint(scratch.path) { chmod(scratch.file(name), Self.isDirectory(scratch.file(name)) ? 0o755 : 0o644) }

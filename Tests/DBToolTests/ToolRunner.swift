@@ -44,17 +44,32 @@ func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: S
         stderr: String(decoding: stderrData.get(), as: UTF8.self))
 }
 
-let toolURL: URL = {
-    // The test bundle and the dbtool executable are built in the same directory.
+let toolURL = builtExecutable("dbtool")
+
+/// The helper processes of the tests (Tests/TestWorkload).
+let workloadURL = builtExecutable("TestWorkload")
+
+/// An executable of the package: the test bundle and the executables are built in the same directory.
+func builtExecutable(_ name: String) -> URL {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     var directory = executable.deletingLastPathComponent()
     while directory.path != "/" {
-        let candidate = directory.appendingPathComponent("dbtool")
+        let candidate = directory.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
-    fatalError("dbtool binary not found near \(executable.path): run `swift build` first")
-}()
+    fatalError("\(name) not found near \(executable.path): run `swift build` first")
+}
+
+/// Starts a helper process of Tests/TestWorkload; its output goes to stderr.
+func startWorkload(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = workloadURL
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
 
 /// A directory of its own for one test, removed afterwards.
 final class Scratch: Sendable {
