@@ -46,6 +46,10 @@ struct ArchiveInspectionTests {
         #expect(try BackupManifest.decode(manifest.encoded(), archive: "a.tar") == manifest)
         manifest.format = BackupManifest.currentFormat + 1
         #expect(throws: DBToolError.self) { try BackupManifest.decode(manifest.encoded(), archive: "a.tar") }
-        #expect(throws: DBToolError.self) { try BackupManifest.decode(Data("{}".utf8), archive: "a.tar") }
+        #expect {
+            try BackupManifest.decode(Data("{}".utf8), archive: "a.tar")
+        } throws: { error in
+            (error as? DBToolError)?.message == "the manifest of a.tar is not a dbtool backup manifest: format is missing"
+        }
     }
 }

@@ -56,8 +56,15 @@ public struct BackupManifest: Codable, Sendable, Equatable {
         do {
             manifest = try JSONDecoder().decode(BackupManifest.self, from: data)
         } catch {
+            // Name the field, not Swift's description of the decoding error.
+            var field = ""
+            if case DecodingError.keyNotFound(let key, _) = error { field = ": \(key.stringValue) is missing" }
+            if case DecodingError.typeMismatch(_, let context) = error {
+                field = ": \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+            }
             throw DBToolError(
-                .dataError, "the manifest of \(archive) is not valid: \(error)", hint: "The archive is damaged; use another backup.")
+                .dataError, "the manifest of \(archive) is not a dbtool backup manifest\(field)",
+                hint: "The archive is damaged; use another backup.")
         }
         guard manifest.format <= currentFormat else {
             throw DBToolError(
