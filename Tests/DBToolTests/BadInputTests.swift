@@ -144,7 +144,7 @@ struct BadInputTests {
             prepare: { s in
                 _ = try s.makeDatabase()
                 chmod(s.file("db"), 0o755)
-                chmod(s.file("db/db.sqlite"), 0o600)
+                chmod(s.file("db/db.sqlite"), 0o000)  // denied to nobody, and to a non-root owner
                 return ["exec", "--database", s.file("db"), "SELECT COUNT(*) FROM account"]
             }, status: 77, message: ["$S/db/db.sqlite"], unprivileged: true),
         Case(
