@@ -6,18 +6,6 @@ import Testing
 struct BackupCommandTests {
     static let formats = ["tar.zst", "tar.gz", "tar.xz", "tar", "zip"]
 
-    /// The total of the accounts and the number of rows of a restored database.
-    private func contents(_ directory: String) throws -> (total: Int, accounts: Int) {
-        let dbQueue = try DatabaseQueue(path: directory + "/db.sqlite")
-        defer { try? dbQueue.close() }
-        return try dbQueue.read { db in
-            (
-                try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") ?? 0,
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0
-            )
-        }
-    }
-
     private func json(_ result: ToolResult) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -44,7 +32,7 @@ struct BackupCommandTests {
         let restore = try dbtool(["restore", archive, restored])
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stdout.contains("integrity_check ok"))
-        #expect(try contents(restored) == (1000, 10))
+        #expect(try accountTotals(restored) == (1000, 10))
         #expect(FileManager.default.contents(atPath: restored + "/attachments/note.txt") == Data("kept".utf8))
         stat(restored + "/attachments/note.txt", &info)
         #expect(info.st_mode & 0o777 == 0o640)
@@ -147,16 +135,12 @@ struct BackupCommandTests {
             let restored = scratch.file("restored-\(index)")
             let result = try dbtool(["restore", backup.archive, restored, "-q"])
             #expect(result.status == 0, "restore \(index): \(result.stderr)")
-            #expect(try contents(restored).total == 1000, "restore \(index)")
+            #expect(try accountTotals(restored).total == 1000, "restore \(index)")
             let seq = try DatabaseQueue(path: restored + "/db.sqlite").read { db in
                 try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM ledger") ?? 0
             }
             #expect(seq >= backup.committedBefore, "restore \(index) lost commits: \(seq) < \(backup.committedBefore)")
         }
-    }
-
-    private func tempFiles(_ directory: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".dbtool-") }
     }
 
     @Test("SIGKILL during a backup leaves no archive under its final name; the next run cleans up and succeeds")
@@ -176,11 +160,11 @@ struct BackupCommandTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(!FileManager.default.fileExists(atPath: archive), "after \(delay) s")
-            #expect(try contents(database).total == 1000)
+            #expect(try accountTotals(database).total == 1000)
         }
         let next = try dbtool(["backup", "--database", database, "--output", archive, "--level", "1"])
         #expect(next.status == 0, "\(next.stderr)")
-        #expect(tempFiles(output).isEmpty)
+        #expect(dbtoolTempFiles(output).isEmpty)
         #expect(try dbtool(["backup", "verify", archive, "-q"]).status == 0)
     }
 
@@ -198,7 +182,7 @@ struct BackupCommandTests {
         try process.run()
         // Signal it once it is writing its temp archive.
         let deadline = Date(timeIntervalSinceNow: 10)
-        while tempFiles(output).isEmpty && Date() < deadline { usleep(5_000) }
+        while dbtoolTempFiles(output).isEmpty && Date() < deadline { usleep(5_000) }
         Thread.sleep(forTimeInterval: 0.2)
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
@@ -206,7 +190,7 @@ struct BackupCommandTests {
         #expect(process.terminationStatus == 130, "\(message)")
         #expect(message.contains("interrupted"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output).isEmpty)
-        #expect(tempFiles(database).isEmpty)  // the lock file too is gone
+        #expect(dbtoolTempFiles(database).isEmpty)  // the lock file too is gone
     }
 
     @Test("--keep keeps the newest N archives of this database, and nothing else is touched")
@@ -343,13 +327,13 @@ struct BackupCommandTests {
         #expect(failed.status == 65, "\(failed.stderr)")
         #expect(failed.stderr.contains("integrity_check") || failed.stderr.contains("can not be read"))
         #expect(directoryFingerprint(target) == before)
-        #expect(tempFiles(scratch.path).isEmpty)
+        #expect(dbtoolTempFiles(scratch.path).isEmpty)
 
         let replaced = try dbtool(["restore", good, target, "--force", "--format", "json"])
         #expect(replaced.status == 0, "\(replaced.stderr)")
         #expect(try json(replaced)["replaced"] as? Bool == true)
-        #expect(try contents(target).total == 1000)
-        #expect(tempFiles(scratch.path).isEmpty)
+        #expect(try accountTotals(target).total == 1000)
+        #expect(dbtoolTempFiles(scratch.path).isEmpty)
     }
 
     @Test("bad arguments are refused before anything is written")

@@ -26,12 +26,6 @@ private func isSound(_ path: String) throws -> Bool {
     return try dbQueue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") } == ["ok"]
 }
 
-/// dbtool's temp files and directories in `directory`.
-private func dbtoolTempFiles(_ directory: String) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-        .filter { $0.hasPrefix(".dbtool-") && !$0.hasSuffix(".lock") }
-}
-
 /// Fault injection with real processes and real signals: the promises of
 /// the README's "Guarantees" section. `make stress` runs more trials.
 @Suite("Reliability: crashes, signals and concurrency")
@@ -147,16 +141,7 @@ struct ReliabilityTests {
         let next = try dbtool(arguments.map { $0 == "19" ? "1" : $0 })
         #expect(next.status == 0, "\(next.stderr)")
         #expect(dbtoolTempFiles(output).isEmpty)
-        #expect(try contents(of: database).total == 1000)
-    }
-
-    private func contents(of database: String) throws -> (total: Int, count: Int) {
-        try DatabaseQueue(path: database + "/db.sqlite").read { db in
-            (
-                try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") ?? 0,
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0
-            )
-        }
+        #expect(try accountTotals(database).total == 1000)
     }
 
     @Test("SIGKILL in the middle of a DatabasePool write transaction: the next open and other processes see the last committed state")

@@ -115,6 +115,20 @@ extension Scratch {
     }
 }
 
+/// The total balance and the number of accounts of a database directory made by `makeDatabase`.
+func accountTotals(_ directory: String) throws -> (total: Int, accounts: Int) {
+    let dbQueue = try DatabaseQueue(path: directory + "/db.sqlite")
+    defer { try? dbQueue.close() }
+    return try dbQueue.read { db in
+        (try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") ?? 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0)
+    }
+}
+
+/// dbtool's temp files, staging directories and lock files in `directory`.
+func dbtoolTempFiles(_ directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".dbtool-") }
+}
+
 final class Locked<Value>: @unchecked Sendable {
     // Safe: `value` is only touched while holding `lock`.
     private let lock = NSLock()

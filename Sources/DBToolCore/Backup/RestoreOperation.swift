@@ -67,13 +67,20 @@ public struct RestoreOperation: Sendable {
                     .cantCreate, "can not move \(target) aside: \(systemError())", hint: "Check the permissions of \(parent).")
             }
         }
-        do {
-            try publish(staging, as: target, what: "the restored directory")
-        } catch {
-            if exists { rename(aside, target) }
-            throw error
+        guard rename(staging, target) == 0 else {
+            let reason = systemError()
+            // Put the old content back; if even that fails, say where it is.
+            if exists && rename(aside, target) != 0 {
+                throw DBToolError(
+                    .cantCreate, "can not move the restored directory to \(target): \(reason); its old content is in \(aside)",
+                    hint: "Move it back with: mv '\(aside)' '\(target)'")
+            }
+            throw DBToolError(
+                .cantCreate, "can not move the restored directory to \(target): \(reason)", hint: "Check the permissions of \(parent).")
         }
+        // The restore is complete from here: the old content is no longer needed.
         if exists { try? FileManager.default.removeItem(atPath: aside) }
+        try fsyncPath(parent)
         return Report(
             archive: archive, directory: target, database: target + "/" + inspection.manifest.databaseFile,
             manifest: inspection.manifest, integrity: integrity, replaced: hasContent)
