@@ -41,6 +41,12 @@ public final class Database {
     var traceHandler: ((TraceEvent) -> Void)?
     var traceOptions: TracingOptions = []
 
+    /// Table information read by the introspection methods; see ``SchemaCache``.
+    var schemaCache = SchemaCache()
+
+    /// Set by the authorizer while a statement that may change the schema compiles.
+    var compiledStatementMayChangeSchema = false
+
     /// Opens a connection.
     ///
     /// - parameters:
@@ -104,6 +110,7 @@ public final class Database {
         accessThread = pthread_self()
         defer { accessThread = nil }
         sqlite3_extended_result_codes(sqliteConnection, 1)
+        setUpSchemaChangeObserver()
         // Before the busy handler: the check must not wait for other connections.
         try validateFormat()
         setUpBusyMode()
@@ -243,6 +250,7 @@ public final class Database {
             while cursor < end {
                 var handle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                compiledStatementMayChangeSchema = false
                 // The length includes the NUL terminator: otherwise SQLite copies the
                 // rest of the SQL on every prepare, quadratic over a long script.
                 let code = sqlite3_prepare_v2(sqliteConnection, cursor, CInt(end - cursor + 1), &handle, &tail)
@@ -252,6 +260,7 @@ public final class Database {
                 cursor = tail ?? end
                 guard let handle else { continue }  // white space or a comment
                 let statement = Statement(database: self, sqliteStatement: handle)
+                statement.mayChangeSchema = compiledStatementMayChangeSchema
                 let hasMore = containsStatement(from: cursor, to: end)
                 try body(statement, hasMore)
                 if stopAfterFirst { return }

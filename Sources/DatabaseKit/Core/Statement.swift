@@ -32,6 +32,9 @@ public final class Statement {
     /// statement cache never hands it to another fetch.
     var isBorrowed = false
 
+    /// True when the statement may change the schema (see ``SchemaCache``).
+    var mayChangeSchema = false
+
     /// The parameter names without prefix (nil for `?`), computed once.
     private(set) lazy var parameterNames: [String?] = (0..<Int(sqlite3_bind_parameter_count(sqliteStatement))).map {
         guard let cName = sqlite3_bind_parameter_name(sqliteStatement, CInt($0 + 1)) else { return nil }
@@ -126,6 +129,7 @@ public final class Statement {
     @inline(__always)
     func prepareExecution(arguments newArguments: StatementArguments?) throws {
         try database.checkAccess(for: self)
+        if mayChangeSchema { database.schemaCache.removeAll() }
         guard let newArguments else {
             sqlite3_reset(sqliteStatement)
             return

@@ -1,0 +1,51 @@
+/// The column values of a record, in the order the record encodes them:
+/// what ``EncodableRecord/encode(to:)`` fills and the persistence methods
+/// write. Column names are case-insensitive, as in SQLite.
+public struct PersistenceContainer: Sendable {
+    /// The column names, in encoding order.
+    public private(set) var columns: [String] = []
+    /// The values, aligned with ``columns``.
+    public private(set) var databaseValues: [DatabaseValue] = []
+
+    /// An empty container.
+    public init() {
+        columns.reserveCapacity(8)
+        databaseValues.reserveCapacity(8)
+    }
+
+    /// The value of a column, nil when NULL or absent; setting appends the
+    /// column, or replaces its value.
+    public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
+        get { index(of: column).map { databaseValues[$0].storageValue } ?? nil }
+        set { setValue(newValue?.databaseValue ?? .null, forColumn: column) }
+    }
+
+    /// The value of a column; see ``subscript(_:)-(String)``.
+    public subscript(_ column: Column) -> (any DatabaseValueConvertible)? {
+        get { self[column.name] }
+        set { self[column.name] = newValue }
+    }
+
+    /// The stored value of a column, nil when the column is absent.
+    public func databaseValue(forColumn column: String) -> DatabaseValue? {
+        index(of: column).map { databaseValues[$0] }
+    }
+
+    /// Sets the value of a column, appending the column when it is new.
+    public mutating func setValue(_ value: DatabaseValue, forColumn column: String) {
+        if let index = index(of: column) {
+            databaseValues[index] = value
+        } else {
+            columns.append(column)
+            databaseValues.append(value)
+        }
+    }
+
+    /// The position of a column: an exact match first, the usual case, then a
+    /// case-insensitive one.
+    func index(of column: String) -> Int? {
+        if let index = columns.firstIndex(of: column) { return index }
+        let lowercased = column.lowercased()
+        return columns.firstIndex { $0.lowercased() == lowercased }
+    }
+}

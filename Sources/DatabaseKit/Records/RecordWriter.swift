@@ -1,0 +1,93 @@
+/// The SQL of the persistence methods.
+enum RecordWriter {
+    /// Inserts the record's columns, and returns what ``MutablePersistableRecord/didInsert(_:)`` receives.
+    static func insert<Record: MutablePersistableRecord>(
+        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
+    ) throws -> InsertionSuccess {
+        let (sql, arguments, container) = try insertParts(record, db, onConflict: onConflict)
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+        let rowID = db.lastInsertedRowID
+        var inserted = container
+        let rowIDColumn = try db.primaryKey(Record.databaseTableName).rowIDColumn
+        if let rowIDColumn { inserted.setValue(rowID.databaseValue, forColumn: rowIDColumn) }
+        return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: inserted)
+    }
+
+    /// The `INSERT` statement of a record, and its arguments.
+    static func insertStatement<Record: MutablePersistableRecord>(
+        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
+    ) throws -> (String, StatementArguments) {
+        let (sql, arguments, _) = try insertParts(record, db, onConflict: onConflict)
+        return (sql, arguments)
+    }
+
+    private static func insertParts<Record: MutablePersistableRecord>(
+        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
+    ) throws -> (String, StatementArguments, PersistenceContainer) {
+        let container = try record.databaseContainer()
+        let table = Record.databaseTableName.quotedDatabaseIdentifier
+        let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
+        let sql: String
+        if container.columns.isEmpty {
+            sql = "\(verb) INTO \(table) DEFAULT VALUES"
+        } else {
+            var columns = ""
+            var placeholders = ""
+            for (index, column) in container.columns.enumerated() {
+                if index > 0 {
+                    columns += ", "
+                    placeholders += ", "
+                }
+                columns += column.quotedDatabaseIdentifier
+                placeholders += "?"
+            }
+            sql = "\(verb) INTO \(table) (\(columns)) VALUES (\(placeholders))"
+        }
+        return (sql, StatementArguments(values: container.databaseValues, namedValues: [:]), container)
+    }
+
+    /// Updates the columns (all when nil) of the row with the container's
+    /// primary key.
+    static func update(
+        _ container: PersistenceContainer, _ tableName: String, _ db: Database, columns: Set<String>?,
+        onConflict: Database.ConflictResolution
+    ) throws {
+        let filter = try KeyFilter(db, table: tableName, container: container)
+        guard !filter.hasNull else {
+            throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
+        }
+        let keyColumns = Set(filter.columns.map { $0.lowercased() })
+        var assignments: [String] = []
+        var values: [DatabaseValue] = []
+        for (column, value) in zip(container.columns, container.databaseValues) {
+            let lowercased = column.lowercased()
+            if keyColumns.contains(lowercased) { continue }
+            if let columns, !columns.contains(lowercased) { continue }
+            assignments.append("\(column.quotedDatabaseIdentifier) = ?")
+            values.append(value)
+        }
+        if assignments.isEmpty {
+            // Nothing but the key to write: set it to itself, so that a missing
+            // row is still reported.
+            assignments = filter.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }
+            values = filter.values
+        }
+        let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
+        let sql =
+            "\(verb) \(tableName.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \(filter.sql)"
+        try db.cachedStatement(sql: sql).execute(
+            arguments: StatementArguments(values: values + filter.values, namedValues: [:]))
+        if db.changesCount == 0 {
+            throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
+        }
+    }
+
+    /// True when the record has a primary key value, none of it NULL.
+    static func hasNonNullPrimaryKey<Record: MutablePersistableRecord>(_ record: Record, _ db: Database) throws -> Bool {
+        let container = try record.databaseContainer()
+        for column in try db.primaryKey(Record.databaseTableName).columns {
+            guard let value = container.databaseValue(forColumn: column), !value.isNull else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,86 @@
+/// A type that is stored in a database table.
+///
+/// ```swift
+/// struct Place: TableRecord {
+///     static let databaseTableName = "places"
+/// }
+/// try Place.fetchCount(db)
+/// try Place.deleteOne(db, key: 1)
+/// ```
+public protocol TableRecord {
+    /// The table name. By default, the type name with a lowercased first
+    /// letter: `Player` is stored in "player", `HTTPRequest` in "httpRequest".
+    static var databaseTableName: String { get }
+}
+
+extension TableRecord {
+    public static var databaseTableName: String { defaultTableName(for: String(describing: Self.self)) }
+}
+
+/// "Player" → "player", "HTTPRequest" → "httpRequest", "URL" → "url".
+func defaultTableName(for typeName: String) -> String {
+    let name = typeName.split(separator: "<").first.map(String.init) ?? typeName  // generic types
+    let uppercasePrefix = name.prefix { $0.isUppercase }
+    switch uppercasePrefix.count {
+    case 0: return name
+    case 1, name.count: return uppercasePrefix.lowercased() + name.dropFirst(uppercasePrefix.count)
+    default:
+        // "HTTPRequest": the last capital starts the next word.
+        let acronym = uppercasePrefix.dropLast()
+        return acronym.lowercased() + name.dropFirst(acronym.count)
+    }
+}
+
+extension TableRecord {
+    /// The number of rows in the table.
+    public static func fetchCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(databaseTableName.quotedDatabaseIdentifier)") ?? 0
+    }
+
+    /// Deletes every row of the table, and returns how many were deleted.
+    @discardableResult
+    public static func deleteAll(_ db: Database) throws -> Int {
+        try db.execute(sql: "DELETE FROM \(databaseTableName.quotedDatabaseIdentifier)")
+        return db.changesCount
+    }
+
+    /// Deletes the row with this primary key (a single-column key, or the
+    /// rowid), and returns whether there was one.
+    @discardableResult
+    public static func deleteOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
+        let filter = try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue)
+        return try filter.delete(db)
+    }
+
+    /// Deletes the row with these values of a unique key (or of the primary
+    /// key), and returns whether there was one.
+    ///
+    /// ```swift
+    /// try Player.deleteOne(db, key: ["email": "arthur@example.com"])
+    /// ```
+    ///
+    /// - throws: ``DatabaseError`` (SQLITE_MISUSE) when the columns are not a unique key.
+    @discardableResult
+    public static func deleteOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try KeyFilter(db, table: databaseTableName, uniqueKey: key).delete(db)
+    }
+
+    /// Deletes the rows with these primary keys, and returns how many were deleted.
+    @discardableResult
+    public static func deleteAll<Keys: Sequence>(_ db: Database, keys: Keys) throws -> Int
+    where Keys.Element: DatabaseValueConvertible {
+        var count = 0
+        for key in keys where try deleteOne(db, key: key) { count += 1 }
+        return count
+    }
+
+    /// True when a row has this primary key.
+    public static func exists(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
+        try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue).exists(db)
+    }
+
+    /// True when a row has these values of a unique key.
+    public static func exists(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try KeyFilter(db, table: databaseTableName, uniqueKey: key).exists(db)
+    }
+}

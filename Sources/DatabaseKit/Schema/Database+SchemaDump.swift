@@ -1,0 +1,40 @@
+extension Database {
+    /// The SQL of the schema: every table, index, view and trigger, one
+    /// statement per line, grouped by table (`sqlite_` internal objects
+    /// excluded). Two databases with the same schema dump the same text.
+    ///
+    /// ```swift
+    /// print(try db.schemaSQL())
+    /// // CREATE TABLE "player" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL);
+    /// // CREATE INDEX "player_on_name" ON "player"("name");
+    /// ```
+    public func schemaSQL() throws -> String {
+        let statements = try String.fetchAll(
+            self,
+            sql: """
+                SELECT sql || ';' FROM sqlite_master
+                WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                ORDER BY tbl_name COLLATE NOCASE,
+                    CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END,
+                    name COLLATE NOCASE
+                """)
+        return statements.map { $0 + "\n" }.joined()
+    }
+
+    /// Prints the schema, as ``schemaSQL()`` gives it, under a `sqlite_master`
+    /// header, to the standard output.
+    public func dumpSchema() throws {
+        print(try "sqlite_master\n" + schemaSQL(), terminator: "")
+    }
+
+    /// Writes the schema, as ``schemaSQL()`` gives it, under a `sqlite_master`
+    /// header, to `stream`.
+    ///
+    /// ```swift
+    /// var text = ""
+    /// try db.dumpSchema(to: &text)
+    /// ```
+    public func dumpSchema(to stream: inout some TextOutputStream) throws {
+        stream.write(try "sqlite_master\n" + schemaSQL())
+    }
+}

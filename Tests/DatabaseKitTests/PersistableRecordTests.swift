@@ -1,0 +1,279 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+@Suite("Persistable records")
+struct PersistableRecordTests {
+    /// A Codable record whose id comes from the database.
+    struct Player: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
+        struct Profile: Codable, Equatable { var city: String; var tags: [String] }
+        enum Level: String, Codable { case beginner, expert }  // Codable only: stored as its raw value
+        var id: Int64?
+        var name: String
+        var score: Int?
+        var level: Level
+        var profile: Profile?
+        var joined: Date
+
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    }
+
+    /// A hand-written record on a table with a text primary key.
+    final class Country: FetchableRecord, PersistableRecord {
+        static let databaseTableName = "countries"
+        enum Columns {
+            static let code = Column("code")
+            static let name = Column("name")
+        }
+        let code: String
+        var name: String
+        nonisolated(unsafe) static var insertedCodes: [String] = []
+        init(code: String, name: String) {
+            self.code = code
+            self.name = name
+        }
+        init(row: Row) {
+            code = row[Columns.code]
+            name = row[Columns.name]
+        }
+        func encode(to container: inout PersistenceContainer) {
+            container[Columns.code] = code
+            container[Columns.name] = name
+        }
+        func didInsert(_ inserted: InsertionSuccess) { Country.insertedCodes.append(code) }
+    }
+
+    private func makeDatabase() throws -> DatabaseQueue {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique()
+                t.column("score", .integer)
+                t.column("level", .text).notNull().defaults(to: "beginner")
+                t.column("profile", .json)
+                t.column("joined", .datetime).notNull()
+            }
+            try db.create(table: "countries") { t in
+                t.primaryKey("code", .text)
+                t.column("name", .text).notNull()
+            }
+        }
+        return dbQueue
+    }
+
+    @Test("insert sets the id through didInsert; Codable values are stored as columns and JSON")
+    func insertCodable() throws {
+        let dbQueue = try makeDatabase()
+        let joined = Date(timeIntervalSince1970: 1_700_000_000)
+        try dbQueue.write { db in
+            var player = Player(
+                id: nil, name: "Arthur", score: 1000, level: .expert,
+                profile: .init(city: "Paris", tags: ["a"]), joined: joined)
+            try player.insert(db)
+            #expect(player.id == 1)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM player"))
+            #expect(row["level"] as String == "expert")
+            #expect(row["profile"] as String == #"{"city":"Paris","tags":["a"]}"#)
+            #expect(row["joined"] as Date == joined)
+            #expect(try Player.fetchOne(db, key: 1) == player)
+            #expect(try Player.fetchOne(db, key: 2) == nil)
+            #expect(try Player.fetchOne(db, key: Int64?.none) == nil)
+            #expect(try Player.fetchCount(db) == 1)
+            let second = try Player(
+                id: nil, name: "Barbara", score: nil, level: .beginner, profile: nil, joined: joined
+            ).inserted(db)
+            #expect(second.id == 2)
+            #expect(try Player.fetchAll(db).map(\.name) == ["Arthur", "Barbara"])
+            #expect(try Player.fetchOne(db, key: ["name": "Barbara"])?.id == 2)
+            #expect(try Player.exists(db, key: 2))
+        }
+    }
+
+    @Test("update, updateChanges, save, delete and exists")
+    func updateSaveDelete() throws {
+        let dbQueue = try makeDatabase()
+        try dbQueue.write { db in
+            var player = Player(id: nil, name: "Arthur", score: 10, level: .beginner, profile: nil, joined: Date())
+            try player.save(db)  // no id: insert
+            #expect(player.id == 1)
+            let old = player
+            player.score = 20
+            try player.update(db)
+            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 20)
+            player.score = nil
+            try player.update(db, columns: ["score"])
+            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == nil)
+            player.name = "Arthur II"
+            #expect(try player.updateChanges(db, from: old))
+            #expect(try !player.updateChanges(db, from: player))
+            #expect(try String.fetchOne(db, sql: "SELECT name FROM player") == "Arthur II")
+            player.score = 30
+            try player.save(db)  // an id: update
+            #expect(try Player.fetchCount(db) == 1)
+            #expect(try player.exists(db))
+            #expect(try player.delete(db))
+            #expect(try !player.delete(db))
+            #expect(try !player.exists(db))
+            // Updating a record that is not in the database.
+            #expect(throws: RecordError.self) { try player.update(db) }
+            do {
+                try player.update(db)
+            } catch let error as RecordError {
+                #expect(error.description == "Key not found in table player: [id:1]")
+            }
+            // save inserts a record whose id is not in the database.
+            try player.save(db)
+            #expect(try Player.fetchOne(db, key: 1)?.name == "Arthur II")
+        }
+    }
+
+    @Test("constraint violations throw DatabaseError and change nothing")
+    func constraintViolation() throws {
+        let dbQueue = try makeDatabase()
+        try dbQueue.write { db in
+            var player = Player(id: nil, name: "Arthur", score: 1, level: .beginner, profile: nil, joined: Date())
+            try player.insert(db)
+            var duplicate = player
+            duplicate.id = nil
+            #expect(throws: DatabaseError.self) { try duplicate.insert(db) }
+            do {
+                try duplicate.insert(db)
+            } catch let error as DatabaseError {
+                #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
+            }
+            #expect(duplicate.id == nil)
+            try duplicate.insert(db, onConflict: .ignore)
+            try duplicate.insert(db, onConflict: .replace)
+            #expect(try Player.fetchCount(db) == 1)
+        }
+    }
+
+    @Test("hand-written PersistableRecord: non-mutating insert, delete by key, unique keys")
+    func handWritten() throws {
+        let dbQueue = try makeDatabase()
+        try dbQueue.write { db in
+            Country.insertedCodes = []
+            try Country(code: "FR", name: "France").insert(db)
+            try Country(code: "DE", name: "Germany").insert(db)
+            #expect(Country.insertedCodes == ["FR", "DE"])
+            #expect(try Country.fetchOne(db, key: "FR")?.name == "France")
+            let country = try Country.find(db, key: "DE")
+            country.name = "Deutschland"
+            try country.update(db)
+            #expect(try Country.fetchOne(db, key: "DE")?.name == "Deutschland")
+            #expect(throws: RecordError.self) { try Country.find(db, key: "XX") }
+            #expect(try Country.deleteOne(db, key: "FR"))
+            #expect(try !Country.deleteOne(db, key: "FR"))
+            #expect(try Country.deleteOne(db, key: ["code": "DE"]))
+            // "name" is not a unique key: refused, with the columns named.
+            do {
+                _ = try Country.fetchOne(db, key: ["name": "France"])
+                Issue.record("expected an error")
+            } catch let error as DatabaseError {
+                #expect(error.resultCode == .SQLITE_MISUSE)
+                #expect(error.message?.contains("no unique key on column(s) name") == true)
+            }
+            try Country(code: "IT", name: "Italy").insert(db)
+            #expect(try Country.deleteAll(db) == 1)
+        }
+    }
+
+    @Test("a table without an explicit primary key uses the rowid")
+    func hiddenRowID() throws {
+        struct Note: Codable, FetchableRecord, PersistableRecord {
+            var text: String
+        }
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.create(table: "note") { t in t.column("text", .text) }
+            try Note(text: "hello").insert(db)
+            #expect(try Note.fetchOne(db, key: 1)?.text == "hello")
+            #expect(try Note.deleteOne(db, key: 1))
+            #expect(try Note.fetchCount(db) == 0)
+        }
+    }
+
+    @Test("the table name defaults to the type name with a lowercased first letter")
+    func defaultTableName() {
+        struct Player: TableRecord {}
+        struct HTTPRequest: TableRecord {}
+        struct URL: TableRecord {}
+        #expect(Player.databaseTableName == "player")
+        #expect(HTTPRequest.databaseTableName == "httpRequest")
+        #expect(URL.databaseTableName == "url")
+    }
+
+    @Test("insertAndFetch returns the row with its defaults")
+    func insertAndFetch() throws {
+        struct Item: Codable, FetchableRecord, MutablePersistableRecord {
+            var id: Int64?
+            var name: String
+            var level: String?
+            enum CodingKeys: String, CodingKey { case id, name }
+            init(id: Int64?, name: String) {
+                self.id = id
+                self.name = name
+            }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: AnyKey.self)
+                id = try container.decode(Int64.self, forKey: AnyKey("id"))
+                name = try container.decode(String.self, forKey: AnyKey("name"))
+                level = try container.decode(String.self, forKey: AnyKey("level"))
+            }
+        }
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.create(table: "item") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text)
+                t.column("level", .text).defaults(to: "beginner")
+            }
+            let item = try Item(id: nil, name: "x").insertAndFetch(db)
+            #expect(item.id == 1)
+            #expect(item.level == "beginner")
+        }
+    }
+
+    @Test("the schema cache follows schema changes, including a rolled back one")
+    func schemaCacheInvalidation() throws {
+        struct Thing: Codable, FetchableRecord, PersistableRecord {
+            var code: String
+            var name: String
+        }
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.create(table: "thing") { t in
+                t.column("code", .text)
+                t.column("name", .text)
+            }
+            #expect(try db.primaryKey("thing").columns == ["rowid"])
+            try db.drop(table: "thing")
+            try db.create(table: "thing") { t in
+                t.primaryKey("code", .text)
+                t.column("name", .text)
+            }
+            #expect(try db.primaryKey("thing").columns == ["code"])
+            try Thing(code: "a", name: "A").insert(db)
+            #expect(try Thing.fetchOne(db, key: "a")?.name == "A")
+        }
+        try dbQueue.inDatabase { db in
+            try db.inTransaction {
+                try db.drop(table: "thing")
+                try db.create(table: "thing") { t in t.column("other", .text) }
+                #expect(try db.primaryKey("thing").columns == ["rowid"])
+                return .rollback
+            }
+            #expect(try db.primaryKey("thing").columns == ["code"])
+        }
+    }
+}
+
+/// A coding key from a string.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
