@@ -19,4 +19,8 @@ static inline int dbkit_result_text_transient(sqlite3_context *context, const ch
     return SQLITE_OK;
 }
 
+static inline void dbkit_result_blob_transient(sqlite3_context *context, const void *bytes, int length) {
+    sqlite3_result_blob(context, bytes, length, SQLITE_TRANSIENT);
+}
+
 #endif
