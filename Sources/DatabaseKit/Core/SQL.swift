@@ -153,20 +153,30 @@ public struct SQLRequest<RowDecoder>: Sendable {
     /// The SQL and its arguments.
     public let sqlLiteral: SQL
 
+    /// The adapter applied to the fetched rows, if any.
+    public let adapter: (any RowAdapter)?
+
     /// A request from raw SQL and arguments.
-    public init(sql: String, arguments: StatementArguments = StatementArguments()) {
+    public init(sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) {
         sqlLiteral = SQL(sql: sql, arguments: arguments)
+        self.adapter = adapter
     }
 
     /// A request from an SQL literal.
-    public init(literal sqlLiteral: SQL) {
+    public init(literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) {
         self.sqlLiteral = sqlLiteral
+        self.adapter = adapter
     }
 
-    /// The compiled statement, and its arguments.
-    func makeStatement(_ db: Database) throws -> (Statement, StatementArguments) {
+    /// The request with an adapter.
+    public func adapted(_ adapter: some RowAdapter) -> SQLRequest {
+        SQLRequest(literal: sqlLiteral, adapter: adapter)
+    }
+
+    /// The compiled statement, its arguments, and the adapter.
+    func makeStatement(_ db: Database) throws -> (Statement, StatementArguments, (any RowAdapter)?) {
         let (sql, arguments) = sqlLiteral.build()
-        return (try db.reusableStatement(sql: sql), arguments)
+        return (try db.reusableStatement(sql: sql), arguments, adapter)
     }
 }
 

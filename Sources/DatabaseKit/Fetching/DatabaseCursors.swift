@@ -7,9 +7,9 @@ public final class RowCursor: Cursor {
     /// The statement being iterated.
     public var statement: Statement { iteration.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        row = try Row.forFetching(statement, adapter: adapter)
         iteration = try StatementIteration(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
     }
 
     deinit { iteration.finish() }
@@ -24,9 +24,9 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Cursor 
     private var iteration: StatementIteration
     private let row: Row
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        row = try Row.forFetching(statement, adapter: adapter)
         iteration = try StatementIteration(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
     }
 
     deinit { iteration.finish() }
@@ -43,9 +43,9 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
     private var iteration: StatementIteration
     private let row: Row
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        row = try Row.forFetching(statement, adapter: adapter)
         iteration = try StatementIteration(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
     }
 
     deinit { iteration.finish() }
@@ -61,9 +61,9 @@ public final class RecordCursor<Record: FetchableRecord>: Cursor {
     private var iteration: StatementIteration
     private let row: Row
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        row = try Row.forFetching(statement, adapter: adapter)
         iteration = try StatementIteration(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
     }
 
     deinit { iteration.finish() }

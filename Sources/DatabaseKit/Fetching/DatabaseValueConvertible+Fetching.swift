@@ -16,75 +16,75 @@ extension DatabaseValueConvertible {
     // MARK: From SQL
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
         -> DatabaseValueCursor<Self>
     {
-        try DatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
+        try DatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Self] {
-        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a query; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Self? {
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, decodeOne)
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the values of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil) throws -> DatabaseValueCursor<Self> {
-        try DatabaseValueCursor(statement: statement, arguments: arguments)
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> DatabaseValueCursor<Self> {
+        try DatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil) throws -> [Self] {
-        try statement.fetchAll(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try statement.fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a prepared statement; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {
-        try statement.fetchOne(arguments: arguments, decodeOne)
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     // MARK: From a request
 
     /// A cursor over the values of a request.
     public static func fetchCursor<R>(_ db: Database, _ request: SQLRequest<R>) throws -> DatabaseValueCursor<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchCursor(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchCursor(statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a request.
     public static func fetchAll<R>(_ db: Database, _ request: SQLRequest<R>) throws -> [Self] {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchAll(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchAll(statement, arguments: arguments, adapter: adapter)
     }
 
     /// The value of the first row of a request; nil when there is no row or the value is NULL.
     public static func fetchOne<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Self? {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchOne(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchOne(statement, arguments: arguments, adapter: adapter)
     }
 }
 
 extension DatabaseValueConvertible where Self: Hashable {
     /// The distinct values of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Set<Self> {
-        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Set<Self> {
-        try statement.fetchSet(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try statement.fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a request.
     public static func fetchSet<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Set<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchSet(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchSet(statement, arguments: arguments, adapter: adapter)
     }
 }
 
@@ -107,71 +107,71 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
         -> FastDatabaseValueCursor<Self>
     {
-        try FastDatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
+        try FastDatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Self] {
-        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a query; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Self? {
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, decodeOne)
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     /// A cursor over the values of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil) throws -> FastDatabaseValueCursor<Self> {
-        try FastDatabaseValueCursor(statement: statement, arguments: arguments)
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> FastDatabaseValueCursor<Self> {
+        try FastDatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil) throws -> [Self] {
-        try statement.fetchAll(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try statement.fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a prepared statement; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {
-        try statement.fetchOne(arguments: arguments, decodeOne)
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     /// A cursor over the values of a request.
     public static func fetchCursor<R>(_ db: Database, _ request: SQLRequest<R>) throws -> FastDatabaseValueCursor<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchCursor(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchCursor(statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a request.
     public static func fetchAll<R>(_ db: Database, _ request: SQLRequest<R>) throws -> [Self] {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchAll(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchAll(statement, arguments: arguments, adapter: adapter)
     }
 
     /// The value of the first row of a request; nil when there is no row or the value is NULL.
     public static func fetchOne<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Self? {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchOne(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchOne(statement, arguments: arguments, adapter: adapter)
     }
 }
 
 extension DatabaseValueConvertible where Self: StatementColumnConvertible & Hashable {
     /// The distinct values of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Set<Self> {
-        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Set<Self> {
-        try statement.fetchSet(arguments: arguments) { try $0.decode(Self.self, atIndex: 0) }
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try statement.fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a request.
     public static func fetchSet<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Set<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchSet(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchSet(statement, arguments: arguments, adapter: adapter)
     }
 }
 

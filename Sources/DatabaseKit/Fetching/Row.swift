@@ -35,6 +35,12 @@ public final class Row {
     /// The column lookup of a statement row.
     private let columnNameIndex: ColumnNameIndex?
 
+    /// The base row and layout of an adapted row (see ``RowAdapter``).
+    let adaptation: (base: Row, layout: LayoutedRowAdapter)?
+
+    /// The scopes of a copied row.
+    let storedScopes: [String: Row]
+
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
         self.statement = statement
@@ -43,16 +49,40 @@ public final class Row {
         self.storedValues = []
         self.storedColumnNames = []
         self.count = statement.columnCount
+        self.adaptation = nil
+        self.storedScopes = [:]
     }
 
     /// A row that holds its values.
-    init(columnNames: [String], values: [DatabaseValue]) {
+    init(columnNames: [String], values: [DatabaseValue], scopes: [String: Row] = [:]) {
         self.statement = nil
         self.sqliteStatement = nil
         self.columnNameIndex = nil
         self.storedValues = values
         self.storedColumnNames = columnNames
         self.count = values.count
+        self.adaptation = nil
+        self.storedScopes = scopes
+    }
+
+    /// A view of `base` through a layout. It reads the base row, so a view
+    /// of a statement row changes as the cursor moves, like its base.
+    init(base: Row, layout: LayoutedRowAdapter) {
+        self.statement = nil
+        self.sqliteStatement = nil  // the inlinable fast paths must not read the statement directly
+        self.columnNameIndex = nil
+        self.storedValues = []
+        self.storedColumnNames = layout.columnNames
+        self.count = layout.columnNames.count
+        self.adaptation = (base, layout)
+        self.storedScopes = [:]
+    }
+
+    /// A view of `base` through an adapter.
+    ///
+    /// - throws: ``DatabaseError`` when the adapter does not fit the row's columns.
+    public convenience init(_ base: Row, adapter: some RowAdapter) throws {
+        self.init(base: base, layout: try adapter.layoutedAdapter(from: base.columnNames))
     }
 
     /// An empty row.
@@ -69,8 +99,8 @@ public final class Row {
 
     /// A row that keeps the current values, even after the cursor moves.
     public func copy() -> Row {
-        guard sqliteStatement != nil else { return self }
-        return Row(columnNames: columnNames, values: databaseValues)
+        guard sqliteStatement != nil || adaptation != nil else { return self }
+        return Row(columnNames: columnNames, values: databaseValues, scopes: scopes.copiedRows())
     }
 
     /// The column names, in order.
@@ -83,6 +113,7 @@ public final class Row {
         if let sqliteStatement {
             return (0..<count).map { DatabaseValue(columnOf: sqliteStatement, at: CInt($0)) }
         }
+        if let adaptation { return adaptation.layout.baseIndexes.map { adaptation.base.databaseValue(atIndex: $0) } }
         return storedValues
     }
 
@@ -112,6 +143,7 @@ public final class Row {
     func databaseValue(atIndex index: Int) -> DatabaseValue {
         checkIndex(index)
         if let sqliteStatement { return DatabaseValue(columnOf: sqliteStatement, at: CInt(index)) }
+        if let adaptation { return adaptation.base.databaseValue(atIndex: adaptation.layout.baseIndexes[index]) }
         return storedValues[index]
     }
 
@@ -232,7 +264,7 @@ public final class Row {
         checkIndex(index)
         if let sqliteStatement {
             if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
-        } else if let value = Value.fromDatabaseValue(storedValues[index]) {
+        } else if let value = Value.fromDatabaseValue(databaseValue(atIndex: index)) {
             return value
         }
         let dbValue = databaseValue(atIndex: index)

@@ -6,10 +6,10 @@ extension Statement {
     /// Runs the statement and calls `body` with a row that reads each result
     /// row in turn, until `body` returns false. The statement is reset afterwards.
     @inline(__always)
-    func forEachRow(arguments: StatementArguments?, _ body: (Row) throws -> Bool) throws {
+    func forEachRow(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ body: (Row) throws -> Bool) throws {
+        let row = try Row.forFetching(self, adapter: adapter)
         var iteration = try StatementIteration(statement: self, arguments: arguments)
         defer { iteration.finish() }
-        let row = Row(statement: self)
         while try iteration.step() {
             if try !body(row) { break }
         }
@@ -17,9 +17,9 @@ extension Statement {
 
     /// All the elements extracted from the result rows.
     @inline(__always)
-    func fetchAll<T>(arguments: StatementArguments?, _ element: (Row) throws -> T) throws -> [T] {
+    func fetchAll<T>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T) throws -> [T] {
         var result: [T] = []
-        try forEachRow(arguments: arguments) { row in
+        try forEachRow(arguments: arguments, adapter: adapter) { row in
             result.append(try element(row))
             return true
         }
@@ -28,9 +28,9 @@ extension Statement {
 
     /// The distinct elements extracted from the result rows.
     @inline(__always)
-    func fetchSet<T: Hashable>(arguments: StatementArguments?, _ element: (Row) throws -> T) throws -> Set<T> {
+    func fetchSet<T: Hashable>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T) throws -> Set<T> {
         var result: Set<T> = []
-        try forEachRow(arguments: arguments) { row in
+        try forEachRow(arguments: arguments, adapter: adapter) { row in
             result.insert(try element(row))
             return true
         }
@@ -39,9 +39,9 @@ extension Statement {
 
     /// The element extracted from the first result row, if any.
     @inline(__always)
-    func fetchOne<T>(arguments: StatementArguments?, _ element: (Row) throws -> T?) throws -> T? {
+    func fetchOne<T>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T?) throws -> T? {
         var result: T?
-        try forEachRow(arguments: arguments) { row in
+        try forEachRow(arguments: arguments, adapter: adapter) { row in
             result = try element(row)
             return false
         }
@@ -56,5 +56,16 @@ extension Database {
     func statementForFetch(sql: String) throws -> Statement {
         try checkOpen()
         return try reusableStatement(sql: sql)
+    }
+}
+
+extension Row {
+    /// The row a fetch reads: the statement's current row, seen through the
+    /// adapter when there is one (resolved once, against the statement's columns).
+    @inline(__always)
+    static func forFetching(_ statement: Statement, adapter: (any RowAdapter)?) throws -> Row {
+        let row = Row(statement: statement)
+        guard let adapter else { return row }
+        return Row(base: row, layout: try adapter.layoutedAdapter(from: statement.columnNames))
     }
 }

@@ -24,75 +24,75 @@ extension FetchableRecord {
     // MARK: From SQL
 
     /// A cursor over the records of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
         -> RecordCursor<Self>
     {
-        try RecordCursor(statement: db.statementForFetch(sql: sql), arguments: arguments)
+        try RecordCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the records of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Self] {
-        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, Self.init(row:))
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The record of the first row of a query, if any.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Self? {
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, Self.init(row:))
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the records of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil) throws -> RecordCursor<Self> {
-        try RecordCursor(statement: statement, arguments: arguments)
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> RecordCursor<Self> {
+        try RecordCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the records of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil) throws -> [Self] {
-        try statement.fetchAll(arguments: arguments, Self.init(row:))
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try statement.fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The record of the first row of a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {
-        try statement.fetchOne(arguments: arguments, Self.init(row:))
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try statement.fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     // MARK: From a request
 
     /// A cursor over the records of a request.
     public static func fetchCursor<R>(_ db: Database, _ request: SQLRequest<R>) throws -> RecordCursor<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchCursor(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchCursor(statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the records of a request.
     public static func fetchAll<R>(_ db: Database, _ request: SQLRequest<R>) throws -> [Self] {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchAll(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchAll(statement, arguments: arguments, adapter: adapter)
     }
 
     /// The record of the first row of a request, if any.
     public static func fetchOne<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Self? {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchOne(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchOne(statement, arguments: arguments, adapter: adapter)
     }
 }
 
 extension FetchableRecord where Self: Hashable {
     /// The distinct records of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Set<Self> {
-        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, Self.init(row:))
+    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The distinct records of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Set<Self> {
-        try statement.fetchSet(arguments: arguments, Self.init(row:))
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try statement.fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The distinct records of a request.
     public static func fetchSet<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Set<Self> {
-        let (statement, arguments) = try request.makeStatement(db)
-        return try fetchSet(statement, arguments: arguments)
+        let (statement, arguments, adapter) = try request.makeStatement(db)
+        return try fetchSet(statement, arguments: arguments, adapter: adapter)
     }
 }
 

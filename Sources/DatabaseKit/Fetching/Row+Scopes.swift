@@ -1,0 +1,87 @@
+extension Row {
+    /// The scopes of a row fetched with a ``ScopeAdapter``, by name.
+    ///
+    /// ```swift
+    /// let teamRow: Row? = row.scopes["team"]
+    /// ```
+    public var scopes: ScopesView {
+        if let adaptation {
+            return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes, copiedScopes: [:])
+        }
+        return ScopesView(base: nil, layouts: [:], copiedScopes: storedScopes)
+    }
+
+    /// The scopes of the row and of its scopes, searched breadth-first: the
+    /// nearest scope with a name wins.
+    public var scopesTree: ScopesTreeView { ScopesTreeView(row: self) }
+
+    /// The fetched row, before any adapter.
+    public var unadapted: Row {
+        var row = self
+        while let adaptation = row.adaptation { row = adaptation.base }
+        return row
+    }
+
+    /// The scopes of a row, by name.
+    public struct ScopesView: Collection {
+        fileprivate let base: Row?
+        fileprivate let layouts: [String: LayoutedRowAdapter]
+        fileprivate let copiedScopes: [String: Row]
+        private var sortedNames: [String] { (base != nil ? Array(layouts.keys) : Array(copiedScopes.keys)).sorted() }
+
+        /// The scope names.
+        public var names: Set<String> { Set(base != nil ? Array(layouts.keys) : Array(copiedScopes.keys)) }
+
+        /// The scope with this name, or nil.
+        public subscript(_ name: String) -> Row? {
+            if let base { return layouts[name].map { Row(base: base, layout: $0) } }
+            return copiedScopes[name]
+        }
+
+        public typealias Index = Int
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { base != nil ? layouts.count : copiedScopes.count }
+        public func index(after index: Int) -> Int { index + 1 }
+
+        /// The scope name and row at a position, in name order.
+        public subscript(position: Int) -> (name: String, row: Row) {
+            let name = sortedNames[position]
+            return (name, self[name]!)
+        }
+
+        /// Copies of the scope rows, for a copied row.
+        func copiedRows() -> [String: Row] {
+            var result: [String: Row] = [:]
+            for name in names { result[name] = self[name]!.copy() }
+            return result
+        }
+    }
+
+    /// The scopes of a row and of its scopes; see ``Row/scopesTree``.
+    public struct ScopesTreeView {
+        fileprivate let row: Row
+
+        /// Every scope name in the tree.
+        public var names: Set<String> {
+            var names: Set<String> = []
+            var rows = [row]
+            while !rows.isEmpty {
+                let scopes = rows.map(\.scopes)
+                for scope in scopes { names.formUnion(scope.names) }
+                rows = scopes.flatMap { $0.map(\.row) }
+            }
+            return names
+        }
+
+        /// The nearest scope with this name, breadth-first, or nil.
+        public subscript(_ name: String) -> Row? {
+            var rows = [row]
+            while !rows.isEmpty {
+                let scopes = rows.map(\.scopes)
+                for scope in scopes { if let found = scope[name] { return found } }
+                rows = scopes.flatMap { $0.map(\.row) }
+            }
+            return nil
+        }
+    }
+}
