@@ -402,10 +402,12 @@ public final class Database {
         self.sqliteConnection = nil
     }
 
-    /// Frees as much memory as possible: the statement cache, and SQLite's
-    /// page cache. See <https://www.sqlite.org/c3ref/db_release_memory.html>.
+    /// Frees as much memory as possible: the statement cache, the schema
+    /// cache, and SQLite's page cache.
+    /// See <https://www.sqlite.org/c3ref/db_release_memory.html>.
     public func releaseMemory() {
         statementCache.removeAll()
+        schemaCache.removeAll()
         accessStatements.removeAll()
         if let sqliteConnection { sqlite3_db_release_memory(sqliteConnection) }
     }

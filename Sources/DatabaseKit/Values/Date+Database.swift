@@ -97,7 +97,7 @@ func parseDatabaseDate(_ string: String) -> Date? {
 }
 
 /// A cursor over ASCII bytes for the date parser.
-private struct DigitScanner {
+struct DigitScanner {
     let bytes: [UInt8]
     var position = 0
 
@@ -141,7 +141,7 @@ private struct DigitScanner {
     }
 }
 
-private func appendPadded(_ value: Int64, width: Int, to text: inout String) {
+func appendPadded(_ value: Int64, width: Int, to text: inout String) {
     let digits = String(value)
     if digits.count < width {
         text += String(repeating: "0", count: width - digits.count)

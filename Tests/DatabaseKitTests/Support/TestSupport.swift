@@ -130,3 +130,19 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     group.wait()
 }
+
+/// `sqlite3_column_blob`, to check that a `Data` points into SQLite's memory.
+func sqlite3ColumnBlob(_ statement: SQLiteStatement, _ index: CInt) -> UnsafeRawPointer? {
+    sqlite3_column_blob(statement, index)
+}
+
+/// The number of statements a connection holds.
+func liveStatementCount(_ connection: SQLiteConnection) -> Int {
+    var count = 0
+    var statement = sqlite3_next_stmt(connection, nil)
+    while let current = statement {
+        count += 1
+        statement = sqlite3_next_stmt(connection, current)
+    }
+    return count
+}
