@@ -20,8 +20,12 @@
 // does not exist here, so they are expected to fail to open, which is what
 // SQLite does with such a path.
 //
-// Examples that need records (`Place`, `Player.insert`) and `db.create(table:)`
-// belong to the records issue (including the DatabasePool ones that use `Place`).
+// - 003 "A database queue/pool can be used from any thread": the placeholders
+//   `db.create(table: "places") { ... }` and `Place(...)` are filled with a
+//   table definition and a place (`Place` and `placesDefinition` below).
+//   Everything else in those examples is as printed.
+// - 004 "Records": `Player` is the record the GRDB documentation defines for
+//   it (below), with `init(name:score:)`.
 
 import DatabaseKit
 import Foundation
@@ -327,6 +331,116 @@ struct SeedExamplesTests {
         }
         #expect(playerId == fetchedId)
         #expect(playerId > 0)
+    }
+
+    // MARK: 003 access methods, with records
+
+    /// The record the 003 examples use.
+    struct Place: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "places"
+        var id: Int64?
+        var title: String
+        var favorite: Bool
+    }
+
+    /// The `{ ... }` of `db.create(table: "places") { ... }`.
+    static func placesDefinition(_ t: TableDefinition) {
+        t.autoIncrementedPrimaryKey("id")
+        t.column("title", .text).notNull()
+        t.column("favorite", .boolean).notNull().defaults(to: false)
+    }
+
+    @Test("003: database queue access methods (inDatabase, inTransaction)")
+    func databaseQueueAccess() throws {
+        let dbQueue = DatabaseQueue()
+        // Execute database statements:
+        try dbQueue.inDatabase { db in
+            try db.create(table: "places") { t in Self.placesDefinition(t) }
+            try Place(id: nil, title: "Paris", favorite: true).insert(db)
+        }
+
+        // Wrap database statements in a transaction:
+        try dbQueue.inTransaction { db in
+            if let place = try Place.fetchOne(db, key: 1) {
+                try place.delete(db)
+            }
+            return .commit
+        }
+
+        // Read values:
+        try dbQueue.inDatabase { db in
+            let places = try Place.fetchAll(db)
+            let placeCount = try Place.fetchCount(db)
+            #expect(places.isEmpty && placeCount == 0)
+        }
+
+        // Extract a value from the database:
+        let placeCount = try dbQueue.inDatabase { db in
+            try Place.fetchCount(db)
+        }
+        #expect(placeCount == 0)
+    }
+
+    @Test("003: database pool access methods (write, writeInTransaction, read)")
+    func databasePoolAccess() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try DatabasePool(path: directory.file("db.sqlite"))
+        // Execute database statements:
+        try dbPool.write { db in
+            try db.create(table: "places") { t in Self.placesDefinition(t) }
+            try Place(id: nil, title: "Paris", favorite: true).insert(db)
+            try Place(id: nil, title: "Rome", favorite: false).insert(db)
+        }
+
+        // Wrap database statements in a transaction:
+        try dbPool.writeInTransaction { db in
+            if let place = try Place.fetchOne(db, key: 1) {
+                try place.delete(db)
+            }
+            return .commit
+        }
+
+        // Read values:
+        try dbPool.read { db in
+            let places = try Place.fetchAll(db)
+            let placeCount = try Place.fetchCount(db)
+            #expect(places.map(\.title) == ["Rome"] && placeCount == 1)
+        }
+
+        // Extract a value from the database:
+        let placeCount = try dbPool.read { db in
+            try Place.fetchCount(db)
+        }
+        #expect(placeCount == 1)
+    }
+
+    // MARK: 004 Records
+
+    /// The record of GRDB's documentation, for the 004 "Records" example.
+    struct Player: Codable, FetchableRecord, MutablePersistableRecord {
+        var id: Int64?
+        var name: String
+        var score: Int
+        init(name: String, score: Int) {
+            self.name = name
+            self.score = score
+        }
+        mutating func didInsert(_ inserted: InsertionSuccess) {
+            id = inserted.rowID
+        }
+    }
+
+    @Test("004: persistence methods set the id on insert")
+    func recordInsert() throws {
+        let dbQueue = try makePlayerDatabase()
+        let (playerId, fetched) = try dbQueue.write { db in
+            var player = Player(name: "Arthur", score: 1000)
+            try player.insert(db)
+            let playerId = player.id
+            return (playerId, try Player.fetchOne(db, key: playerId))
+        }
+        #expect(playerId == 1)
+        #expect(fetched?.name == "Arthur" && fetched?.score == 1000)
     }
 
     private func makePlayerDatabase() throws -> DatabaseQueue {
