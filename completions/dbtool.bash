@@ -173,13 +173,13 @@ _dbtool() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|migrate|exec|checkpoint|snapshot|backup|restore|help)
+    init|migrate|exec|checkpoint|snapshot|backup|restore|schema|help)
         # Offer subcommand argument completions
         "_dbtool_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore schema help' -- "${cur}"))
         ;;
     esac
 }
@@ -672,6 +672,35 @@ _dbtool_restore() {
         ;;
     2)
         __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_dbtool_schema() {
+    repeating_flags=()
+    non_repeating_flags=(--sql --quiet -q --version -h --help)
+    repeating_options=(--table)
+    non_repeating_options=(--database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--table')
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac

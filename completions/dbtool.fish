@@ -58,6 +58,8 @@ function __dbtool_parse_tokens -S
             end
         case 'restore'
             __dbtool_parse_subcommand 2 'force' 'format=' 'q/quiet' 'version' 'h/help'
+        case 'schema'
+            __dbtool_parse_subcommand 0 'table=+' 'sql' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'help'
             __dbtool_parse_subcommand -r 1 'version'
         end
@@ -122,6 +124,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtoo
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'snapshot' -d 'Write a consistent single-file copy of the database.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'backup' -d 'Archive the whole database directory, consistent while the application writes.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'restore' -d 'Restore a database directory from an archive of dbtool backup.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'schema' -d 'Show the tables, columns, indexes and foreign keys of the database.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool init" -eq 1' -fa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool init" file-name' -l 'file-name' -d 'The name of the database file.' -rfka ''
@@ -260,4 +263,13 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema"' -l 'table' -d 'Only this table (repeatable).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" sql' -l 'sql' -d 'Print the CREATE statements instead of the summary.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" version' -l 'version' -d 'Show the version.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool help" version' -l 'version' -d 'Show the version.'

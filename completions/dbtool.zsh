@@ -57,13 +57,14 @@ _dbtool() {
             'snapshot:Write a consistent single-file copy of the database.'
             'backup:Archive the whole database directory, consistent while the application writes.'
             'restore:Restore a database directory from an archive of dbtool backup.'
+            'schema:Show the tables, columns, indexes and foreign keys of the database.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        init|migrate|exec|checkpoint|snapshot|backup|restore|help)
+        init|migrate|exec|checkpoint|snapshot|backup|restore|schema|help)
             "_dbtool_${words[1]}" && ret=0
             ;;
         esac
@@ -397,6 +398,25 @@ _dbtool_restore() {
         ':archive:_files'
         ':directory:_files -/'
         '--force[Replace the content of a non-empty DIR.]'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_schema() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '*--table[Only this table (repeatable).]:table:'
+        '--sql[Print the CREATE statements instead of the summary.]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75.]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'

@@ -7,7 +7,7 @@ import DatabaseKit
 struct DBTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dbtool",
-        abstract: "Maintain SQLite databases: init, migrate, exec, checkpoint, snapshot, backup, restore.",
+        abstract: "Maintain SQLite databases: init, migrate, exec, checkpoint, snapshot, backup, restore, schema.",
         discussion: """
             The database is named with --database PATH (or DBTOOL_DATABASE): the directory \
             created by `dbtool init` (its file is db.sqlite unless --file-name), or a database file.
@@ -20,12 +20,13 @@ struct DBTool: ParsableCommand {
               dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db
+              dbtool schema --database /var/lib/myapp/db --format json
 
             \(ExitStatus.documentation)
             """,
         version: "dbtool \(DBToolVersion.current) (SQLite \(Database.sqliteLibVersion))",
         subcommands: [
             InitCommand.self, MigrateCommand.self, ExecCommand.self, CheckpointCommand.self, SnapshotCommand.self,
-            BackupCommand.self, RestoreCommand.self,
+            BackupCommand.self, RestoreCommand.self, SchemaCommand.self,
         ])
 }

@@ -1,5 +1,5 @@
 /// The version of dbtool, printed by `--version` and written in backup manifests.
 public enum DBToolVersion {
     /// The version string.
-    public static let current = "0.3.0"
+    public static let current = "0.4.0"
 }

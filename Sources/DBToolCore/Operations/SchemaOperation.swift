@@ -1,0 +1,88 @@
+import DatabaseKit
+import Foundation
+
+/// `dbtool schema`: reads the schema of an existing database, without writing.
+///
+/// The connection is not opened with SQLITE_OPEN_READONLY: a read-only
+/// connection to a WAL database creates `-wal` and `-shm` files that it may
+/// not delete on close, which would leave the directory changed. A read
+/// access (`query_only`) on a read-write connection writes nothing, and the
+/// last connection to close removes those files, as they were.
+public struct SchemaOperation: Sendable {
+    public var location: DatabaseLocation
+    /// The tables to report; all when empty.
+    public var tableNames: [String] = []
+    public var timeout: TimeInterval = 5
+
+    public init(location: DatabaseLocation) {
+        self.location = location
+    }
+
+    /// - throws: ``DBToolError``: 66 when there is no database, 65 for a
+    ///   table that does not exist or a file that is not a database.
+    public func run() throws -> SchemaReport {
+        let dbQueue = try location.openQueue(timeout: timeout)
+        return try location.reportingErrors(timeout: timeout) {
+            try dbQueue.read { db in
+                try SchemaReport(db, path: location.filePath, tableNames: tableNames)
+            }
+        }
+    }
+
+    /// The SQL of the schema, one statement per line (``Database/schemaSQL()``).
+    public func runSQL() throws -> String {
+        let dbQueue = try location.openQueue(timeout: timeout)
+        return try location.reportingErrors(timeout: timeout) {
+            try dbQueue.read { db in try db.schemaSQL() }
+        }
+    }
+}
+
+extension SchemaReport {
+    /// The report for people: one block per table, with its columns,
+    /// indexes and foreign keys, then the views and triggers.
+    public var text: String {
+        var lines: [String] = []
+        for table in tables {
+            var header = "table \(table.name)"
+            if table.withoutRowID { header += " (WITHOUT ROWID)" }
+            lines.append(header)
+            let nameWidth = table.columns.map(\.name.count).max() ?? 0
+            let typeWidth = table.columns.map(\.type.count).max() ?? 0
+            for column in table.columns {
+                var line = "  " + column.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                line += "  " + column.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0)
+                var attributes: [String] = []
+                if column.primaryKeyIndex > 0 {
+                    attributes.append(table.primaryKey.count > 1 ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")
+                }
+                if column.notNull { attributes.append("NOT NULL") }
+                if let defaultValue = column.defaultValue { attributes.append("DEFAULT \(defaultValue)") }
+                if !attributes.isEmpty { line += "  " + attributes.joined(separator: " ") }
+                lines.append(line.trimmingTrailingSpaces())
+            }
+            for index in table.indexes {
+                let kind = index.unique ? "unique index" : "index"
+                let partial = index.partial ? " (partial)" : ""
+                lines.append("  \(kind) \(index.name) on (\(index.columns.joined(separator: ", ")))\(partial)")
+            }
+            for key in table.foreignKeys {
+                lines.append(
+                    "  foreign key (\(key.columns.joined(separator: ", "))) references \(key.table)(\(key.destinationColumns.joined(separator: ", "))) on delete \(key.onDelete.lowercased())"
+                )
+            }
+        }
+        for view in views { lines.append("view \(view)") }
+        for trigger in triggers { lines.append("trigger \(trigger.name) on \(trigger.table)") }
+        if lines.isEmpty { lines.append("no tables in \(database)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var result = self
+        while result.hasSuffix(" ") { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,133 @@
+import DatabaseKit
+
+/// The schema of a database as `dbtool schema` reports it: built on
+/// DatabaseKit's introspection API, in a stable order (tables by name,
+/// columns in table order), so that two reports of one schema are equal.
+public struct SchemaReport: Codable, Sendable, Equatable {
+    public var database: String
+    /// `PRAGMA schema_version`: grows on every schema change.
+    public var schemaVersion: Int32
+    /// `PRAGMA user_version`.
+    public var userVersion: Int
+    public var tables: [Table]
+    public var views: [String]
+    public var triggers: [Trigger]
+
+    public struct Table: Codable, Sendable, Equatable {
+        public var name: String
+        public var columns: [Column]
+        /// The primary key columns; `["rowid"]` when the table declares none.
+        public var primaryKey: [String]
+        /// True for a `WITHOUT ROWID` table.
+        public var withoutRowID: Bool
+        public var indexes: [Index]
+        public var foreignKeys: [ForeignKey]
+        /// The `CREATE TABLE` statement.
+        public var sql: String
+    }
+
+    public struct Column: Codable, Sendable, Equatable {
+        public var name: String
+        public var type: String
+        public var notNull: Bool
+        /// The SQL of the default value, or null.
+        public var defaultValue: String?
+        /// The 1-based position in the primary key, 0 when not part of it.
+        public var primaryKeyIndex: Int
+    }
+
+    public struct Index: Codable, Sendable, Equatable {
+        public var name: String
+        public var columns: [String]
+        public var unique: Bool
+        /// "createIndex", "uniqueConstraint" or "primaryKeyConstraint".
+        public var origin: String
+        public var partial: Bool
+    }
+
+    public struct ForeignKey: Codable, Sendable, Equatable {
+        public var columns: [String]
+        public var table: String
+        public var destinationColumns: [String]
+        public var onDelete: String
+        public var onUpdate: String
+    }
+
+    public struct Trigger: Codable, Sendable, Equatable {
+        public var name: String
+        public var table: String
+    }
+}
+
+extension SchemaReport {
+    /// Reads the schema of the connection's main database; `tableNames`
+    /// limits the tables (all when empty).
+    ///
+    /// - throws: ``DBToolError`` (65) naming a table of `tableNames` that
+    ///   does not exist; `DatabaseError` on SQLite errors.
+    public init(_ db: Database, path: String, tableNames: [String] = []) throws {
+        database = path
+        schemaVersion = try db.schemaVersion()
+        userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let objects = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT type, name, tbl_name, sql FROM sqlite_master
+                WHERE type IN ('table', 'view', 'trigger') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                ORDER BY name COLLATE NOCASE
+                """)
+        var tableNamesInDatabase: [String] = []
+        var tableSQL: [String: String] = [:]
+        views = []
+        triggers = []
+        for object in objects {
+            switch object["type"] as String {
+            case "table":
+                tableNamesInDatabase.append(object["name"])
+                tableSQL[object["name"]] = object["sql"]
+            case "view": views.append(object["name"])
+            default: triggers.append(Trigger(name: object["name"], table: object["tbl_name"]))
+            }
+        }
+        var selected = tableNamesInDatabase
+        if !tableNames.isEmpty {
+            selected = try tableNames.map { requested in
+                guard let name = tableNamesInDatabase.first(where: { $0.lowercased() == requested.lowercased() }) else {
+                    let known = tableNamesInDatabase.isEmpty ? "none" : tableNamesInDatabase.joined(separator: ", ")
+                    throw DBToolError(
+                        .dataError, "no table \(requested) in \(path)", hint: "Its tables are: \(known).")
+                }
+                return name
+            }
+            let selectedSet = Set(selected.map { $0.lowercased() })
+            triggers = triggers.filter { selectedSet.contains($0.table.lowercased()) }
+            views = []
+        }
+        tables = try selected.map { name in
+            let indexes = try db.indexes(on: name)
+            return Table(
+                name: name,
+                columns: try db.columns(in: name).map {
+                    Column(
+                        name: $0.name, type: $0.type, notNull: $0.isNotNull, defaultValue: $0.defaultValueSQL,
+                        primaryKeyIndex: $0.primaryKeyIndex)
+                },
+                primaryKey: try db.primaryKey(name).columns,
+                // pragma_table_list (SQLite 3.37+) knows; the SQL text might mislead.
+                withoutRowID: try Bool.fetchOne(
+                    db, sql: "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [name])
+                    ?? false,
+                indexes: indexes.sorted { $0.name < $1.name }.map {
+                    Index(
+                        name: $0.name, columns: $0.columns, unique: $0.isUnique, origin: "\($0.origin)",
+                        partial: $0.isPartial)
+                },
+                foreignKeys: try db.foreignKeys(on: name).map {
+                    ForeignKey(
+                        columns: $0.originColumns, table: $0.destinationTable,
+                        destinationColumns: $0.destinationColumns, onDelete: $0.onDelete, onUpdate: $0.onUpdate)
+                },
+                sql: tableSQL[name] ?? "")
+        }
+    }
+}
