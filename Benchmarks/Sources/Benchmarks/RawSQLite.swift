@@ -68,6 +68,28 @@ final class RawStatement {
         try connection.check(sqlite3_bind_int64(handle, index, value))
     }
 
+    @inline(__always)
+    func bind(_ value: Double, at index: CInt) throws {
+        try connection.check(sqlite3_bind_double(handle, index, value))
+    }
+
+    @inline(__always)
+    func bind(_ value: String, at index: CInt) throws {
+        var value = value
+        let code = value.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return bench_bind_text(handle, index, "", 0) }
+                return bench_bind_text(handle, index, base, CInt(chars.count))
+            }
+        }
+        try connection.check(code)
+    }
+
+    @inline(__always)
+    func bindNull(at index: CInt) throws {
+        try connection.check(sqlite3_bind_null(handle, index))
+    }
+
     /// Runs a statement that returns no row.
     @inline(__always)
     func run() throws {
@@ -89,6 +111,7 @@ struct Fixtures: Sendable {
     var fetchPath: String { directory + "/fetch.sqlite" }
     var pointPath: String { directory + "/point.sqlite" }
     var bigPath: String { directory + "/big.sqlite" }
+    var playerPath: String { directory + "/player.sqlite" }
 
     static let insertRowCount = 50_000
     static let fetchRowCount = 200_000
@@ -117,10 +140,14 @@ struct Fixtures: Sendable {
     static func prepare(in directory: String) throws -> Fixtures {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let fixtures = Fixtures(directory: directory)
-        let marker = directory + "/ready"
+        let marker = directory + "/ready-2"  // bumped when a fixture is added
         if FileManager.default.fileExists(atPath: marker) { return fixtures }
 
         log("Generating fixtures in \(directory)")
+        // Files of an older fixture version are regenerated from scratch.
+        for path in [fixtures.fetchPath, fixtures.pointPath, fixtures.bigPath, fixtures.playerPath] {
+            Fixtures.removeDatabase(path)
+        }
         do {
             let db = try RawConnection(path: fixtures.fetchPath)
             try db.execute(
@@ -159,6 +186,20 @@ struct Fixtures: Sendable {
             }
             try db.execute("COMMIT")
         }
+        do {
+            let db = try RawConnection(path: fixtures.playerPath)
+            try db.execute(RawWorkloads.createPlayer)
+            try db.execute("BEGIN")
+            let insert = try db.prepare("INSERT INTO player VALUES (?, ?, ?, ?)")
+            for id in 1...pointRowCount {
+                try insert.bind(Int64(id), at: 1)
+                try insert.bind(playerName(id), at: 2)
+                try insert.bind(Int64(id * 3), at: 3)
+                try insert.bind(Double(id) / 4, at: 4)
+                try insert.run()
+            }
+            try db.execute("COMMIT")
+        }
         _ = FileManager.default.createFile(atPath: marker, contents: nil)
         return fixtures
     }
@@ -182,6 +223,12 @@ struct Fixtures: Sendable {
         return n * (n - 1) / 2
     }
 
+    /// Sum of the ids given by didInsert and of the scores of the inserted records.
+    static var recordInsertChecksum: Int64 {
+        let n = Int64(insertRowCount)
+        return n * (n + 1) / 2 + n * (n - 1) / 2
+    }
+
     static var pointChecksum: Int64 {
         pointIds.reduce(0) { $0 + Int64($1 * 3) }
     }
@@ -191,3 +238,7 @@ struct Fixtures: Sendable {
         return n * (n - 1) / 2
     }
 }
+
+/// The name of player `id`, the same in every implementation.
+func playerName(_ id: Int) -> String { "player \(id)" }
+

@@ -1,5 +1,8 @@
 /// The workloads, in the order of the report.
-let allWorkloads: [Workload] = [
+let allWorkloads: [Workload] = coreWorkloads + recordWorkloads
+
+/// The statement, fetch, transaction and memory workloads.
+let coreWorkloads: [Workload] = [
     Workload(
         id: "insert-positional", title: "1. insert 50,000 rows x 10 INTEGER, positional arguments",
         countsInstructions: true, expectedChecksum: { _ in Fixtures.insertChecksum },

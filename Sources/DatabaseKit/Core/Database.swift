@@ -44,6 +44,9 @@ public final class Database {
     /// Table information read by the introspection methods; see ``SchemaCache``.
     var schemaCache = SchemaCache()
 
+    /// The statements of the record persistence methods.
+    var recordStatementCache = RecordStatementCache()
+
     /// Set by the authorizer while a statement that may change the schema compiles.
     var compiledStatementMayChangeSchema = false
 
@@ -384,6 +387,7 @@ public final class Database {
     func close() throws {
         guard let sqliteConnection else { return }
         statementCache.removeAll()
+        recordStatementCache.removeAll()
         accessStatements.removeAll()
         let code = sqlite3_close(sqliteConnection)
         guard code == SQLITE_OK else {
@@ -407,6 +411,7 @@ public final class Database {
     /// See <https://www.sqlite.org/c3ref/db_release_memory.html>.
     public func releaseMemory() {
         statementCache.removeAll()
+        recordStatementCache.removeAll()
         schemaCache.removeAll()
         accessStatements.removeAll()
         if let sqliteConnection { sqlite3_db_release_memory(sqliteConnection) }

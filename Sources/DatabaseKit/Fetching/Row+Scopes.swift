@@ -5,10 +5,8 @@ extension Row {
     /// let teamRow: Row? = row.scopes["team"]
     /// ```
     public var scopes: ScopesView {
-        if let adaptation {
-            return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes, copiedScopes: [:])
-        }
-        return ScopesView(base: nil, layouts: [:], copiedScopes: storedScopes)
+        guard let adaptation else { return ScopesView(base: nil, layouts: [:]) }
+        return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes)
     }
 
     /// The scopes of the row and of its scopes, searched breadth-first: the
@@ -26,34 +24,26 @@ extension Row {
     public struct ScopesView: Collection {
         fileprivate let base: Row?
         fileprivate let layouts: [String: LayoutedRowAdapter]
-        fileprivate let copiedScopes: [String: Row]
-        private var sortedNames: [String] { (base != nil ? Array(layouts.keys) : Array(copiedScopes.keys)).sorted() }
+        private var sortedNames: [String] { layouts.keys.sorted() }
 
         /// The scope names.
-        public var names: Set<String> { Set(base != nil ? Array(layouts.keys) : Array(copiedScopes.keys)) }
+        public var names: Set<String> { Set(layouts.keys) }
 
         /// The scope with this name, or nil.
         public subscript(_ name: String) -> Row? {
-            if let base { return layouts[name].map { Row(base: base, layout: $0) } }
-            return copiedScopes[name]
+            guard let base, let layout = layouts[name] else { return nil }
+            return Row(base: base, layout: layout)
         }
 
         public typealias Index = Int
         public var startIndex: Int { 0 }
-        public var endIndex: Int { base != nil ? layouts.count : copiedScopes.count }
+        public var endIndex: Int { layouts.count }
         public func index(after index: Int) -> Int { index + 1 }
 
         /// The scope name and row at a position, in name order.
         public subscript(position: Int) -> (name: String, row: Row) {
             let name = sortedNames[position]
             return (name, self[name]!)
-        }
-
-        /// Copies of the scope rows, for a copied row.
-        func copiedRows() -> [String: Row] {
-            var result: [String: Row] = [:]
-            for name in names { result[name] = self[name]!.copy() }
-            return result
         }
     }
 

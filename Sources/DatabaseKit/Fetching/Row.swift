@@ -38,9 +38,6 @@ public final class Row {
     /// The base row and layout of an adapted row (see ``RowAdapter``).
     let adaptation: (base: Row, layout: LayoutedRowAdapter)?
 
-    /// The scopes of a copied row.
-    let storedScopes: [String: Row]
-
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
         self.statement = statement
@@ -50,11 +47,10 @@ public final class Row {
         self.storedColumnNames = []
         self.count = statement.columnCount
         self.adaptation = nil
-        self.storedScopes = [:]
     }
 
     /// A row that holds its values.
-    init(columnNames: [String], values: [DatabaseValue], scopes: [String: Row] = [:]) {
+    init(columnNames: [String], values: [DatabaseValue]) {
         self.statement = nil
         self.sqliteStatement = nil
         self.columnNameIndex = nil
@@ -62,7 +58,6 @@ public final class Row {
         self.storedColumnNames = columnNames
         self.count = values.count
         self.adaptation = nil
-        self.storedScopes = scopes
     }
 
     /// A view of `base` through a layout. It reads the base row, so a view
@@ -75,7 +70,6 @@ public final class Row {
         self.storedColumnNames = layout.columnNames
         self.count = layout.columnNames.count
         self.adaptation = (base, layout)
-        self.storedScopes = [:]
     }
 
     /// A view of `base` through an adapter.
@@ -99,8 +93,11 @@ public final class Row {
 
     /// A row that keeps the current values, even after the cursor moves.
     public func copy() -> Row {
-        guard sqliteStatement != nil || adaptation != nil else { return self }
-        return Row(columnNames: columnNames, values: databaseValues, scopes: scopes.copiedRows())
+        // An adapted row keeps its adapter over a copy of its base: its
+        // scopes and ``unadapted`` stay available.
+        if let adaptation { return Row(base: adaptation.base.copy(), layout: adaptation.layout) }
+        guard sqliteStatement != nil else { return self }
+        return Row(columnNames: columnNames, values: databaseValues)
     }
 
     /// The column names, in order.

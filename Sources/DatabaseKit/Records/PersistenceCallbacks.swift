@@ -4,8 +4,16 @@ public struct InsertionSuccess: Sendable {
     public let rowID: Int64
     /// The column that aliases the rowid (an `INTEGER PRIMARY KEY`), or nil.
     public let rowIDColumn: String?
-    /// The inserted values, with the rowid column set to ``rowID``.
-    public let persistenceContainer: PersistenceContainer
+    /// The values as encoded, before the rowid was known.
+    let insertedContainer: PersistenceContainer
+
+    /// The inserted values, with the rowid column set to ``rowID``. Built
+    /// when asked for: most records only read ``rowID``.
+    public var persistenceContainer: PersistenceContainer {
+        var container = insertedContainer
+        if let rowIDColumn { container.setValue(rowID.databaseValue, forColumn: rowIDColumn) }
+        return container
+    }
 }
 
 /// What a successful update or save reports.

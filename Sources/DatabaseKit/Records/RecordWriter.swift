@@ -4,46 +4,33 @@ enum RecordWriter {
     static func insert<Record: MutablePersistableRecord>(
         _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
     ) throws -> InsertionSuccess {
-        let (sql, arguments, container) = try insertParts(record, db, onConflict: onConflict)
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
-        let rowID = db.lastInsertedRowID
-        var inserted = container
-        let rowIDColumn = try db.primaryKey(Record.databaseTableName).rowIDColumn
-        if let rowIDColumn { inserted.setValue(rowID.databaseValue, forColumn: rowIDColumn) }
-        return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: inserted)
+        let container = try record.databaseContainer()
+        let table = Record.databaseTableName
+        let statement = try db.recordStatement(.insert(onConflict), table: table, columns: container.columns) {
+            insertSQL(table: table, columns: container.columns, onConflict: onConflict)
+        }
+        try statement.execute(arguments: StatementArguments(values: container.databaseValues, namedValues: [:]))
+        return InsertionSuccess(
+            rowID: db.lastInsertedRowID, rowIDColumn: try db.primaryKey(table).rowIDColumn,
+            insertedContainer: container)
     }
 
     /// The `INSERT` statement of a record, and its arguments.
     static func insertStatement<Record: MutablePersistableRecord>(
         _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
     ) throws -> (String, StatementArguments) {
-        let (sql, arguments, _) = try insertParts(record, db, onConflict: onConflict)
-        return (sql, arguments)
+        let container = try record.databaseContainer()
+        let sql = insertSQL(table: Record.databaseTableName, columns: container.columns, onConflict: onConflict)
+        return (sql, StatementArguments(values: container.databaseValues, namedValues: [:]))
     }
 
-    private static func insertParts<Record: MutablePersistableRecord>(
-        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
-    ) throws -> (String, StatementArguments, PersistenceContainer) {
-        let container = try record.databaseContainer()
-        let table = Record.databaseTableName.quotedDatabaseIdentifier
+    private static func insertSQL(table: String, columns: [String], onConflict: Database.ConflictResolution) -> String {
         let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
-        let sql: String
-        if container.columns.isEmpty {
-            sql = "\(verb) INTO \(table) DEFAULT VALUES"
-        } else {
-            var columns = ""
-            var placeholders = ""
-            for (index, column) in container.columns.enumerated() {
-                if index > 0 {
-                    columns += ", "
-                    placeholders += ", "
-                }
-                columns += column.quotedDatabaseIdentifier
-                placeholders += "?"
-            }
-            sql = "\(verb) INTO \(table) (\(columns)) VALUES (\(placeholders))"
-        }
-        return (sql, StatementArguments(values: container.databaseValues, namedValues: [:]), container)
+        let table = table.quotedDatabaseIdentifier
+        if columns.isEmpty { return "\(verb) INTO \(table) DEFAULT VALUES" }
+        let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "\(verb) INTO \(table) (\(columnList)) VALUES (\(placeholders))"
     }
 
     /// Updates the columns (all when nil) of the row with the container's

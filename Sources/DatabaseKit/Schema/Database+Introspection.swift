@@ -202,6 +202,8 @@ extension String {
     /// The string as an SQL identifier between double quotes, safe to splice
     /// into SQL: `"player"`, `"my ""table"""`.
     public var quotedDatabaseIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // The common case, without a quote inside, costs no Foundation call.
+        guard utf8.contains(UInt8(ascii: "\"")) else { return "\"" + self + "\"" }
+        return "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

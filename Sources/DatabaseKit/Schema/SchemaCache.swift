@@ -19,9 +19,12 @@ struct SchemaCache {
         if !columns.isEmpty { columns.removeAll() }
     }
 
-    /// The cache key of a table: names are case-insensitive in SQLite.
+    /// The cache key of a table: the name as given (a record always gives the
+    /// same one; another spelling is only another entry), so that the lookup
+    /// of every `insert` allocates nothing.
     static func key(_ table: String, _ schema: String?) -> String {
-        (schema ?? "").lowercased() + "." + table.lowercased()
+        guard let schema else { return table }
+        return schema + "\u{0}" + table  // no SQL name contains NUL: no collision
     }
 }
 
