@@ -34,9 +34,10 @@ struct FunctionTests {
             db.add(function: identity)
             #expect(try String.fetchOne(db, sql: "SELECT reverse('foo')") == "oof")
             #expect(try String.fetchOne(db, sql: "SELECT reverse(NULL)") == nil)
-            for value: DatabaseValue in [.null, 1.databaseValue, 2.5.databaseValue, "é".databaseValue, "".databaseValue,
-                Data([0, 1]).databaseValue, Data().databaseValue]
-            {
+            for value: DatabaseValue in [
+                .null, 1.databaseValue, 2.5.databaseValue, "é".databaseValue, "".databaseValue,
+                Data([0, 1]).databaseValue, Data().databaseValue,
+            ] {
                 #expect(try DatabaseValue.fetchOne(db, sql: "SELECT identity(?)", arguments: [value]) == value)
             }
             // A function used with the table data.

@@ -6,7 +6,10 @@ import Testing
 struct PersistableRecordTests {
     /// A Codable record whose id comes from the database.
     struct Player: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
-        struct Profile: Codable, Equatable { var city: String; var tags: [String] }
+        struct Profile: Codable, Equatable {
+            var city: String
+            var tags: [String]
+        }
         enum Level: String, Codable { case beginner, expert }  // Codable only: stored as its raw value
         var id: Int64?
         var name: String

@@ -22,7 +22,8 @@ struct RowAdapterTests {
         var name: String
     }
 
-    private let sql = "SELECT player.id, player.name, team.id, team.name FROM player JOIN team ON team.id = player.teamId ORDER BY player.id"
+    private let sql =
+        "SELECT player.id, player.name, team.id, team.name FROM player JOIN team ON team.id = player.teamId ORDER BY player.id"
 
     private func makeDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()

@@ -156,9 +156,10 @@ struct SchemaTests {
             #expect(player[0].onDelete == "CASCADE")
             let membership = try db.foreignKeys(on: "membership")
             #expect(Set(membership.map(\.destinationTable)) == ["player", "team"])
-            #expect(membership.flatMap { $0.mapping.map { "\($0.origin)->\($0.destination)" } }.sorted() == [
-                "playerId->id", "teamId->id",
-            ])
+            #expect(
+                membership.flatMap { $0.mapping.map { "\($0.origin)->\($0.destination)" } }.sorted() == [
+                    "playerId->id", "teamId->id",
+                ])
             #expect(try db.foreignKeys(on: "team").isEmpty)
             #expect(throws: DatabaseError.self) { try db.foreignKeys(on: "nothing") }
         }

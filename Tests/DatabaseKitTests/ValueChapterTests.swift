@@ -4,15 +4,17 @@ import Testing
 
 @Suite("Values: date components, NSNumber and Decimal, Data without copy, memory")
 struct ValueChapterTests {
-    @Test("DatabaseDateComponents writes and reads back each format", arguments: [
-        ("2026-11-23", DatabaseDateComponents.Format.YMD),
-        ("2026-11-23 14:30", .YMD_HM),
-        ("2026-11-23 14:30:15", .YMD_HMS),
-        ("2026-11-23 14:30:15.250", .YMD_HMSS),
-        ("14:30", .HM),
-        ("14:30:15", .HMS),
-        ("14:30:15.250", .HMSS),
-    ])
+    @Test(
+        "DatabaseDateComponents writes and reads back each format",
+        arguments: [
+            ("2026-11-23", DatabaseDateComponents.Format.YMD),
+            ("2026-11-23 14:30", .YMD_HM),
+            ("2026-11-23 14:30:15", .YMD_HMS),
+            ("2026-11-23 14:30:15.250", .YMD_HMSS),
+            ("14:30", .HM),
+            ("14:30:15", .HMS),
+            ("14:30:15.250", .HMSS),
+        ])
     func dateComponentsFormats(text: String, format: DatabaseDateComponents.Format) throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { (db: Database) throws in

@@ -241,4 +241,3 @@ struct Fixtures: Sendable {
 
 /// The name of player `id`, the same in every implementation.
 func playerName(_ id: Int) -> String { "player \(id)" }
-

@@ -16,36 +16,48 @@ extension DatabaseValueConvertible {
     // MARK: From SQL
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
+    public static func fetchCursor(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws
         -> DatabaseValueCursor<Self>
     {
         try DatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> [Self] {
         try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a query; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Self? {
         try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the values of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> DatabaseValueCursor<Self> {
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> DatabaseValueCursor<Self>
+    {
         try DatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> [Self]
+    {
         try statement.fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a prepared statement; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Self?
+    {
         try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
@@ -72,12 +84,16 @@ extension DatabaseValueConvertible {
 
 extension DatabaseValueConvertible where Self: Hashable {
     /// The distinct values of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Set<Self> {
         try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Set<Self>
+    {
         try statement.fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
@@ -107,34 +123,46 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// A cursor over the values of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
+    public static func fetchCursor(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws
         -> FastDatabaseValueCursor<Self>
     {
         try FastDatabaseValueCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> [Self] {
         try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a query; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Self? {
         try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     /// A cursor over the values of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> FastDatabaseValueCursor<Self> {
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> FastDatabaseValueCursor<Self>
+    {
         try FastDatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the values of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> [Self]
+    {
         try statement.fetchAll(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The value of the first row of a prepared statement; nil when there is no row or the value is NULL.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Self?
+    {
         try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
@@ -159,12 +187,16 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
 
 extension DatabaseValueConvertible where Self: StatementColumnConvertible & Hashable {
     /// The distinct values of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Set<Self> {
         try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 
     /// The distinct values of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Set<Self>
+    {
         try statement.fetchSet(arguments: arguments, adapter: adapter) { try $0.decode(Self.self, atIndex: 0) }
     }
 

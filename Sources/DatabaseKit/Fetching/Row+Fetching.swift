@@ -7,44 +7,60 @@ extension Row {
     /// let rows = try Row.fetchCursor(db, sql: "SELECT * FROM player WHERE score > ?", arguments: [100])
     /// while let row = try rows.next() { ... }
     /// ```
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> RowCursor {
+    public static func fetchCursor(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> RowCursor {
         try RowCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the rows of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Row] {
+    public static func fetchAll(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> [Row] {
         try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 
     /// The distinct rows of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Row> {
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Set<Row> {
         try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 
     /// The first row of a query, if any.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Row? {
+    public static func fetchOne(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Row? {
         try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the rows of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> RowCursor {
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> RowCursor
+    {
         try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the rows of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Row] {
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> [Row]
+    {
         try statement.fetchAll(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 
     /// The distinct rows of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Row> {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Set<Row>
+    {
         try statement.fetchSet(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 
     /// The first row of a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Row? {
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Row?
+    {
         try statement.fetchOne(arguments: arguments, adapter: adapter) { $0.copy() }
     }
 

@@ -28,7 +28,9 @@ extension Statement {
 
     /// The distinct elements extracted from the result rows.
     @inline(__always)
-    func fetchSet<T: Hashable>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T) throws -> Set<T> {
+    func fetchSet<T: Hashable>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T) throws
+        -> Set<T>
+    {
         var result: Set<T> = []
         try forEachRow(arguments: arguments, adapter: adapter) { row in
             result.insert(try element(row))

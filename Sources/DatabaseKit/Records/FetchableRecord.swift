@@ -24,36 +24,48 @@ extension FetchableRecord {
     // MARK: From SQL
 
     /// A cursor over the records of a query.
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws
+    public static func fetchCursor(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws
         -> RecordCursor<Self>
     {
         try RecordCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// All the records of a query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> [Self] {
         try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The record of the first row of a query, if any.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Self? {
         try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the records of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> RecordCursor<Self> {
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> RecordCursor<Self>
+    {
         try RecordCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// All the records of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> [Self]
+    {
         try statement.fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The record of the first row of a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Self?
+    {
         try statement.fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
@@ -80,12 +92,16 @@ extension FetchableRecord {
 
 extension FetchableRecord where Self: Hashable {
     /// The distinct records of a query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
+    ) throws -> Set<Self> {
         try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 
     /// The distinct records of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
+        -> Set<Self>
+    {
         try statement.fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
     }
 

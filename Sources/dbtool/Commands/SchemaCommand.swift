@@ -42,9 +42,9 @@ struct SchemaCommand: ParsableCommand {
         operation.tableNames = table
         operation.timeout = database.timeout
         if sql {
-            runReporting(output, operation: { SQLText(text: try operation.runSQL()) }) {
-                $0.text.hasSuffix("\n") ? String($0.text.dropLast()) : $0.text
-            }
+            // print adds the final newline the SQL text already ends with.
+            let readSQL = { SQLText(text: try operation.runSQL()) }
+            runReporting(output, operation: readSQL) { $0.text.hasSuffix("\n") ? String($0.text.dropLast()) : $0.text }
         } else {
             runReporting(output, operation: operation.run) { $0.text }
         }
