@@ -107,6 +107,7 @@ demo: deps
 	"$$dbtool" exec --database "$$db" "SELECT id, at, visitor, note FROM visit ORDER BY id DESC LIMIT 5" --format table; \
 	step "dbtool exec: the same as JSON"; \
 	"$$dbtool" exec --database "$$db" "SELECT COUNT(*) AS visits FROM visit" --format json; \
+	step "dbtool schema --table visit --table book"; "$$dbtool" schema --database "$$db" --table visit --table book; \
 	step "dbtool checkpoint --mode truncate"; "$$dbtool" checkpoint --database "$$db" --mode truncate; \
 	mkdir -p "$(DEMO_DIR)/snapshots"; \
 	step "dbtool snapshot --output-dir $(DEMO_DIR)/snapshots --keep 3"; \

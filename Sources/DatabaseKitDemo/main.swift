@@ -11,6 +11,14 @@ struct Player: FetchableRecord, Decodable {
     var score: Int
 }
 
+/// A round of play: inserting it gives it its id.
+struct Round: Codable, FetchableRecord, MutablePersistableRecord {
+    var id: Int64?
+    var playedAt: Date
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
 let directory = CommandLine.arguments.dropFirst().first ?? "demo"
 let path = directory + "/db.sqlite"
 
@@ -24,24 +32,26 @@ do {
     config.busyMode = .timeout(5)
     let dbQueue = try DatabaseQueue(path: path, configuration: config)
 
-    step("Create the schema when missing")
+    step("Create the schema when missing (table definitions)")
     try dbQueue.write { db in
-        try db.execute(
-            sql: """
-                CREATE TABLE IF NOT EXISTS player (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    name TEXT NOT NULL UNIQUE,
-                    score INT NOT NULL DEFAULT 0);
-                CREATE TABLE IF NOT EXISTS round (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    playedAt TEXT NOT NULL);
-                """)
+        try db.create(table: "player", options: .ifNotExists) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text).notNull().unique()
+            t.column("score", .integer).notNull().defaults(to: 0)
+        }
+        try db.create(table: "round", options: .ifNotExists) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("playedAt", .datetime).notNull()
+        }
     }
+    let columns = try dbQueue.read { db in try db.columns(in: "player") }
+    print("    player: " + columns.map { "\($0.name) \($0.type)" }.joined(separator: ", "))
 
-    step("Play a round in one transaction (SQL interpolation binds every value)")
+    step("Play a round in one transaction (a record insert, then named arguments)")
     let round = try dbQueue.write { db -> Int64 in
-        try db.execute(literal: "INSERT INTO round (playedAt) VALUES (\(Date()))")
-        let round = db.lastInsertedRowID
+        var record = Round(id: nil, playedAt: Date())
+        try record.insert(db)
+        let round = record.id!
         for (name, points) in [("Arthur", 750), ("Barbara", 1000), ("Craig", 500)] {
             try db.execute(
                 sql: """
@@ -80,7 +90,7 @@ do {
     let totalAfter = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT SUM(score) FROM player") ?? 0 }
     print("    total score still \(totalAfter)")
 
-    let rounds = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM round") ?? 0 }
+    let rounds = try dbQueue.read { db in try Round.fetchCount(db) }
     step("Done: SQLite \(Database.sqliteLibVersion), \(rounds) round(s) in \(path)")
 } catch {
     FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
