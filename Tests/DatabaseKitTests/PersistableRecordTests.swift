@@ -197,6 +197,37 @@ struct PersistableRecordTests {
         }
     }
 
+    @Test("a schema change by another connection is seen at the next access")
+    func schemaChangeByAnotherConnection() throws {
+        struct Thing: Codable, FetchableRecord, PersistableRecord {
+            var code: String
+            var name: String
+        }
+        let directory = TemporaryDirectory()
+        let first = try DatabaseQueue(path: directory.file("db.sqlite"))
+        let second = try DatabaseQueue(path: directory.file("db.sqlite"))
+        try first.write { db in
+            try db.create(table: "thing") { t in
+                t.column("code", .text)
+                t.column("name", .text)
+            }
+            try Thing(code: "a", name: "A").insert(db)
+        }
+        #expect(try first.read { db in try db.primaryKey("thing").columns } == ["rowid"])
+        try second.write { db in
+            try db.drop(table: "thing")
+            try db.create(table: "thing") { t in
+                t.primaryKey("code", .text)
+                t.column("name", .text)
+            }
+        }
+        try first.write { db in
+            #expect(try db.primaryKey("thing").columns == ["code"])
+            try Thing(code: "b", name: "B").insert(db)
+            #expect(try Thing.fetchOne(db, key: "b")?.name == "B")
+        }
+    }
+
     @Test("the table name defaults to the type name with a lowercased first letter")
     func defaultTableName() {
         struct Player: TableRecord {}

@@ -88,7 +88,7 @@ final class SerializedDatabase: @unchecked Sendable {
     private func access<T>(_ block: (Database) throws -> T) throws -> T {
         try db.checkOpen()
         db.accessThread = pthread_self()
-        db.schemaCache.removeAll()  // other connections may have changed the schema
+        db.schemaCache.needsValidation = true  // other connections may have changed the schema
         defer {
             db.accessThread = nil
             checkNoTransactionLeftOpen()

@@ -52,6 +52,7 @@ extension Database {
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func columns(in tableName: String, in schemaName: String? = nil) throws -> [ColumnInfo] {
+        try validateSchemaCache()
         let key = SchemaCache.key(tableName, schemaName)
         if let columns = schemaCache.columns[key] { return columns }
         // hidden = 1 marks the hidden columns of virtual tables; generated
@@ -74,6 +75,7 @@ extension Database {
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func primaryKey(_ tableName: String, in schemaName: String? = nil) throws -> PrimaryKeyInfo {
+        try validateSchemaCache()
         let key = SchemaCache.key(tableName, schemaName)
         if let primaryKey = schemaCache.primaryKeys[key] { return primaryKey }
         let keyColumns = try columns(in: tableName, in: schemaName)
