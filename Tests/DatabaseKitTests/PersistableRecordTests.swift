@@ -46,6 +46,12 @@ struct PersistableRecordTests {
         func didInsert(_ inserted: InsertionSuccess) { Country.insertedCodes.append(code) }
     }
 
+    /// A record of the schema cache tests, whose table changes under it.
+    struct Thing: Codable, FetchableRecord, PersistableRecord {
+        var code: String
+        var name: String
+    }
+
     private func makeDatabase() throws -> DatabaseQueue {
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
@@ -199,10 +205,6 @@ struct PersistableRecordTests {
 
     @Test("a schema change by another connection is seen at the next access")
     func schemaChangeByAnotherConnection() throws {
-        struct Thing: Codable, FetchableRecord, PersistableRecord {
-            var code: String
-            var name: String
-        }
         let directory = TemporaryDirectory()
         let first = try DatabaseQueue(path: directory.file("db.sqlite"))
         let second = try DatabaseQueue(path: directory.file("db.sqlite"))
@@ -271,10 +273,6 @@ struct PersistableRecordTests {
 
     @Test("the schema cache follows schema changes, including a rolled back one")
     func schemaCacheInvalidation() throws {
-        struct Thing: Codable, FetchableRecord, PersistableRecord {
-            var code: String
-            var name: String
-        }
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
             try db.create(table: "thing") { t in
