@@ -230,6 +230,44 @@ struct PersistableRecordTests {
         }
     }
 
+    /// The connection that `Employee.init(row:)` fetches its manager with.
+    final class EmployeeContext: @unchecked Sendable {
+        nonisolated(unsafe) static var db: Database?
+    }
+
+    struct Employee: FetchableRecord, TableRecord {
+        var name: String
+        var managerName: String?
+        var nameAfterNestedFetch: String
+        init(row: Row) throws {
+            name = row["name"]
+            let managerId: Int64? = row["managerId"]
+            if let managerId, let db = EmployeeContext.db {
+                managerName = try Employee.fetchOne(db, key: managerId)?.name
+            }
+            nameAfterNestedFetch = row["name"]  // the outer row must not have moved
+        }
+    }
+
+    @Test("a record may fetch a record of its own table by key while it is decoded")
+    func nestedFetchOfTheSameTable() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.create(table: "employee") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text)
+                t.column("managerId", .integer).references("employee")
+            }
+            try db.execute(sql: "INSERT INTO employee (name, managerId) VALUES ('Boss', NULL), ('Worker', 1)")
+            EmployeeContext.db = db
+            defer { EmployeeContext.db = nil }
+            let worker = try #require(try Employee.fetchOne(db, key: 2))
+            #expect(worker.name == "Worker")
+            #expect(worker.managerName == "Boss")
+            #expect(worker.nameAfterNestedFetch == "Worker")
+        }
+    }
+
     @Test("the table name defaults to the type name with a lowercased first letter")
     func defaultTableName() {
         struct Player: TableRecord {}

@@ -1,12 +1,16 @@
 /// A `WHERE` clause that selects one row by its primary key or a unique key,
 /// with its arguments: what `fetchOne(db, key:)`, `deleteOne(db, key:)`,
 /// `update` and `delete` share.
+///
+/// Its statements come from the record statement cache: a lookup by key
+/// builds no SQL once the statement is compiled.
 struct KeyFilter {
     let table: String
-    /// `"id" = ?`, `"a" = ? AND "b" = ?`.
-    let sql: String
     let columns: [String]
     let values: [DatabaseValue]
+
+    /// `"id" = ?`, `"a" = ? AND "b" = ?`.
+    var sql: String { columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ") }
 
     /// The row of a single-column primary key, or of the rowid.
     init(_ db: Database, table: String, primaryKey value: DatabaseValue) throws {
@@ -48,7 +52,6 @@ struct KeyFilter {
         self.table = table
         self.columns = columns
         self.values = values
-        self.sql = columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
     }
 
     /// True when a key value is NULL: no row can match.
@@ -63,17 +66,25 @@ struct KeyFilter {
 
     func delete(_ db: Database) throws -> Bool {
         if hasNull { return false }
-        try db.cachedStatement(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)").execute(arguments: arguments)
+        try statement(db, .deleteByKey) { "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)" }
+            .execute(arguments: arguments)
         return db.changesCount > 0
     }
 
     func exists(_ db: Database) throws -> Bool {
         if hasNull { return false }
-        return try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(sql))", arguments: arguments)
-            ?? false
+        let statement = try statement(db, .existsByKey) {
+            "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(sql))"
+        }
+        return try Bool.fetchOne(statement, arguments: arguments) ?? false
     }
 
     /// The `SELECT *` of the row.
-    var selectSQL: String { "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)" }
+    func selectStatement(_ db: Database) throws -> Statement {
+        try statement(db, .selectByKey) { "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)" }
+    }
+
+    private func statement(_ db: Database, _ kind: RecordStatementCache.Kind, sql: () -> String) throws -> Statement {
+        try db.recordStatement(kind, table: table, columns: columns, sql: sql)
+    }
 }

@@ -4,6 +4,8 @@
 struct RecordStatementCache {
     enum Kind: Hashable {
         case insert(Database.ConflictResolution)
+        /// `columns` are the key columns of these three.
+        case selectByKey, deleteByKey, existsByKey
     }
 
     struct Key: Hashable {
@@ -36,7 +38,12 @@ extension Database {
         _ kind: RecordStatementCache.Kind, table: String, columns: [String], sql: () -> String
     ) throws -> Statement {
         let key = RecordStatementCache.Key(kind: kind, table: table, columns: columns)
-        if let statement = recordStatementCache[key] { return statement }
+        if let statement = recordStatementCache[key] {
+            // A record's init(row:) may fetch another record of its own table
+            // while its row is read: that nested fetch gets a statement of its own.
+            if !statement.isBorrowed { return statement }
+            return try makeStatement(sql: sql())
+        }
         let statement = try makeStatement(sql: sql())
         recordStatementCache[key] = statement
         return statement

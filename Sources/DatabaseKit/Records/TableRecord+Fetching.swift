@@ -27,7 +27,7 @@ extension FetchableRecord where Self: TableRecord {
     public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
         let filter = try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue)
         if filter.hasNull { return nil }
-        return try fetchOne(db, sql: filter.selectSQL, arguments: filter.arguments)
+        return try fetchOne(filter.selectStatement(db), arguments: filter.arguments)
     }
 
     /// The record with these values of a unique key (or of the primary key), or nil.
@@ -40,7 +40,7 @@ extension FetchableRecord where Self: TableRecord {
     public static func fetchOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Self? {
         let filter = try KeyFilter(db, table: databaseTableName, uniqueKey: key)
         if filter.hasNull { return nil }
-        return try fetchOne(db, sql: filter.selectSQL, arguments: filter.arguments)
+        return try fetchOne(filter.selectStatement(db), arguments: filter.arguments)
     }
 
     /// The records with these primary keys, in no particular order.
