@@ -95,7 +95,10 @@ struct MigrateCommandTests {
         let scratch = Scratch()
         let (database, migrations) = try setUp(scratch)
         #expect(try migrate(database, migrations, ["--to", "2"]).status == 0)
+        let before = directoryFingerprint(database)
         let text = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
+        // status writes nothing: no -wal or -shm left behind either.
+        #expect(directoryFingerprint(database) == before)
         #expect(text.stdout.contains("applied      2_create_book"))
         #expect(text.stdout.contains("pending      3_create_loan"))
         let json = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations, "--format", "json", "--exit-code"])

@@ -19,9 +19,13 @@ public struct MigrationMaintenance: Sendable {
     }
 
     /// `migrate status`: every version with its state. Changes nothing.
+    ///
+    /// Not a read-only connection: one on a WAL database leaves `-wal` and
+    /// `-shm` files behind; a read access on a read-write connection writes
+    /// nothing and the files go when it closes.
     public func status() throws -> StatusReport {
         let directory = try MigrationDirectory(path: migrationsPath)
-        let dbQueue = try location.openQueue(timeout: timeout, readonly: true)
+        let dbQueue = try location.openQueue(timeout: timeout)
         let state = try location.reportingErrors(timeout: timeout) {
             try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
         }
