@@ -165,6 +165,18 @@ struct SchemaTests {
         }
     }
 
+    @Test("a foreign key to a table that does not exist is reported, with unknown destination columns")
+    func danglingForeignKey() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE orphan (id INTEGER PRIMARY KEY, parentId REFERENCES ghost, otherId REFERENCES ghost2(code))")
+            let keys = try db.foreignKeys(on: "orphan")
+            #expect(keys.map(\.destinationTable).sorted() == ["ghost", "ghost2"])
+            #expect(keys.first { $0.destinationTable == "ghost" }?.destinationColumns == [])
+            #expect(keys.first { $0.destinationTable == "ghost2" }?.destinationColumns == ["code"])
+        }
+    }
+
     @Test("foreign key violations are listed and thrown")
     func foreignKeyViolations() throws {
         var configuration = Configuration()

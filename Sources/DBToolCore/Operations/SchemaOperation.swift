@@ -67,8 +67,12 @@ extension SchemaReport {
                 lines.append("  \(kind) \(index.name) on (\(index.columns.joined(separator: ", ")))\(partial)")
             }
             for key in table.foreignKeys {
+                // No destination columns: the referenced table does not exist.
+                let destination =
+                    key.destinationColumns.isEmpty
+                    ? key.table : "\(key.table)(\(key.destinationColumns.joined(separator: ", ")))"
                 lines.append(
-                    "  foreign key (\(key.columns.joined(separator: ", "))) references \(key.table)(\(key.destinationColumns.joined(separator: ", "))) on delete \(key.onDelete.lowercased())"
+                    "  foreign key (\(key.columns.joined(separator: ", "))) references \(destination) on delete \(key.onDelete.lowercased())"
                 )
             }
         }

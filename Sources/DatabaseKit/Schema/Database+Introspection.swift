@@ -137,8 +137,12 @@ extension Database {
             let destinationTable: String = group.first![1]
             var destinationColumns = group.compactMap { $0[3] as String? }
             if destinationColumns.count != group.count {
-                // `REFERENCES team` with no column list references the primary key.
-                destinationColumns = try primaryKey(destinationTable, in: schemaName).columns
+                // `REFERENCES team` with no column list references the primary
+                // key. SQLite accepts a reference to a table that does not
+                // exist (yet): its columns are then unknown, and left empty.
+                destinationColumns =
+                    try tableExists(destinationTable, in: schemaName)
+                    ? primaryKey(destinationTable, in: schemaName).columns : []
             }
             keys.append(
                 ForeignKeyInfo(

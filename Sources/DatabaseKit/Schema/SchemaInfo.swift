@@ -70,8 +70,9 @@ public struct ForeignKeyInfo: Sendable, Hashable {
     public let destinationTable: String
     /// The columns of the origin table, in key order.
     public let originColumns: [String]
-    /// The referenced columns, in key order (the primary key when the
-    /// constraint names none).
+    /// The referenced columns, in key order: the primary key when the
+    /// constraint names none, nothing when it names none and the referenced
+    /// table does not exist.
     public let destinationColumns: [String]
     /// The `ON DELETE` action, such as "CASCADE" or "NO ACTION".
     public let onDelete: String
