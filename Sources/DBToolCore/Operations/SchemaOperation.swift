@@ -9,11 +9,14 @@ import Foundation
 /// access (`query_only`) on a read-write connection writes nothing, and the
 /// last connection to close removes those files, as they were.
 public struct SchemaOperation: Sendable {
+    /// The database.
     public var location: DatabaseLocation
     /// The tables to report; all when empty.
     public var tableNames: [String] = []
+    /// How long to wait for locks held by other connections.
     public var timeout: TimeInterval = 5
 
+    /// An operation on the database at `location`.
     public init(location: DatabaseLocation) {
         self.location = location
     }

@@ -4,31 +4,44 @@ import DatabaseKit
 /// DatabaseKit's introspection API, in a stable order (tables by name,
 /// columns in table order), so that two reports of one schema are equal.
 public struct SchemaReport: Codable, Sendable, Equatable {
+    /// The database file.
     public var database: String
     /// `PRAGMA schema_version`: grows on every schema change.
     public var schemaVersion: Int32
     /// `PRAGMA user_version`.
     public var userVersion: Int
+    /// The tables, by name (`sqlite_` internal tables excluded).
     public var tables: [Table]
+    /// The view names.
     public var views: [String]
+    /// The triggers.
     public var triggers: [Trigger]
 
+    /// A table.
     public struct Table: Codable, Sendable, Equatable {
+        /// The table name.
         public var name: String
+        /// The columns, in table order.
         public var columns: [Column]
         /// The primary key columns; `["rowid"]` when the table declares none.
         public var primaryKey: [String]
         /// True for a `WITHOUT ROWID` table.
         public var withoutRowID: Bool
+        /// The indexes, by name.
         public var indexes: [Index]
+        /// The foreign keys.
         public var foreignKeys: [ForeignKey]
         /// The `CREATE TABLE` statement.
         public var sql: String
     }
 
+    /// A column.
     public struct Column: Codable, Sendable, Equatable {
+        /// The column name.
         public var name: String
+        /// The declared type ("" when none).
         public var type: String
+        /// True for a `NOT NULL` column.
         public var notNull: Bool
         /// The SQL of the default value, or null.
         public var defaultValue: String?
@@ -36,25 +49,39 @@ public struct SchemaReport: Codable, Sendable, Equatable {
         public var primaryKeyIndex: Int
     }
 
+    /// An index.
     public struct Index: Codable, Sendable, Equatable {
+        /// The index name.
         public var name: String
+        /// The indexed columns, in index order ("" for an expression).
         public var columns: [String]
+        /// True for a unique index.
         public var unique: Bool
         /// "createIndex", "uniqueConstraint" or "primaryKeyConstraint".
         public var origin: String
+        /// True when the index has a `WHERE` clause.
         public var partial: Bool
     }
 
+    /// A foreign key.
     public struct ForeignKey: Codable, Sendable, Equatable {
+        /// The columns of this table.
         public var columns: [String]
+        /// The referenced table.
         public var table: String
+        /// The referenced columns (empty when the referenced table does not exist).
         public var destinationColumns: [String]
+        /// The `ON DELETE` action, such as "CASCADE" or "NO ACTION".
         public var onDelete: String
+        /// The `ON UPDATE` action.
         public var onUpdate: String
     }
 
+    /// A trigger.
     public struct Trigger: Codable, Sendable, Equatable {
+        /// The trigger name.
         public var name: String
+        /// The table it is attached to.
         public var table: String
     }
 }

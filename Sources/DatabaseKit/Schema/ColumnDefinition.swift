@@ -106,7 +106,9 @@ public final class ColumnDefinition {
 
     /// Whether a generated column is computed when read or stored.
     public enum GeneratedColumnQualification: String, Sendable {
+        /// Computed when read.
         case virtual = "VIRTUAL"
+        /// Computed when written, and stored.
         case stored = "STORED"
     }
 }

@@ -35,18 +35,27 @@ extension Database {
     /// The conflict resolution algorithms of `ON CONFLICT` and `INSERT OR ...`
     /// (https://www.sqlite.org/lang_conflict.html).
     public enum ConflictResolution: String, Sendable {
+        /// Rolls back the whole transaction.
         case rollback = "ROLLBACK"
+        /// Undoes the statement, keeps the transaction (the default).
         case abort = "ABORT"
+        /// Stops the statement, keeping the changes it made before the conflict.
         case fail = "FAIL"
+        /// Skips the conflicting row and goes on.
         case ignore = "IGNORE"
+        /// Deletes the conflicting rows, then inserts or updates.
         case replace = "REPLACE"
     }
 
     /// The actions of `ON DELETE` and `ON UPDATE` foreign key clauses.
     public enum ForeignKeyAction: String, Sendable {
+        /// Deletes or updates the child rows too.
         case cascade = "CASCADE"
+        /// Refuses the change at once while child rows exist.
         case restrict = "RESTRICT"
+        /// Sets the child columns to NULL.
         case setNull = "SET NULL"
+        /// Sets the child columns to their defaults.
         case setDefault = "SET DEFAULT"
     }
 
