@@ -137,6 +137,41 @@ struct PersistableRecordTests {
         }
     }
 
+    @Test("a nil optional of any primitive type is written as NULL, so that update clears the column")
+    func nilOptionalsOfEveryPrimitive() throws {
+        struct Sample: Codable, FetchableRecord, PersistableRecord {
+            var id: Int64
+            var b: Bool?, s: String?, d: Double?, f: Float?
+            var i: Int?, i8: Int8?, i16: Int16?, i32: Int32?, i64: Int64?
+            var u: UInt?, u8: UInt8?, u16: UInt16?, u32: UInt32?, u64: UInt64?
+        }
+        let columns = ["b", "s", "d", "f", "i", "i8", "i16", "i32", "i64", "u", "u8", "u16", "u32", "u64"]
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.create(table: "sample") { t in
+                t.primaryKey("id", .integer)
+                for column in columns { t.column(column) }
+            }
+            var sample = Sample(
+                id: 1, b: true, s: "x", d: 1.5, f: 2.5, i: 1, i8: 2, i16: 3, i32: 4, i64: 5, u: 6, u8: 7, u16: 8, u32: 9,
+                u64: 10)
+            try sample.insert(db)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample WHERE i32 = 4 AND f = 2.5") == 1)
+            sample = Sample(id: 1)
+            #expect(try sample.databaseContainer().columns == ["id"] + columns)
+            try sample.update(db)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM sample"))
+            for column in columns {
+                #expect(row.hasNull(atIndex: try #require(row.index(forColumn: column))), "\(column)")
+            }
+            // save of a record already in the database updates it.
+            sample.s = "saved"
+            try sample.save(db)
+            #expect(try String.fetchOne(db, sql: "SELECT s FROM sample") == "saved")
+            #expect(try Sample.fetchCount(db) == 1)
+        }
+    }
+
     @Test("constraint violations throw DatabaseError and change nothing")
     func constraintViolation() throws {
         let dbQueue = try makeDatabase()

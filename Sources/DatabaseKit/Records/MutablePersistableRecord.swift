@@ -66,11 +66,15 @@ extension MutablePersistableRecord {
 
     /// The insertion of both `insert` methods (mutating, and non-mutating for
     /// ``PersistableRecord``).
-    mutating func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
+    @discardableResult
+    mutating func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws
+        -> InsertionSuccess
+    {
         try willInsert(db)
         let inserted = try RecordWriter.insert(
             self, db, onConflict: conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForInsert)
         didInsert(inserted)
+        return inserted
     }
 
     /// Inserts a copy of the record, and returns it after ``didInsert(_:)``.
@@ -89,7 +93,7 @@ extension MutablePersistableRecord {
     /// - throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when
     ///   no row has the key; ``DatabaseError`` on any SQLite error.
     public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
-        try performUpdate(db, columns: nil, onConflict: conflictResolution)
+        try performUpdate(db, container: databaseContainer(), columns: nil, onConflict: conflictResolution)
     }
 
     /// Updates some columns of the row with the record's primary key.
@@ -101,13 +105,16 @@ extension MutablePersistableRecord {
         _ db: Database, columns: some Sequence<String>,
         onConflict conflictResolution: Database.ConflictResolution? = nil
     ) throws {
-        try performUpdate(db, columns: Set(columns.map { $0.lowercased() }), onConflict: conflictResolution)
+        try performUpdate(
+            db, container: databaseContainer(), columns: Set(columns.map { $0.lowercased() }),
+            onConflict: conflictResolution)
     }
 
+    /// The update of every `update` method, of the record encoded in `container`.
     private func performUpdate(
-        _ db: Database, columns: Set<String>?, onConflict conflictResolution: Database.ConflictResolution?
+        _ db: Database, container: PersistenceContainer, columns: Set<String>?,
+        onConflict conflictResolution: Database.ConflictResolution?
     ) throws {
-        let container = try databaseContainer()
         try willUpdate(db, columns: columns ?? Set(container.columns))
         try RecordWriter.update(
             container, Self.databaseTableName, db, columns: columns,
@@ -142,17 +149,20 @@ extension MutablePersistableRecord {
     /// The save of both `save` methods.
     mutating func performSave(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
         try willSave(db)
-        if try RecordWriter.hasNonNullPrimaryKey(self, db) {
+        // Encoded once for the key check and the update; an insertion encodes
+        // again, after willInsert, which may change the record.
+        let container = try databaseContainer()
+        if try RecordWriter.hasNonNullPrimaryKey(container, Self.databaseTableName, db) {
             do {
-                try update(db, onConflict: conflictResolution)
-                didSave(PersistenceSuccess(persistenceContainer: try databaseContainer()))
+                try performUpdate(db, container: container, columns: nil, onConflict: conflictResolution)
+                didSave(PersistenceSuccess(persistenceContainer: container))
                 return
             } catch RecordError.recordNotFound {
                 // Not in the database yet: insert below.
             }
         }
-        try performInsert(db, onConflict: conflictResolution)
-        didSave(PersistenceSuccess(persistenceContainer: try databaseContainer()))
+        let inserted = try performInsert(db, onConflict: conflictResolution)
+        didSave(PersistenceSuccess(persistenceContainer: inserted.persistenceContainer))
     }
 
     /// Saves a copy of the record, and returns it.

@@ -66,11 +66,22 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
         if let value { try encode(value, forKey: key) } else { set(.null, key) }
     }
+    // Every primitive overload is needed: the default implementations of the
+    // missing ones would skip nil and leave the column out.
     mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { set(value.databaseValue, key) }
     mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { set(value.databaseValue, key) }
     mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { set(value.databaseValue, key) }
     mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { set(value.databaseValue, key) }
     mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { set(value.databaseValue, key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>

@@ -4,7 +4,8 @@
 struct RecordStatementCache {
     enum Kind: Hashable {
         case insert(Database.ConflictResolution)
-        /// `columns` are the key columns of these three.
+        /// `columns` are the key columns of this one and of the three below.
+        case update(Database.ConflictResolution, assigned: [String])
         case selectByKey, deleteByKey, existsByKey
     }
 

@@ -44,35 +44,37 @@ enum RecordWriter {
             throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
         }
         let keyColumns = Set(filter.columns.map { $0.lowercased() })
-        var assignments: [String] = []
+        var assigned: [String] = []
         var values: [DatabaseValue] = []
         for (column, value) in zip(container.columns, container.databaseValues) {
             let lowercased = column.lowercased()
             if keyColumns.contains(lowercased) { continue }
             if let columns, !columns.contains(lowercased) { continue }
-            assignments.append("\(column.quotedDatabaseIdentifier) = ?")
+            assigned.append(column)
             values.append(value)
         }
-        if assignments.isEmpty {
+        if assigned.isEmpty {
             // Nothing but the key to write: set it to itself, so that a missing
             // row is still reported.
-            assignments = filter.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }
+            assigned = filter.columns
             values = filter.values
         }
-        let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
-        let sql =
-            "\(verb) \(tableName.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \(filter.sql)"
-        try db.cachedStatement(sql: sql).execute(
-            arguments: StatementArguments(values: values + filter.values, namedValues: [:]))
+        let statement = try db.recordStatement(.update(onConflict, assigned: assigned), table: tableName, columns: filter.columns) {
+            let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
+            let assignments = assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+            return "\(verb) \(tableName.quotedDatabaseIdentifier) SET \(assignments) WHERE \(filter.sql)"
+        }
+        try statement.execute(arguments: StatementArguments(values: values + filter.values, namedValues: [:]))
         if db.changesCount == 0 {
             throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
         }
     }
 
-    /// True when the record has a primary key value, none of it NULL.
-    static func hasNonNullPrimaryKey<Record: MutablePersistableRecord>(_ record: Record, _ db: Database) throws -> Bool {
-        let container = try record.databaseContainer()
-        for column in try db.primaryKey(Record.databaseTableName).columns {
+    /// True when the encoded record has a primary key value, none of it NULL.
+    static func hasNonNullPrimaryKey(_ container: PersistenceContainer, _ tableName: String, _ db: Database) throws
+        -> Bool
+    {
+        for column in try db.primaryKey(tableName).columns {
             guard let value = container.databaseValue(forColumn: column), !value.isNull else { return false }
         }
         return true

@@ -101,6 +101,15 @@ extension Database {
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func indexes(on tableName: String, in schemaName: String? = nil) throws -> [IndexInfo] {
+        try validateSchemaCache()
+        let key = SchemaCache.key(tableName, schemaName)
+        if let indexes = schemaCache.indexes[key] { return indexes }
+        let indexes = try readIndexes(on: tableName, in: schemaName)
+        schemaCache.indexes[key] = indexes
+        return indexes
+    }
+
+    private func readIndexes(on tableName: String, in schemaName: String?) throws -> [IndexInfo] {
         let list = try Row.fetchAll(
             self, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?, ?) ORDER BY seq",
             arguments: [tableName, schemaName])

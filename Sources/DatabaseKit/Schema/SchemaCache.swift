@@ -3,7 +3,8 @@ import Foundation
 
 /// What the introspection methods learned about tables, kept until the schema
 /// may have changed: record persistence asks for a table's primary key on every
-/// `insert` or `update`, and must not run a PRAGMA each time.
+/// `insert` or `update`, and a unique key lookup for its indexes: neither must
+/// run a PRAGMA each time.
 ///
 /// The cache is emptied:
 /// 1. before a statement of this connection that may change the schema runs:
@@ -17,6 +18,7 @@ import Foundation
 struct SchemaCache {
     var primaryKeys: [String: PrimaryKeyInfo] = [:]
     var columns: [String: [ColumnInfo]] = [:]
+    var indexes: [String: [IndexInfo]] = [:]
     /// The schema version the entries were read at.
     var schemaVersion: Int32?
     /// Set at the start of each access: the next use checks ``schemaVersion``.
@@ -25,6 +27,7 @@ struct SchemaCache {
     mutating func removeAll() {
         if !primaryKeys.isEmpty { primaryKeys.removeAll() }
         if !columns.isEmpty { columns.removeAll() }
+        if !indexes.isEmpty { indexes.removeAll() }
         schemaVersion = nil
     }
 

@@ -24,7 +24,7 @@ extension NSNumber: DatabaseValueConvertible {
     /// An `NSNumber` (or `NSDecimalNumber`) from an INTEGER or a REAL; an
     /// `NSDecimalNumber` also from a TEXT holding a decimal number.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        if self == NSDecimalNumber.self || self is NSDecimalNumber.Type {
+        if self is NSDecimalNumber.Type {
             switch dbValue.storage {
             case .int64(let int64): return NSDecimalNumber(value: int64) as? Self
             case .double(let double): return NSDecimalNumber(value: double) as? Self
