@@ -207,19 +207,19 @@ struct DatabasePoolTests {
         }
         #expect(maxInside.current == 3)
         #expect(labels.current.count <= 3)
-        #expect(labels.current.allSatisfy { $0.hasPrefix("DatabaseKit.DatabasePool.reader.") })
+        #expect(labels.current.allSatisfy { $0.hasPrefix("GRDB.DatabasePool.reader.") })
     }
 
     @Test("dispatch queue labels: writer, readers, snapshots; with a custom label")
     func labels() throws {
         let directory = TemporaryDirectory()
         let dbPool = try makePool(directory)
-        try dbPool.write { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.writer") }
-        try dbPool.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.reader.1") }
+        try dbPool.write { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.writer") }
+        try dbPool.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.reader.1") }
         let snapshot = try dbPool.makeSnapshot()
-        try snapshot.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.snapshot.1") }
+        try snapshot.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.snapshot.1") }
         let snapshot2 = try dbPool.makeSnapshot()
-        try snapshot2.read { _ in #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabasePool.snapshot.2") }
+        try snapshot2.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.snapshot.2") }
 
         var config = Configuration()
         config.label = "MyDatabase"
@@ -247,14 +247,21 @@ struct DatabasePoolTests {
         #expect(count == 1)
     }
 
-    @Test("concurrentRead outside of a writer access stops the program")
-    func concurrentReadMisuse() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let dbPool = try DatabasePool(path: NSTemporaryDirectory() + "pool-\(UUID().uuidString).sqlite")
-            _ = dbPool.concurrentRead { _ in 1 }
+    @Test("concurrentRead outside of a writer access, or inside a transaction, reports SQLITE_MISUSE")
+    func concurrentReadMisuse() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let outside = dbPool.concurrentRead { _ in 1 }
+        let error = try #require(throws: DatabaseError.self) { try outside.wait() }
+        #expect(error.resultCode == .SQLITE_MISUSE)
+        #expect(error.message?.contains("writer access") == true)
+        try dbPool.write { _ in
+            let inside = dbPool.concurrentRead { _ in 1 }
+            let error = try #require(throws: DatabaseError.self) { try inside.wait() }
+            #expect(error.message?.contains("transaction") == true)
         }
-        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
-        #expect(stderr.contains("concurrentRead must be called from a writer access"))
+        // The pool is still usable afterwards.
+        #expect(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } == 1)
     }
 
     @Test("unsafeReentrantRead inside a read and inside a write uses that connection")
@@ -343,8 +350,10 @@ struct DatabasePoolTests {
         expectDatabaseError(.SQLITE_MISUSE) { try dbPool.read { _ in } }
         expectDatabaseError(.SQLITE_MISUSE) { try dbPool.unsafeRead { _ in } }
         expectDatabaseError(.SQLITE_MISUSE) { try dbPool.write { _ in } }
-        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.writeWithoutTransaction { _ in } }
-        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.barrierWriteWithoutTransaction { _ in } }
+        // As in GRDB, the accesses without a transaction rethrow: the
+        // statements run inside them throw.
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.writeWithoutTransaction { try $0.execute(sql: "SELECT 1") } }
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.barrierWriteWithoutTransaction { try $0.execute(sql: "SELECT 1") } }
         // Every connection is closed: the WAL is checkpointed and removed.
         #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-wal")))
     }

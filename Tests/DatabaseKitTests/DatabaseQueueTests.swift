@@ -94,9 +94,9 @@ struct DatabaseQueueTests {
     @Test("inDatabase and writeWithoutTransaction run outside of any transaction")
     func noTransaction() throws {
         let dbQueue = DatabaseQueue()
-        try dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
-        try dbQueue.writeWithoutTransaction { db in #expect(!db.isInsideTransaction) }
-        try dbQueue.unsafeRead { db in #expect(!db.isInsideTransaction) }
+        dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
+        dbQueue.writeWithoutTransaction { db in #expect(!db.isInsideTransaction) }
+        dbQueue.unsafeRead { db in #expect(!db.isInsideTransaction) }
     }
 
     @Test("inTransaction commits or rolls back as told")
@@ -186,8 +186,8 @@ struct DatabaseQueueTests {
     func labels() throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.read { db in
-            #expect(currentDispatchQueueLabel() == "DatabaseKit.DatabaseQueue")
-            #expect(db.description == "DatabaseKit.DatabaseQueue")
+            #expect(currentDispatchQueueLabel() == "GRDB.DatabaseQueue")
+            #expect(db.description == "GRDB.DatabaseQueue")
             #expect(db.configuration.label == nil)
         }
         var config = Configuration()
@@ -221,7 +221,7 @@ struct DatabaseQueueTests {
         #expect(closedError?.resultCode == .SQLITE_MISUSE)
         #expect(closedError?.message?.contains("closed") == true)
         #expect(throws: DatabaseError.self) { try dbQueue.write { _ in } }
-        #expect(throws: DatabaseError.self) { try dbQueue.inDatabase { _ in } }
+        #expect(throws: DatabaseError.self) { try dbQueue.inDatabase { try $0.execute(sql: "SELECT 1") } }
     }
 
     @Test("async access after close throws")

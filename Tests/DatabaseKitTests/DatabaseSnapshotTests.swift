@@ -37,7 +37,7 @@ struct DatabaseSnapshotTests {
         let snapshot = try dbPool.makeSnapshot()
         expectDatabaseError(.SQLITE_READONLY) { try snapshot.read { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
         try snapshot.close()
-        expectDatabaseError(.SQLITE_MISUSE) { try snapshot.read { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try snapshot.read { try $0.execute(sql: "SELECT 1") } }
         // Once closed, it no longer holds the WAL: a truncating checkpoint completes.
         let (_, _) = try dbPool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }

@@ -61,8 +61,8 @@ struct FunctionTests {
             #expect(try String.fetchOne(db, sql: "SELECT countArguments(1, 2)") == "two")
             #expect(try Int.fetchOne(db, sql: "SELECT countArguments(1)") == 1)
         }
-        #expect(count != two)
-        #expect(count == DatabaseFunction("COUNTARGUMENTS") { _ in nil })
+        #expect(count.id != two.id)
+        #expect(count.id == DatabaseFunction("COUNTARGUMENTS") { _ in nil }.id)
     }
 
     @Test("errors thrown by a function become SQL errors with their message")

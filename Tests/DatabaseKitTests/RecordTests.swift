@@ -109,7 +109,7 @@ struct RecordTests {
             var id: Int
             var missing: String
         }
-        struct Mismatch: FetchableRecord, Decodable { var name: Int }
+        struct Mismatch: FetchableRecord, Decodable { var name: Date }
         let dbQueue = try makeDatabase()
         try dbQueue.read { (db: Database) throws in
             let missing = #expect(throws: (any Error).self) { try Strict.fetchAll(db, sql: "SELECT id FROM player") }

@@ -50,11 +50,11 @@ struct RowTests {
     @Test("decode throws where subscripts would stop the program")
     func decode() throws {
         let row: Row = ["a": "x", "b": nil]
-        #expect(throws: RowDecodingError.self) { try row.decode(Int.self, forKey: "a") }
-        #expect(throws: RowDecodingError.self) { try row.decode(Int.self, forKey: "missing") }
+        #expect(throws: RowDecodingError.self) { try row.decode(Int.self, forColumn: "a") }
+        #expect(throws: RowDecodingError.self) { try row.decode(Int.self, forColumn: "missing") }
         #expect(throws: RowDecodingError.self) { try row.decode(Int.self, atIndex: 1) }
-        #expect(try row.decode(Int?.self, forKey: "b") == nil)
-        #expect(try row.decode(Int?.self, forKey: "missing") == nil)
+        #expect(try row.decode(Int?.self, forColumn: "b") == nil)
+        #expect(try row.decode(Int?.self, forColumn: "missing") == nil)
         #expect(try row.decode(String.self, atIndex: 0) == "x")
     }
 

@@ -4,34 +4,36 @@ import Testing
 
 @Suite("SQL interpolation")
 struct SQLInterpolationTests {
-    @Test("values become bound arguments")
-    func values() {
+    @Test("values become bound arguments; nil is written NULL")
+    func values() throws {
         let name = "O'Brien"
         let score: Int? = nil
         let sql: SQL = "INSERT INTO player (name, score) VALUES (\(name), \(score))"
-        let (text, arguments) = sql.build()
-        #expect(text == "INSERT INTO player (name, score) VALUES (?, ?)")
-        #expect(arguments == ["O'Brien", nil])
+        let (text, arguments) = try DatabaseQueue().read { try sql.build($0) }
+        #expect(text == "INSERT INTO player (name, score) VALUES (?, NULL)")
+        #expect(arguments == ["O'Brien"])
     }
 
     @Test("\\(sql:) inserts raw SQL, SQL values compose")
-    func composition() {
+    func composition() throws {
+        let db = DatabaseQueue()
         let table = "player"
         let condition: SQL = "score > \(100)"
         var query: SQL = "SELECT * FROM \(sql: table) WHERE \(condition)"
         query += " AND name = \("Arthur")"
         query.append(sql: " LIMIT ?", arguments: [10])
         query.append(literal: " -- \(sql: "end")")
-        let (text, arguments) = query.build()
+        let (text, arguments) = try db.read { try query.build($0) }
         #expect(text == "SELECT * FROM player WHERE score > ? AND name = ? LIMIT ? -- end")
         #expect(arguments == [100, "Arthur", 10])
-        // `SQL("a")` would be a literal (raw SQL): a value goes through a variable.
+        // `SQL("a")` is a literal (raw SQL): a value is interpolated.
         let a = "a"
-        let joined = [SQL(a), SQL(sql: "b"), "c = \(1)"].joined(separator: ", ")
-        #expect(joined.build().sql == "?, b, c = ?")
-        #expect(joined.build().arguments == ["a", 1])
+        let joined = ["\(a)", SQL(sql: "b"), "c = \(1)"].joined(separator: ", ")
+        let built = try db.read { try joined.build($0) }
+        #expect(built.sql == "?, b, c = ?")
+        #expect(built.arguments == ["a", 1])
         #expect(SQL(sql: "").isEmpty)
-        #expect(!(SQL(1)).isEmpty)
+        #expect(!SQL("\(1)").isEmpty)
     }
 
     @Test("execute(literal:) and SQLRequest fetches")

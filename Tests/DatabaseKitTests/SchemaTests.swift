@@ -201,7 +201,7 @@ struct SchemaTests {
                 Issue.record("expected an error")
             } catch let error as DatabaseError {
                 #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY)
-                #expect(error.message == "FOREIGN KEY constraint violation - from player to team, in rowid 1")
+                #expect(error.message == "FOREIGN KEY constraint violation - from player(teamId) to team(id), in [id:1 teamId:\"ghost\"]")
             }
             try db.checkForeignKeys(in: "team")
         }

@@ -150,7 +150,7 @@ struct SeedExamplesTests {
             try db.commit()
         }
 
-        try dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
+        dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
     }
 
     // MARK: 003 Database Queues

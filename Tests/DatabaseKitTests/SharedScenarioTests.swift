@@ -89,6 +89,6 @@ struct SharedScenarioTests {
         try writer.close()
         expectDatabaseError(.SQLITE_MISUSE) { try writer.read { _ in } }
         expectDatabaseError(.SQLITE_MISUSE) { try writer.write { _ in } }
-        expectDatabaseError(.SQLITE_MISUSE) { try writer.unsafeRead { _ in } }
+        expectDatabaseError(.SQLITE_MISUSE) { try writer.unsafeRead { try $0.execute(sql: "SELECT 1") } }
     }
 }

@@ -114,7 +114,9 @@ extension MigrationFile {
         do {
             return try body()
         } catch let error as DatabaseError {
-            let failingSQL = statementSQL ?? error.sql
+            // A compile error carries the rest of the section from the failing
+            // statement on: name only that statement.
+            let failingSQL = statementSQL ?? error.sql.map(Self.firstStatement)
             var start = position ?? sql.startIndex
             if let failingSQL, let range = sql.range(of: failingSQL, range: start..<sql.endIndex) { start = range.lowerBound }
             let line = firstLine + sql[..<start].filter { $0 == "\n" }.count
@@ -123,5 +125,18 @@ extension MigrationFile {
                 .dataError, "\(path):\(line): \(error.message ?? "SQLite error")\(statementText)",
                 hint: "Fix the migration: nothing of it was applied (earlier migrations stay applied).")
         }
+    }
+
+    /// The first statement of `sql`, without the blank and comment lines
+    /// before it: the lines up to the first one that ends with `;`.
+    static func firstStatement(of sql: String) -> String {
+        var lines: [Substring] = []
+        for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if lines.isEmpty && (trimmed.isEmpty || trimmed.hasPrefix("--")) { continue }
+            lines.append(line)
+            if trimmed.hasSuffix(";") { break }
+        }
+        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,5 +1,6 @@
-import Dispatch
+@preconcurrency import Dispatch
 import Foundation
+import Synchronization
 
 /// Concurrent access to a database in WAL mode: one writer, and up to
 /// ``Configuration/maximumReaderCount`` readers that run in parallel with each
@@ -16,27 +17,28 @@ import Foundation
 /// ```
 ///
 /// Reads see snapshot isolation: an immutable view of the last committed
-/// state, never a half transaction. Writes are serialized.
+/// state, never a half transaction. The snapshot is taken by the first
+/// statement of the read. Writes are serialized.
+///
+/// Opening a pool sets the WAL mode (persistent in the file), `synchronous =
+/// NORMAL` on the writer (an fsync at checkpoints, not at each commit: safe
+/// in WAL mode, as GRDB does), and makes sure the `-wal` file is not empty.
+/// Readers are read-only connections, which wait up to ten seconds for the
+/// transient locks of other connections.
 ///
 /// **If you are not sure whether to use a queue or a pool, choose
 /// ``DatabaseQueue``.**
-///
-/// Connections wait for locks held by the pool's own connections: with
-/// ``Database/BusyMode/immediateError``, a pool connection still waits up to
-/// one second for such a transient lock before it reports `SQLITE_BUSY`.
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedDatabase
     private let readers: ReaderPool
-    private let snapshotCounter = SnapshotCounter()
+    private let snapshotCount = Mutex(0)
+    private let suspensionObservers: SuspensionObservers
 
     /// The configuration of the connections.
-    public let configuration: Configuration
+    public var configuration: Configuration { writer.configuration }
 
     /// The path of the database file.
-    public let path: String
-
-    /// The label that names the pool's dispatch queues.
-    private var labelPrefix: String { configuration.label ?? "DatabaseKit.DatabasePool" }
+    public var path: String { writer.path }
 
     /// Opens or creates a database file, in WAL mode unless read-only.
     ///
@@ -45,27 +47,25 @@ public final class DatabasePool: DatabaseWriter {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         var configuration = configuration
         configuration.transientLockTimeout = 1
-        self.configuration = configuration
-        self.path = path
-        let prefix = configuration.label ?? "DatabaseKit.DatabasePool"
-        writer = try SerializedDatabase(path: path, configuration: configuration, label: prefix + ".writer")
+        writer = try SerializedDatabase(path: path, configuration: configuration, defaultLabel: "GRDB.DatabasePool", purpose: "writer")
 
         var readerConfiguration = configuration
-        // Readers never write, and never leave a transaction open.
+        readerConfiguration.readonly = true
+        // Readers never leave a transaction open: they are not the same
+        // connection from one read to the next.
         readerConfiguration.allowsUnsafeTransactions = false
-        readerConfiguration.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = 1") }
-        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [readerConfiguration] number in
-            try SerializedDatabase(path: path, configuration: readerConfiguration, label: "\(prefix).reader.\(number)")
+        // <https://www.sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode>:
+        // recovery and the last connection's close take locks for a moment.
+        if readerConfiguration.readonlyBusyMode == nil { readerConfiguration.readonlyBusyMode = .timeout(10) }
+        readers = ReaderPool(maximumCount: configuration.maximumReaderCount, qos: configuration.readQoS) {
+            [readerConfiguration] number in
+            try SerializedDatabase(
+                path: path, configuration: readerConfiguration, defaultLabel: "GRDB.DatabasePool", purpose: "reader.\(number)")
         }
-
         if !configuration.readonly {
-            try writer.sync { db in
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                guard mode?.lowercased() == "wal" else {
-                    throw DatabaseError(message: "could not activate the WAL mode at \(path): journal_mode is \(mode ?? "unknown")")
-                }
-            }
+            try writer.sync { try $0.setUpWALMode() }
         }
+        suspensionObservers = SuspensionObservers(configuration: configuration, writer: writer)
     }
 
     // MARK: Reads
@@ -73,135 +73,205 @@ public final class DatabasePool: DatabaseWriter {
     /// Runs read-only statements in a transaction that sees the last committed
     /// state, in parallel with other reads and with writes. Waits for a reader
     /// when all are busy.
+    @_disfavoredOverload
     public func read<T>(_ value: (Database) throws -> T) throws -> T {
         try readers.withReader { reader in
-            try reader.sync { db in try Self.readTransaction(db, value) }
+            try reader.sync { db in try db.isolated { try value(db) } }
         }
     }
 
-    /// Like ``read(_:)-5a4z8``, without blocking the calling thread.
-    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            // Waiting for a free reader blocks: do it off the caller's thread.
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(value) })
-            }
+    /// Like ``read(_:)-2d7k9``, without blocking the calling thread.
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await readers.withReader { reader in
+            try await reader.execute { db in try db.isolated { try value(db) } }
         }
     }
 
     /// Runs `value` later on a reader, inside a read-only transaction.
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        DispatchQueue.global().async {
-            let reader: SerializedDatabase
-            do {
-                reader = try self.readers.acquire()
-            } catch {
-                return value(.failure(error))
-            }
-            reader.async { db, accessError in
-                defer { self.readers.release(reader) }
-                if let accessError { return value(.failure(accessError)) }
-                do {
-                    try Self.readTransaction(db) { db in value(.success(db)) }
-                } catch {
-                    value(.failure(error))
+        readers.asyncAcquire { result in
+            switch result {
+            case .failure(let error):
+                value(.failure(error))
+            case .success(let reader):
+                reader.async { db in
+                    defer { self.readers.release(reader) }
+                    db.runReadOnlyTransaction(value)
                 }
             }
         }
     }
 
     /// Runs statements on a reader, without transaction.
+    @_disfavoredOverload
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
         try readers.withReader { reader in try reader.sync(value) }
     }
 
-    /// Like ``unsafeRead(_:)``; inside another access to the pool (a read or a
-    /// write), it runs right away on that access's connection.
+    /// Like ``unsafeRead(_:)-3k0qq``, without blocking the calling thread.
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await readers.withReader { reader in try await reader.execute(value) }
+    }
+
+    /// Runs `value` later on a reader, without transaction.
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        readers.asyncAcquire { result in
+            switch result {
+            case .failure(let error):
+                value(.failure(error))
+            case .success(let reader):
+                reader.async { db in
+                    defer { self.readers.release(reader) }
+                    value(db.accessResult())
+                }
+            }
+        }
+    }
+
+    /// Like ``unsafeRead(_:)-3k0qq``; inside another access to the pool (a
+    /// read or a write), it runs right away on that access's connection.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         if let reader = readers.currentReader {
             return try reader.reentrantSync(value)
         }
         if writer.isOnQueue {
-            return try writer.reentrantSync(value)
+            return try writer.execute(value)
         }
         return try unsafeRead(value)
     }
 
     /// Starts a read from the current state of the writer, and returns
-    /// without waiting for its end.
+    /// once the read has acquired its snapshot.
     ///
-    /// Call it from a writer access (``writeWithoutTransaction(_:)``), outside
-    /// of any transaction: it returns once the read has acquired its snapshot,
-    /// so the writer can go on writing while the read sees the state as it was.
+    /// Call it from a writer access (``writeWithoutTransaction(_:)-4p2ll``),
+    /// outside of any transaction: the writer can go on writing while the
+    /// read sees the state as it was.
     ///
     /// ```swift
     /// try dbPool.writeWithoutTransaction { db in
     ///     try db.execute(sql: "INSERT ...")
-    ///     let future = dbPool.concurrentRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) ...")! }
-    ///     try db.execute(sql: "DELETE ...")   // invisible to the read
-    ///     let count = try future.wait()
+    ///     dbPool.asyncConcurrentRead { dbResult in
+    ///         // sees the INSERT, not the DELETE below
+    ///     }
+    ///     try db.execute(sql: "DELETE ...")
     /// }
     /// ```
-    public func concurrentRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) -> DatabaseFuture<T> {
-        precondition(writer.isOnQueue, "concurrentRead must be called from a writer access, such as writeWithoutTransaction")
-        let future = DatabaseFuture<T>()
+    public func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        if let error = checkConcurrentReadCaller() {
+            value(.failure(error))
+            return
+        }
+        let isolated = DispatchSemaphore(value: 0)
         let reader: SerializedDatabase
         do {
             reader = try readers.acquire()
         } catch {
-            future.fulfill(.failure(error))
-            return future
+            value(.failure(error))
+            return
         }
-        let isolated = DispatchSemaphore(value: 0)
-        reader.async { db, accessError in
+        reader.async { db in
             defer { self.readers.release(reader) }
-            if let accessError {
-                isolated.signal()
-                return future.fulfill(.failure(accessError))
-            }
             do {
                 try db.beginTransaction(.deferred)
-                // The first read starts the snapshot; the writer may go on after.
-                _ = try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+                // The first read takes the snapshot; the writer may go on after.
+                _ = try db.schemaVersion()
             } catch {
-                isolated.signal()
                 try? db.rollback()
-                return future.fulfill(.failure(error))
+                isolated.signal()
+                value(.failure(error))
+                return
             }
             isolated.signal()
-            let result = Result { try value(db) }
-            try? db.commit()
-            future.fulfill(result)
+            value(.success(db))
+            do { try db.commit() } catch { try? db.rollback() }
         }
         isolated.wait()
+    }
+
+    /// Same as ``asyncConcurrentRead(_:)``.
+    public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncConcurrentRead(value)
+    }
+
+    /// Starts a read from the current state of the writer, and returns
+    /// without waiting for its end; ``DatabaseFuture/wait()`` gives its value.
+    public func concurrentRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) -> DatabaseFuture<T> {
+        let future = DatabaseFuture<T>()
+        asyncConcurrentRead { dbResult in
+            future.fulfill(dbResult.flatMap { db in Result { try value(db) } })
+        }
         return future
     }
 
-    /// A read in a deferred transaction: its first statement fixes the
-    /// snapshot that the whole block sees.
-    private static func readTransaction<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
-        try db.inCommittedTransaction(.deferred) { try value(db) }
+    /// The misuse of a concurrent read: not from the writer, or from a transaction.
+    private func checkConcurrentReadCaller() -> DatabaseError? {
+        guard writer.isOnQueue else {
+            return .misuse("asyncConcurrentRead must be called from a writer access, such as writeWithoutTransaction")
+        }
+        let inTransaction = writer.execute { $0.isInsideTransaction }
+        if inTransaction {
+            return .misuse(
+                "asyncConcurrentRead must not be called from inside a transaction: use writeWithoutTransaction instead of write")
+        }
+        return nil
+    }
+
+    /// Closes the reader connections: the next reads open new ones. Use it
+    /// after the file was changed by means SQLite does not see (a restored
+    /// backup), or to release their memory.
+    public func invalidateReadOnlyConnections() {
+        readers.removeAll()
     }
 
     // MARK: Writes
 
-    /// Runs statements in an IMMEDIATE transaction, committed when `updates`
-    /// returns and rolled back when it throws. Concurrent reads see either
-    /// none or all of it.
-    ///
-    /// The transaction is IMMEDIATE whatever the configuration's
-    /// ``Configuration/defaultTransactionKind``: a deferred transaction that
-    /// reads before it writes could fail with `SQLITE_BUSY_SNAPSHOT` when
-    /// another process writes in between.
-    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writer.sync { db in try Self.writeTransaction(db, updates) }
+    /// Runs statements outside of any transaction.
+    @_disfavoredOverload
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.sync(updates)
     }
 
-    /// Like ``write(_:)-2tb4e``, without blocking the calling thread.
-    public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// Like ``writeWithoutTransaction(_:)-4p2ll``, without blocking the calling thread.
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute(updates)
+    }
+
+    /// Runs statements outside of any transaction, once running reads have
+    /// ended, while no read can start.
+    @_disfavoredOverload
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try readers.barrier { try writer.sync(updates) }
+    }
+
+    /// Like ``barrierWriteWithoutTransaction(_:)-9n3d3``, without blocking the calling thread.
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try Task.checkCancellation()
-        return try await writer.execute { db in try Self.writeTransaction(db, updates) }
+        // The closure does not escape: this function waits for its end.
+        return try await withoutActuallyEscaping(updates) { updates in
+            try await withCheckedThrowingContinuation { continuation in
+                readers.asyncBarrier {
+                    continuation.resume(with: Result { try self.writer.sync(updates) })
+                }
+            }
+        }
+    }
+
+    /// Runs `updates` later, outside of any transaction, once no read is running.
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        readers.asyncBarrier {
+            self.writer.sync { updates($0.accessResult()) }
+        }
+    }
+
+    /// Runs `updates` later, outside of any transaction.
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        writer.async(updates)
+    }
+
+    /// Like ``writeWithoutTransaction(_:)-4p2ll``, and may run inside another
+    /// access to the writer.
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.reentrantSync(updates)
     }
 
     /// Runs statements in a transaction committed or rolled back as `updates`
@@ -211,34 +281,8 @@ public final class DatabasePool: DatabaseWriter {
         _ updates: (Database) throws -> Database.TransactionCompletion
     ) throws {
         try writer.sync { db in
-            try db.inTransaction(kind ?? .immediate) { try updates(db) }
+            try db.inTransaction(kind) { try updates(db) }
         }
-    }
-
-    /// Runs statements outside of any transaction.
-    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writer.sync(updates)
-    }
-
-    /// Runs statements outside of any transaction, once running reads have
-    /// ended, while no read can start.
-    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try readers.barrier { try writer.sync(updates) }
-    }
-
-    /// Runs `updates` in a transaction later, then `completion`.
-    public func asyncWrite<T>(
-        _ updates: @escaping @Sendable (Database) throws -> T,
-        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void
-    ) {
-        writer.async { db, accessError in
-            if let accessError { return completion(db, .failure(accessError)) }
-            completion(db, Result { try Self.writeTransaction(db, updates) })
-        }
-    }
-
-    private static func writeTransaction<T>(_ db: Database, _ updates: (Database) throws -> T) throws -> T {
-        try db.inCommittedTransaction(.immediate) { try updates(db) }
     }
 
     // MARK: Snapshots
@@ -250,10 +294,16 @@ public final class DatabasePool: DatabaseWriter {
     /// it only as long as needed (it prevents checkpoints from recycling the
     /// WAL past its state).
     public func makeSnapshot() throws -> DatabaseSnapshot {
-        try DatabaseSnapshot(
-            path: path,
-            configuration: configuration,
-            label: "\(labelPrefix).snapshot.\(snapshotCounter.next())")
+        if writer.isOnQueue, writer.execute({ $0.isInsideTransaction }) {
+            throw DatabaseError.misuse("makeSnapshot() must not be called from inside a transaction")
+        }
+        var configuration = self.configuration
+        configuration.readonly = true
+        let number = snapshotCount.withLock { count in
+            count += 1
+            return count
+        }
+        return try DatabaseSnapshot(path: path, configuration: configuration, purpose: "snapshot.\(number)")
     }
 
     /// A pool of snapshots needs `SQLITE_ENABLE_SNAPSHOT`; see
@@ -264,34 +314,46 @@ public final class DatabasePool: DatabaseWriter {
 
     // MARK: Closing and memory
 
-    /// Closes the writer and every reader. Afterwards every access throws.
+    /// Closes every connection, once running reads end. Afterwards every
+    /// access throws.
+    ///
+    /// The readers close first, so that the writer, closing last, checkpoints
+    /// the WAL and deletes the `-wal` and `-shm` files.
     ///
     /// - throws: ``DatabaseError`` when statements created by the application
-    ///   are still alive.
+    ///   are still alive: the pool then stays usable (reads open new readers).
     public func close() throws {
-        try readers.close()
-        try writer.close()
+        try readers.close {
+            try writer.close()
+        }
     }
 
-    /// Frees as much memory as possible, on the writer and the idle readers.
+    /// Interrupts the running statements of every connection.
+    public func interrupt() {
+        writer.interrupt()
+        readers.forEach { $0.interrupt() }
+    }
+
+    /// Frees as much memory as possible: on the writer, and by closing the
+    /// idle readers (unless ``Configuration/persistentReadOnlyConnections``,
+    /// which keeps them and frees their memory).
     public func releaseMemory() {
-        try? writer.reentrantSync { db in db.releaseMemory() }
-        readers.releaseMemory()
+        writer.reentrantSync { $0.releaseMemory() }
+        if configuration.persistentReadOnlyConnections {
+            readers.forEach { reader in reader.reentrantSync { $0.releaseMemory() } }
+        } else {
+            _ = try? readers.barrier { readers.removeAll() }
+        }
     }
-}
 
-/// Numbers snapshots: 1, 2, ...
-///
-/// `@unchecked Sendable`: `value` is only touched while holding `lock`.
-private final class SnapshotCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
+    /// Frees memory later, without waiting for running reads.
+    public func releaseMemoryEventually() {
+        if configuration.persistentReadOnlyConnections {
+            readers.forEach { reader in reader.async { $0.releaseMemory() } }
+        } else {
+            readers.removeAll()
+        }
+        writer.async { $0.releaseMemory() }
     }
 }
 
@@ -315,6 +377,6 @@ public final class DatabaseFuture<Value: Sendable>: @unchecked Sendable {
         ready.wait()
         // Let other waiters through too.
         ready.signal()
-        return try result!.get()
+        return try result!.get()  // set before the signal
     }
 }

@@ -20,18 +20,18 @@ import Foundation
 /// Database methods are not reentrant: starting an access from inside
 /// another access to the same queue stops the program (use the outer `db`).
 public final class DatabaseQueue: DatabaseWriter {
-    private let serializedDatabase: SerializedDatabase
+    private let writer: SerializedDatabase
 
-    /// The error that prevented an in-memory connection from opening, thrown
-    /// by every access (see ``init(configuration:)``).
-    private let openingError: (any Error)?
+    /// The observers of the suspension notifications, if the configuration
+    /// asks for them.
+    private let suspensionObservers: SuspensionObservers
 
     /// The configuration of the connection.
-    public var configuration: Configuration { serializedDatabase.configuration }
+    public var configuration: Configuration { writer.configuration }
 
     /// The path of the database file (":memory:" or a "file:" URI for
     /// in-memory databases).
-    public var path: String { serializedDatabase.path }
+    public var path: String { writer.path }
 
     /// Opens or creates a database file.
     ///
@@ -42,12 +42,13 @@ public final class DatabaseQueue: DatabaseWriter {
     /// - throws: ``DatabaseError`` when the file can not be opened, or is not
     ///   a database (`SQLITE_NOTADB`).
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        serializedDatabase = try SerializedDatabase(
-            path: path,
-            configuration: configuration,
-            label: configuration.label ?? "DatabaseKit.DatabaseQueue")
-        openingError = nil
-        try setUpJournalMode()
+        var configuration = configuration
+        configuration.maximumReaderCount = 1
+        writer = try SerializedDatabase(path: path, configuration: configuration, defaultLabel: "GRDB.DatabaseQueue")
+        if case .wal = configuration.journalMode, !configuration.readonly {
+            try writer.sync { try $0.setUpWALMode() }
+        }
+        suspensionObservers = SuspensionObservers(configuration: configuration, writer: writer)
     }
 
     /// Opens a private in-memory database, destroyed with the queue.
@@ -56,172 +57,39 @@ public final class DatabaseQueue: DatabaseWriter {
     /// let dbQueue = DatabaseQueue()
     /// ```
     ///
-    /// Opening an in-memory database only fails on a configuration error
-    /// (such as a passphrase): that error is then thrown by every access.
-    public init(configuration: Configuration = Configuration()) {
-        let label = configuration.label ?? "DatabaseKit.DatabaseQueue"
+    /// A configuration SQLite can not apply (a passphrase, a failing
+    /// ``Configuration/prepareDatabase(_:)``) gives a queue whose accesses all
+    /// throw that error; ``init(named:configuration:)`` throws it instead.
+    public convenience init(configuration: Configuration = Configuration()) {
         do {
-            serializedDatabase = try SerializedDatabase(path: ":memory:", configuration: configuration, label: label)
-            openingError = nil
+            try self.init(inMemoryPath: ":memory:", configuration: configuration)
         } catch {
-            // Stand in a valid connection, closed at once, so that accesses
-            // throw the real error rather than crash.
-            var fallback = Configuration()
-            fallback.label = configuration.label
-            serializedDatabase = try! SerializedDatabase(path: ":memory:", configuration: fallback, label: label)
-            try? serializedDatabase.close()
-            openingError = error
+            // A connection that reports the error at every access, so that
+            // this initializer never stops the program.
+            self.init(failedConfiguration: configuration, error: error)
         }
     }
 
     /// Opens a shared in-memory database: queues opened with the same name
     /// share the same database, which lives as long as one of them does.
-    public init(named name: String, configuration: Configuration = Configuration()) throws {
-        let label = configuration.label ?? "DatabaseKit.DatabaseQueue"
-        serializedDatabase = try SerializedDatabase(
-            path: "file:\(name)?mode=memory&cache=shared",
-            configuration: configuration,
-            label: label)
-        openingError = nil
+    public convenience init(named name: String, configuration: Configuration = Configuration()) throws {
+        try self.init(inMemoryPath: "file:\(name)?mode=memory&cache=shared", configuration: configuration)
     }
 
-    private func setUpJournalMode() throws {
-        guard case .wal = configuration.journalMode, !configuration.readonly else { return }
-        try writeWithoutTransaction { db in
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            guard mode?.lowercased() == "wal" else {
-                throw DatabaseError(message: "could not activate the WAL mode at \(db.path): journal_mode is \(mode ?? "unknown")")
-            }
-        }
+    private init(inMemoryPath path: String, configuration: Configuration) throws {
+        writer = try SerializedDatabase(path: path, configuration: configuration, defaultLabel: "GRDB.DatabaseQueue")
+        suspensionObservers = SuspensionObservers(configuration: configuration, writer: writer)
     }
 
-    private func checkOpening() throws {
-        if let openingError { throw openingError }
-    }
-
-    // MARK: Reads
-
-    /// Runs read-only database statements in a transaction, and returns their result.
-    ///
-    /// Writes inside `value` fail with `SQLITE_READONLY`.
-    public func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try checkOpening()
-        return try serializedDatabase.sync { db in try readOnlyTransaction(db, value) }
-    }
-
-    /// Runs read-only database statements in a transaction, without blocking
-    /// the current thread.
-    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try checkOpening()
-        try Task.checkCancellation()
-        return try await serializedDatabase.execute { db in try self.readOnlyTransaction(db, value) }
-    }
-
-    /// Runs `value` later on the queue, inside a read-only transaction.
-    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        serializedDatabase.async { db, accessError in
-            if let error = self.openingError ?? accessError { return value(.failure(error)) }
-            do {
-                try self.readOnlyTransaction(db) { db in value(.success(db)) }
-            } catch {
-                value(.failure(error))
-            }
-        }
-    }
-
-    /// Runs database statements without transaction nor read-only check.
-    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
-        try checkOpening()
-        return try serializedDatabase.sync(value)
-    }
-
-    /// Like ``unsafeRead(_:)``, but may be called from inside another access
-    /// to this queue (it then runs right away on the same connection).
-    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
-        try checkOpening()
-        return try serializedDatabase.reentrantSync(value)
-    }
-
-    private func readOnlyTransaction<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
-        try db.readOnly {
-            try db.inCommittedTransaction(.deferred) { try value(db) }
-        }
-    }
-
-    // MARK: Writes
-
-    /// Runs database statements in a transaction, committed when `updates`
-    /// returns and rolled back when it throws.
-    ///
-    /// ```swift
-    /// try dbQueue.write { db in
-    ///     try db.execute(sql: "UPDATE player SET score = score + 1")
-    /// }
-    /// ```
-    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        try checkOpening()
-        return try serializedDatabase.sync { db in try writeTransaction(db, updates) }
-    }
-
-    /// Runs database statements in a transaction, without blocking the
-    /// current thread.
-    public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try checkOpening()
-        try Task.checkCancellation()
-        return try await serializedDatabase.execute { db in try self.writeTransaction(db, updates) }
-    }
-
-    private func writeTransaction<T>(_ db: Database, _ updates: (Database) throws -> T) throws -> T {
-        try db.inCommittedTransaction(nil) { try updates(db) }
-    }
-
-    /// Runs database statements outside of any transaction.
-    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try checkOpening()
-        return try serializedDatabase.sync(updates)
-    }
-
-    /// Runs database statements outside of any transaction. A queue has no
-    /// concurrent reads: this is ``writeWithoutTransaction(_:)``.
-    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction(updates)
-    }
-
-    /// Runs `updates` in a transaction later on the queue, then `completion`.
-    public func asyncWrite<T>(
-        _ updates: @escaping @Sendable (Database) throws -> T,
-        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void
-    ) {
-        serializedDatabase.async { db, accessError in
-            if let error = self.openingError ?? accessError { return completion(db, .failure(error)) }
-            completion(db, Result { try self.writeTransaction(db, updates) })
-        }
-    }
-
-    /// Runs database statements outside of any transaction (the same as
-    /// ``writeWithoutTransaction(_:)``).
-    ///
-    /// ```swift
-    /// try dbQueue.inDatabase { db in
-    ///     try db.execute(sql: "CREATE TABLE place (...)")
-    /// }
-    /// ```
-    public func inDatabase<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction(updates)
-    }
-
-    /// Runs database statements in a transaction, committed or rolled back
-    /// according to the returned completion, and rolled back when it throws.
-    ///
-    /// - parameter kind: The transaction kind (default: the configuration's
-    ///   ``Configuration/defaultTransactionKind``).
-    public func inTransaction(
-        _ kind: Database.TransactionKind? = nil,
-        _ updates: (Database) throws -> Database.TransactionCompletion
-    ) throws {
-        try writeWithoutTransaction { db in
-            try db.inTransaction(kind) { try updates(db) }
-        }
+    private init(failedConfiguration configuration: Configuration, error: any Error) {
+        var fallback = Configuration()
+        fallback.label = configuration.label
+        // An in-memory database with the default configuration opens unless
+        // memory is exhausted, which no program survives anyway.
+        writer = try! SerializedDatabase(path: ":memory:", configuration: fallback, defaultLabel: "GRDB.DatabaseQueue")
+        // Closed, with the error to report: every access throws it.
+        writer.sync { db in db.closeReporting(error) }
+        suspensionObservers = SuspensionObservers(configuration: configuration, writer: writer)
     }
 
     // MARK: Closing and memory
@@ -231,32 +99,270 @@ public final class DatabaseQueue: DatabaseWriter {
     /// - throws: ``DatabaseError`` (`SQLITE_BUSY`) when statements created by
     ///   the application are still alive: the connection then stays open.
     public func close() throws {
-        try serializedDatabase.close()
+        try writer.close()
+    }
+
+    /// Interrupts the running statement: it fails with SQLITE_INTERRUPT.
+    public func interrupt() {
+        writer.interrupt()
     }
 
     /// Frees as much memory as possible.
     public func releaseMemory() {
-        try? serializedDatabase.reentrantSync { db in db.releaseMemory() }
+        writer.reentrantSync { $0.releaseMemory() }
+    }
+
+    // MARK: Reads
+
+    /// Runs read-only database statements in a transaction, and returns their result.
+    ///
+    /// Writes inside `value` fail with `SQLITE_READONLY`.
+    @_disfavoredOverload
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try writer.sync { db in
+            try db.isolated(readOnly: true) { try value(db) }
+        }
+    }
+
+    /// Runs read-only database statements in a transaction, without blocking
+    /// the current thread.
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute { db in
+            try db.isolated(readOnly: true) { try value(db) }
+        }
+    }
+
+    /// Runs `value` later on the queue, inside a read-only transaction.
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in db.runReadOnlyTransaction(value) }
+    }
+
+    /// Runs database statements without transaction nor read-only check.
+    @_disfavoredOverload
+    public func unsafeRead<T>(_ value: (Database) throws -> T) rethrows -> T {
+        try writer.sync(value)
+    }
+
+    /// Like ``unsafeRead(_:)-4p7o5``, without blocking the calling thread.
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute(value)
+    }
+
+    /// Runs `value` later on the queue, without transaction.
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in value(db.accessResult()) }
+    }
+
+    /// Like ``unsafeRead(_:)-4p7o5``, but may be called from inside another
+    /// access to this queue (it then runs right away on the same connection).
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) rethrows -> T {
+        try writer.reentrantSync(value)
+    }
+
+    /// From a write access outside of a transaction: runs `value` right
+    /// away, in a read-only transaction (a queue has one connection).
+    public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.execute { db in
+            guard !db.isInsideTransaction else {
+                value(.failure(DatabaseError.misuse("spawnConcurrentRead must not be called from inside a transaction")))
+                return
+            }
+            db.runReadOnlyTransaction(value)
+        }
+    }
+
+    // MARK: Writes
+
+    /// Runs database statements outside of any transaction.
+    @_disfavoredOverload
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.sync(updates)
+    }
+
+    /// Like ``writeWithoutTransaction(_:)-95vgo``, without blocking the calling thread.
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute(updates)
+    }
+
+    /// Runs database statements outside of any transaction. A queue has no
+    /// concurrent reads: this is ``writeWithoutTransaction(_:)-95vgo``.
+    @_disfavoredOverload
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writer.sync(updates)
+    }
+
+    /// Like ``barrierWriteWithoutTransaction(_:)-6fyy5``, without blocking the calling thread.
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute(updates)
+    }
+
+    /// Runs `updates` later on the queue, outside of any transaction.
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in updates(db.accessResult()) }
+    }
+
+    /// Runs `updates` later on the queue, outside of any transaction.
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        writer.async(updates)
+    }
+
+    /// Like ``writeWithoutTransaction(_:)-95vgo``, and may run inside
+    /// another access to this queue.
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.reentrantSync(updates)
+    }
+
+    /// Runs database statements outside of any transaction (the same as
+    /// ``writeWithoutTransaction(_:)-95vgo``).
+    ///
+    /// ```swift
+    /// try dbQueue.inDatabase { db in
+    ///     try db.execute(sql: "CREATE TABLE place (...)")
+    /// }
+    /// ```
+    public func inDatabase<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.sync(updates)
+    }
+
+    /// Runs database statements in a transaction, committed or rolled back
+    /// according to the returned completion, and rolled back when it throws.
+    ///
+    /// - parameter kind: The transaction kind (by default IMMEDIATE; see
+    ///   ``Configuration/defaultTransactionKind``).
+    public func inTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
+        try writer.sync { db in
+            try db.inTransaction(kind) { try updates(db) }
+        }
+    }
+
+    /// Runs database statements in a transaction committed or rolled back as
+    /// `updates` says (the seeds' name for ``inTransaction(_:_:)``).
+    public func writeInTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
+        try inTransaction(kind, updates)
+    }
+
+    // MARK: Copies
+
+    /// An in-memory copy of a database file. The file is opened read-only
+    /// and never changed.
+    ///
+    /// - parameter configuration: The configuration of the copy; with
+    ///   `readonly`, the copy refuses writes.
+    public static func inMemoryCopy(fromPath path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+        try copy(fromPath: path, configuration: configuration) { try DatabaseQueue(inMemoryPath: ":memory:", configuration: $0) }
+    }
+
+    /// A copy of a database file in a private temporary file, deleted when
+    /// the queue is closed or released: for databases too large for memory.
+    public static func temporaryCopy(fromPath path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+        // SQLite: an empty path is a private, temporary on-disk database.
+        try copy(fromPath: path, configuration: configuration) { try DatabaseQueue(path: "", configuration: $0) }
+    }
+
+    private static func copy(
+        fromPath path: String, configuration: Configuration, makeCopy: (Configuration) throws -> DatabaseQueue
+    ) throws -> DatabaseQueue {
+        var sourceConfiguration = configuration
+        sourceConfiguration.readonly = true
+        let source = try DatabaseQueue(path: path, configuration: sourceConfiguration)
+        var copyConfiguration = configuration
+        copyConfiguration.readonly = false
+        copyConfiguration.journalMode = .default
+        let copy = try makeCopy(copyConfiguration)
+        try source.backup(to: copy)
+        try source.close()
+        if configuration.readonly {
+            // The copy was opened writable, to be written: it turns
+            // read-only now, as a read-only connection would be.
+            try copy.writer.sync { try $0.beginReadOnly() }
+        }
+        return copy
     }
 }
 
 extension Database {
-    /// Runs `value` with writes disallowed (`PRAGMA query_only`).
-    /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
-    func readOnly<T>(_ value: () throws -> T) throws -> T {
-        if configuration.readonly { return try value() }
-        try checkOpen()
-        try accessStatements.queryOnly(true).execute()
-        let result: T
+    /// Runs `value` with the connection inside a read-only DEFERRED
+    /// transaction, ended whatever happens.
+    func runReadOnlyTransaction(_ value: (Result<Database, any Error>) -> Void) {
         do {
-            result = try value()
+            try beginReadOnly()
+            try beginTransaction(.deferred)
         } catch {
-            try? accessStatements.queryOnly(false).execute()
-            throw error
+            try? endReadOnly()
+            value(.failure(error))
+            return
         }
-        // A failure to switch back must be reported: the connection would
-        // otherwise stay read-only for the writes that follow.
-        try accessStatements.queryOnly(false).execute()
-        return result
+        value(.success(self))
+        do { try commit() } catch { try? rollback() }
+        try? endReadOnly()
     }
+
+    /// The connection, or the error that prevents using it.
+    func accessResult() -> Result<Database, any Error> {
+        Result { try checkOpen(); return self }
+    }
+
+    /// Sets the WAL mode and its companions, as GRDB does: `synchronous =
+    /// NORMAL` (an fsync at checkpoints, not at each commit: safe in WAL
+    /// mode), and a non-empty `-wal` file, so that read-only connections
+    /// opened next never fail for lack of it.
+    func setUpWALMode() throws {
+        let mode = try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw DatabaseError(message: "could not activate the WAL mode at \(path): journal_mode is \(mode ?? "unknown")")
+        }
+        journalModeCache = "wal"
+        try execute(sql: "PRAGMA synchronous = NORMAL")
+        let walPath = path + "-wal"
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? 0
+        if walSize == 0 {
+            try inSavepoint {
+                try execute(sql: "CREATE TABLE grdb_issue_102 (id INTEGER PRIMARY KEY); DROP TABLE grdb_issue_102;")
+                return .commit
+            }
+        }
+    }
+}
+
+/// The suspension notifications a connection observes when its
+/// configuration asks (see ``Configuration/observesSuspensionNotifications``).
+///
+/// `@unchecked Sendable`: the observer tokens are only written at init and
+/// read at deinit.
+final class SuspensionObservers: @unchecked Sendable {
+    private var tokens: [any NSObjectProtocol] = []
+
+    init(configuration: Configuration, writer: SerializedDatabase) {
+        guard configuration.observesSuspensionNotifications, !configuration.readonly else { return }
+        let center = NotificationCenter.default
+        tokens.append(
+            center.addObserver(forName: Database.suspendNotification, object: nil, queue: nil) { [weak writer] _ in
+                writer?.suspend()
+            })
+        tokens.append(
+            center.addObserver(forName: Database.resumeNotification, object: nil, queue: nil) { [weak writer] _ in
+                writer?.resume()
+            })
+    }
+
+    deinit {
+        for token in tokens { NotificationCenter.default.removeObserver(token) }
+    }
+}
+
+extension Database {
+    /// Post it (with `NotificationCenter.default`) to suspend the connections
+    /// whose configuration has ``Configuration/observesSuspensionNotifications``:
+    /// their statements that would take a lock fail with SQLITE_ABORT until
+    /// ``resumeNotification``.
+    public static let suspendNotification = Notification.Name("GRDB.Database.Suspend")
+
+    /// Post it to resume the connections suspended by ``suspendNotification``.
+    public static let resumeNotification = Notification.Name("GRDB.Database.Resume")
 }

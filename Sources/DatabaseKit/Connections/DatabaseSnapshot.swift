@@ -14,7 +14,7 @@ import Foundation
 ///
 /// A snapshot holds its own connection with an open read transaction, until
 /// it is closed or released.
-public final class DatabaseSnapshot: DatabaseReader {
+public final class DatabaseSnapshot: DatabaseSnapshotReader {
     private let serializedDatabase: SerializedDatabase
 
     /// The configuration of the snapshot's connection.
@@ -23,17 +23,22 @@ public final class DatabaseSnapshot: DatabaseReader {
     /// The path of the database file.
     public var path: String { serializedDatabase.path }
 
-    init(path: String, configuration: Configuration, label: String) throws {
+    init(path: String, configuration: Configuration, purpose: String) throws {
         var configuration = configuration
         // The snapshot *is* a transaction left open on purpose.
         configuration.allowsUnsafeTransactions = true
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA query_only = 1") }
-        serializedDatabase = try SerializedDatabase(path: path, configuration: configuration, label: label)
+        serializedDatabase = try SerializedDatabase(
+            path: path, configuration: configuration, defaultLabel: "GRDB.DatabasePool", purpose: purpose)
         try serializedDatabase.sync { db in
             try db.beginTransaction(.deferred)
             // The first read fixes the snapshot.
-            _ = try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            _ = try db.schemaVersion()
         }
+    }
+
+    deinit {
+        // End the read transaction; the connection then closes.
+        serializedDatabase.reentrantSync { db in try? db.rollback() }
     }
 
     /// Runs read-only statements on the frozen state.
@@ -42,16 +47,13 @@ public final class DatabaseSnapshot: DatabaseReader {
     }
 
     /// Like ``read(_:)-3bqck``, without blocking the calling thread.
-    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await serializedDatabase.execute(value)
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await serializedDatabase.execute(value)
     }
 
     /// Runs `value` later on the frozen state.
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        serializedDatabase.async { db, accessError in
-            value(accessError.map { .failure($0) } ?? .success(db))
-        }
+        serializedDatabase.async { db in value(db.accessResult()) }
     }
 
     /// The same as ``read(_:)-3bqck``: a snapshot is always isolated.
@@ -59,22 +61,35 @@ public final class DatabaseSnapshot: DatabaseReader {
         try serializedDatabase.sync(value)
     }
 
-    /// Like ``unsafeRead(_:)``, and may run inside another access to the snapshot.
+    /// The same as ``read(_:)-3bqck``.
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await serializedDatabase.execute(value)
+    }
+
+    /// The same as ``asyncRead(_:)``.
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncRead(value)
+    }
+
+    /// Like ``unsafeRead(_:)-5ul6j``, and may run inside another access to the snapshot.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serializedDatabase.reentrantSync(value)
     }
 
     /// Ends the read transaction and closes the connection.
     public func close() throws {
-        try? serializedDatabase.sync { db in
-            if db.isInsideTransaction { try db.rollback() }
-        }
+        serializedDatabase.reentrantSync { db in try? db.rollback() }
         try serializedDatabase.close()
+    }
+
+    /// Interrupts the running statement.
+    public func interrupt() {
+        serializedDatabase.interrupt()
     }
 
     /// Frees as much memory as possible.
     public func releaseMemory() {
-        try? serializedDatabase.reentrantSync { db in db.releaseMemory() }
+        serializedDatabase.reentrantSync { db in db.releaseMemory() }
     }
 }
 
@@ -90,6 +105,14 @@ public final class DatabaseSnapshotPool: Sendable {
     /// - throws: ``DatabaseError`` explaining that SQLite lacks
     ///   `SQLITE_ENABLE_SNAPSHOT`.
     public init(_ dbPool: DatabasePool) throws {
+        throw Self.unavailableError()
+    }
+
+    /// A snapshot pool of the current state of the database of a connection.
+    ///
+    /// - throws: ``DatabaseError`` explaining that SQLite lacks
+    ///   `SQLITE_ENABLE_SNAPSHOT`.
+    public init(_ db: Database, configuration: Configuration? = nil) throws {
         throw Self.unavailableError()
     }
 

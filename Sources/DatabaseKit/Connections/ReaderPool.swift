@@ -1,27 +1,43 @@
-import Dispatch
+@preconcurrency import Dispatch
 import Foundation
+import Synchronization
 
 /// The reader connections of a pool: opened on demand, reused, and never more
 /// than the maximum at once.
 ///
-/// `@unchecked Sendable`: the mutable state (`available`, `all`, `isClosed`,
-/// `nextReaderNumber`) is only touched while holding `lock`; `permits` counts
-/// the readers that can still be handed out.
-final class ReaderPool: @unchecked Sendable {
-    private let lock = NSLock()
+/// A reader in use is out of `idle`; `permits` counts the readers that can
+/// still be handed out, and `inUse` knows when none is. Threads that wait
+/// for a reader block on the semaphore; async tasks wait on one serial
+/// queue, so that waiting tasks block one thread in all, not one each.
+final class ReaderPool: Sendable {
+    private struct State {
+        var idle: [SerializedDatabase] = []
+        var all: [SerializedDatabase] = []
+        var isClosed = false
+        var nextReaderNumber = 1
+    }
+
+    private let state = Mutex(State())
     private let permits: DispatchSemaphore
+    private let inUse = DispatchGroup()
     private let maximumCount: Int
-    private var available: [SerializedDatabase] = []
-    private var all: [SerializedDatabase] = []
-    private var isClosed = false
-    private var nextReaderNumber = 1
     private let makeReader: @Sendable (_ number: Int) throws -> SerializedDatabase
 
-    init(maximumCount: Int, makeReader: @escaping @Sendable (_ number: Int) throws -> SerializedDatabase) {
-        precondition(maximumCount > 0, "maximumReaderCount must be at least 1")
-        self.maximumCount = maximumCount
-        self.permits = DispatchSemaphore(value: maximumCount)
+    /// Serializes the barriers with the acquisitions (readers are acquired
+    /// through it, barriers wait in it).
+    private let gate: DispatchQueue
+    /// Where async tasks wait for a reader.
+    private let waitingQueue: DispatchQueue
+
+    init(
+        maximumCount: Int, qos: DispatchQoS,
+        makeReader: @escaping @Sendable (_ number: Int) throws -> SerializedDatabase
+    ) {
+        self.maximumCount = Swift.max(maximumCount, 1)
+        self.permits = DispatchSemaphore(value: self.maximumCount)
         self.makeReader = makeReader
+        self.gate = DispatchQueue(label: "GRDB.Pool.barrier", qos: qos, attributes: .concurrent)
+        self.waitingQueue = DispatchQueue(label: "GRDB.Pool.wait", qos: qos)
     }
 
     /// Runs `body` with a reader, waiting for one when all are busy.
@@ -31,94 +47,132 @@ final class ReaderPool: @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Runs `body` with a reader, waiting without blocking the task's thread.
+    func withReader<T: Sendable>(_ body: (SerializedDatabase) async throws -> T) async throws -> T {
+        let reader = try await acquireAsync()
+        defer { release(reader) }
+        return try await body(reader)
+    }
+
     /// Takes a reader out of the pool, waiting for one when all are busy.
     /// Give it back with ``release(_:)``.
     func acquire() throws -> SerializedDatabase {
-        permits.wait()
-        lock.lock()
-        if isClosed {
-            lock.unlock()
-            permits.signal()
-            throw closedError()
-        }
-        if let reader = available.popLast() {
-            lock.unlock()
-            return reader
-        }
-        let number = nextReaderNumber
-        nextReaderNumber += 1
-        lock.unlock()
-        do {
-            let reader = try makeReader(number)
-            lock.lock()
-            all.append(reader)
-            lock.unlock()
-            return reader
-        } catch {
-            permits.signal()
-            throw error
+        try gate.sync {
+            permits.wait()
+            inUse.enter()
+            do {
+                return try takeReader()
+            } catch {
+                inUse.leave()
+                permits.signal()
+                throw error
+            }
         }
     }
 
-    /// Gives a reader back.
+    /// Takes a reader, waiting on the pool's waiting queue.
+    func acquireAsync() async throws -> SerializedDatabase {
+        try await withCheckedThrowingContinuation { continuation in
+            waitingQueue.async {
+                continuation.resume(with: Result { try self.acquire() })
+            }
+        }
+    }
+
+    /// Takes a reader, and calls `completion` with it later.
+    func asyncAcquire(_ completion: @escaping @Sendable (Result<SerializedDatabase, any Error>) -> Void) {
+        waitingQueue.async {
+            completion(Result { try self.acquire() })
+        }
+    }
+
+    private func takeReader() throws -> SerializedDatabase {
+        let number: Int? = try state.withLock { state in
+            if state.isClosed { throw DatabaseError.connectionIsClosed() }
+            if !state.idle.isEmpty { return nil }
+            defer { state.nextReaderNumber += 1 }
+            return state.nextReaderNumber
+        }
+        guard let number else {
+            // An idle reader exists (nobody else took it: we hold a permit).
+            return try state.withLock { state in
+                guard let reader = state.idle.popLast() else { throw DatabaseError.connectionIsClosed() }
+                return reader
+            }
+        }
+        // Opened outside of the lock: it takes time, and may fail.
+        let reader = try makeReader(number)
+        state.withLock { $0.all.append(reader) }
+        return reader
+    }
+
+    /// Gives a reader back. A reader that ``removeAll()`` dropped while it
+    /// was in use is closed instead.
     func release(_ reader: SerializedDatabase) {
-        lock.lock()
-        available.append(reader)
-        lock.unlock()
+        state.withLock { state in
+            if state.all.contains(where: { $0 === reader }) {
+                state.idle.append(reader)
+            }
+        }
+        inUse.leave()
         permits.signal()
     }
 
     /// Runs `body` once no reader is in use, while no reader can be taken.
     func barrier<T>(_ body: () throws -> T) throws -> T {
-        try checkOpen()
-        for _ in 0..<maximumCount { permits.wait() }
-        defer { for _ in 0..<maximumCount { permits.signal() } }
-        return try body()
+        try gate.sync(flags: .barrier) {
+            inUse.wait()
+            return try body()
+        }
+    }
+
+    /// Runs `body` later, once no reader is in use, while no reader can be taken.
+    func asyncBarrier(_ body: @escaping @Sendable () -> Void) {
+        gate.async(flags: .barrier) {
+            self.inUse.wait()
+            body()
+        }
+    }
+
+    /// Calls `body` with every open reader, idle or not.
+    func forEach(_ body: (SerializedDatabase) throws -> Void) rethrows {
+        for reader in state.withLock({ $0.all }) {
+            try body(reader)
+        }
     }
 
     /// The reader whose queue runs the current code, if any.
     var currentReader: SerializedDatabase? {
-        lock.lock()
-        defer { lock.unlock() }
-        return all.first(where: \.isOnQueue)
+        state.withLock { $0.all }.first(where: \.isOnQueue)
     }
 
-    /// Frees the memory of the idle readers.
-    func releaseMemory() {
-        lock.lock()
-        let idle = available
-        lock.unlock()
-        for reader in idle {
-            try? reader.sync { db in db.releaseMemory() }
+    /// Drops every reader: idle ones now, busy ones when they are released.
+    /// The next reads open new connections.
+    func removeAll() {
+        state.withLock { state in
+            state.all.removeAll()
+            state.idle.removeAll()
         }
     }
 
-    /// Closes every reader, once none is in use. Later acquisitions throw.
-    func close() throws {
-        lock.lock()
-        let alreadyClosed = isClosed
-        lock.unlock()
-        if alreadyClosed { return }
+    /// Closes every reader once none is in use, then runs `closeWriter`;
+    /// later acquisitions throw. When a reader or `closeWriter` fails, the
+    /// pool stays open (readers reopen on demand) and the error is thrown.
+    func close(then closeWriter: () throws -> Void) throws {
+        if state.withLock({ $0.isClosed }) { return }
         try barrier {
-            lock.lock()
-            isClosed = true
-            let readers = all
-            lock.unlock()
-            var firstError: (any Error)?
-            for reader in readers {
-                do { try reader.close() } catch { firstError = firstError ?? error }
+            let readers = state.withLock { state in
+                let readers = state.all
+                state.all.removeAll()
+                state.idle.removeAll()
+                return readers
             }
-            if let firstError { throw firstError }
+            for reader in readers { try reader.close() }
+            try closeWriter()
+            state.withLock { $0.isClosed = true }
         }
     }
 
-    private func checkOpen() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        if isClosed { throw closedError() }
-    }
-
-    private func closedError() -> DatabaseError {
-        DatabaseError.misuse("the database pool is closed")
-    }
+    /// True once closed.
+    var isClosed: Bool { state.withLock { $0.isClosed } }
 }

@@ -1,30 +1,52 @@
-import Dispatch
+@preconcurrency import Dispatch
 import Foundation
+import Synchronization
 
 /// A connection confined to a serial dispatch queue: every access runs on the
 /// queue, one at a time.
 ///
 /// `@unchecked Sendable`: `db` is only touched inside blocks run by `queue`
-/// (synchronously or not), which serializes every access.
+/// (synchronously, asynchronously, or by the actor whose executor is the
+/// queue), which serializes every access.
 final class SerializedDatabase: @unchecked Sendable {
     private let db: Database
     let queue: DispatchQueue
 
+    /// Runs async accesses on `queue`, inside the calling task: its task-local
+    /// values stay visible, and its cancellation interrupts the access.
+    private let actor: DispatchQueueActor
+
+    /// The configuration of the connection.
+    let configuration: Configuration
+
+    /// The path of the database.
+    let path: String
+
     /// Identifies the queue that runs the current code, to detect re-entrant calls.
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Opens a connection whose accesses run on a queue with this label.
-    init(path: String, configuration: Configuration, label: String) throws {
+    /// Opens a connection whose accesses run on a queue labelled from the
+    /// configuration: `label` (or `defaultLabel`), then `.purpose`.
+    init(path: String, configuration: Configuration, defaultLabel: String, purpose: String? = nil) throws {
+        let label = configuration.identifier(defaultLabel: defaultLabel, purpose: purpose)
         db = try Database(path: path, description: label, configuration: configuration)
-        queue = DispatchQueue(label: label)
+        self.configuration = configuration
+        self.path = path
+        queue = configuration.readonly
+            ? configuration.makeReaderDispatchQueue(label: label) : configuration.makeWriterDispatchQueue(label: label)
+        actor = DispatchQueueActor(queue: queue)
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
-    /// The configuration of the connection.
-    var configuration: Configuration { db.configuration }
-
-    /// The path of the database.
-    var path: String { db.path }
+    deinit {
+        // The connection may be released on its own queue: close it there
+        // or here, but never from another access.
+        if isOnQueue {
+            db.close_v2()
+        } else {
+            queue.sync { db.close_v2() }
+        }
+    }
 
     /// True when the current code runs inside an access to this connection.
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
@@ -33,7 +55,7 @@ final class SerializedDatabase: @unchecked Sendable {
     ///
     /// Calling it from inside an access to the same connection is a
     /// programmer error: the program stops instead of deadlocking.
-    func sync<T>(_ block: (Database) throws -> T) throws -> T {
+    func sync<T>(_ block: (Database) throws -> T) rethrows -> T {
         precondition(
             !isOnQueue,
             "Database methods are not reentrant: a database access (read, write, inDatabase, ...) was started from inside another access to the same database (\(db.description)). Use the `db` argument of the outer closure instead."
@@ -43,50 +65,62 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Runs `block` right away when called from inside an access to this
     /// connection, or on the queue otherwise.
-    func reentrantSync<T>(_ block: (Database) throws -> T) throws -> T {
-        if isOnQueue {
-            try db.checkOpen()
-            return try block(db)
-        }
+    func reentrantSync<T>(_ block: (Database) throws -> T) rethrows -> T {
+        if isOnQueue { return try block(db) }
         return try onQueue { try access(block) }
+    }
+
+    /// Runs `block` with the connection, from inside an access to it.
+    func execute<T>(_ block: (Database) throws -> T) rethrows -> T {
+        precondition(isOnQueue, "must be called from inside an access to \(db.description)")
+        return try block(db)
     }
 
     /// Runs `body` on the queue and waits for its result, through the plain
     /// `dispatch_sync` overload: the overlay's generic `sync<T>` adds several
     /// closure layers per call (measured: 2,400 instructions per access).
-    private func onQueue<T>(_ body: () throws -> T) throws -> T {
+    private func onQueue<T>(_ body: () throws -> T) rethrows -> T {
         var result: Result<T, any Error>?
         queue.sync { result = Result(catching: body) }
-        return try result!.get()
-    }
-
-    /// Runs `block` on the queue without waiting. It receives the connection,
-    /// and the error that forbids using it (a closed connection), if any.
-    func async(_ block: @escaping @Sendable (Database, (any Error)?) -> Void) {
-        queue.async { [self] in
-            do {
-                try access { db in block(db, nil) }
-            } catch {
-                block(db, error)
-            }
+        switch result! {  // set by the block: dispatch_sync has run it
+        case .success(let value):
+            return value
+        case .failure(let error):
+            // The error comes from `body`: rethrown through a rethrowing
+            // call, as libdispatch's own `sync` does.
+            return try rethrowing { throw error }
         }
     }
 
-    /// Runs `block` on the queue, and resumes when it is done. The task's
-    /// cancellation before the block starts throws `CancellationError`.
-    func execute<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(with: Result { try access(block) })
+    /// Runs `block` on the queue without waiting.
+    func async(_ block: @escaping @Sendable (Database) -> Void) {
+        queue.async { [self] in
+            access { db in block(db) }
+        }
+    }
+
+    /// Runs `block` on the queue, inside the calling task, and resumes when
+    /// it is done. A task cancelled before the block starts throws
+    /// `CancellationError`; cancelled during it, its statements throw
+    /// `CancellationError` too (the connection is interrupted).
+    func execute<T: Sendable>(_ block: @Sendable (Database) throws -> T) async throws -> T {
+        let access = AsyncAccess(interruption: db.interruption)
+        return try await withTaskCancellationHandler {
+            try await actor.run {
+                access.begin()
+                defer { access.end() }
+                try Task.checkCancellation()
+                return try self.access(block)
             }
+        } onCancel: {
+            access.cancel()
         }
     }
 
     /// Runs an access block on the current thread, which is the queue's:
     /// marks the thread as the one allowed to use statements and cursors, and
     /// checks that no transaction is left open.
-    private func access<T>(_ block: (Database) throws -> T) throws -> T {
-        try db.checkOpen()
+    private func access<T>(_ block: (Database) throws -> T) rethrows -> T {
         db.accessThread = pthread_self()
         db.schemaCache.needsValidation = true  // other connections may have changed the schema
         defer {
@@ -104,6 +138,21 @@ final class SerializedDatabase: @unchecked Sendable {
         )
     }
 
+    /// Interrupts the running statement, from any thread.
+    func interrupt() {
+        db.interruption.interrupt()
+    }
+
+    /// Suspends the connection (see ``Configuration/observesSuspensionNotifications``).
+    func suspend() {
+        db.interruption.suspend()
+    }
+
+    /// Lifts the suspension.
+    func resume() {
+        db.interruption.resume()
+    }
+
     /// Closes the connection; see ``DatabaseQueue/close()``. Closing a closed
     /// connection does nothing.
     func close() throws {
@@ -112,5 +161,84 @@ final class SerializedDatabase: @unchecked Sendable {
         } else {
             try queue.sync { try db.close() }
         }
+    }
+}
+
+/// Runs `body`: lets a `rethrows` function throw the error it captured from
+/// its own closure parameter (a `rethrows` function may not throw by
+/// itself; the pattern is libdispatch's, in its `sync`).
+@inline(__always)
+private func rethrowing<T>(_ body: () throws -> T) rethrows -> T {
+    try body()
+}
+
+/// The cancellation of one async access: a cancellation that arrives before
+/// or during the access interrupts it; one that arrives after does nothing
+/// (the connection may already run another access).
+private final class AsyncAccess: Sendable {
+    private enum State { case pending, running, finished }
+    private let state = Mutex(State.pending)
+    private let interruption: ConnectionInterruption
+
+    init(interruption: ConnectionInterruption) {
+        self.interruption = interruption
+    }
+
+    func begin() {
+        state.withLock { $0 = .running }
+    }
+
+    func end() {
+        state.withLock { state in
+            state = .finished
+            interruption.uncancel()
+        }
+    }
+
+    func cancel() {
+        state.withLock { state in
+            if state == .running { interruption.cancel() }
+        }
+    }
+}
+
+/// An actor that runs on a dispatch queue, so that an async access runs on
+/// the connection's queue within the calling task.
+actor DispatchQueueActor {
+    private let executor: DispatchQueueExecutor
+
+    init(queue: DispatchQueue) {
+        executor = DispatchQueueExecutor(queue: queue)
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    func run<T>(_ work: () throws -> T) rethrows -> T {
+        try work()
+    }
+}
+
+/// A serial executor that runs jobs on a dispatch queue.
+///
+/// `@unchecked Sendable`: its only state is the queue, which is thread-safe.
+final class DispatchQueueExecutor: SerialExecutor, @unchecked Sendable {
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func enqueue(_ job: UnownedJob) {
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    func checkIsolated() {
+        dispatchPrecondition(condition: .onQueue(queue))
     }
 }

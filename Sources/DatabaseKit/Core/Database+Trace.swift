@@ -29,18 +29,27 @@ extension Database {
             let unexpandedSQL: UnsafePointer<CChar>?
             let publicStatementArguments: Bool
 
-            /// The SQL, with parameters (or a "-- comment" for a trigger).
+            /// The SQL, with parameters, without leading and trailing white
+            /// space and semicolons (a statement of a trigger is reported as
+            /// a "-- comment", as is).
             public var sql: String {
-                if let unexpandedSQL { return String(cString: unexpandedSQL) }
-                return String(cString: sqlite3_sql(sqliteStatement))
+                if let unexpandedSQL {
+                    let sql = String(cString: unexpandedSQL)
+                    return sql.hasPrefix("--") ? sql : sql.trimmedSQLStatement
+                }
+                return String(cString: sqlite3_sql(sqliteStatement)).trimmedSQLStatement
             }
 
             /// The SQL with its arguments in place of the parameters. It may
             /// reveal sensitive data.
             public var expandedSQL: String {
-                guard let expanded = sqlite3_expanded_sql(sqliteStatement) else { return sql }
+                if let unexpandedSQL {
+                    let sql = String(cString: unexpandedSQL)
+                    if sql.hasPrefix("--") { return sql }
+                }
+                guard let expanded = sqlite3_expanded_sql(sqliteStatement) else { return "" }
                 defer { sqlite3_free(expanded) }
-                return String(cString: expanded)
+                return String(cString: expanded).trimmedSQLStatement
             }
 
             /// The expanded SQL when ``Configuration/publicStatementArguments``
@@ -50,13 +59,14 @@ extension Database {
             }
         }
 
-        /// The statement's SQL, and the duration of a profile event.
+        /// The statement's SQL, and the duration of a profile event:
+        /// `0.002s SELECT ...`.
         public var description: String {
             switch self {
             case .statement(let statement):
                 return statement.description
             case let .profile(statement, duration):
-                return String(format: "%.3fs %@", duration, statement.description)
+                return formatDuration(duration) + "s " + statement.description
             }
         }
 
@@ -66,7 +76,7 @@ extension Database {
             case .statement(let statement):
                 return statement.expandedSQL
             case let .profile(statement, duration):
-                return String(format: "%.3fs %@", duration, statement.expandedSQL)
+                return formatDuration(duration) + "s " + statement.expandedSQL
             }
         }
     }
@@ -122,4 +132,9 @@ extension Database {
             traceHandler?(.profile(statement: statement, duration: TimeInterval(nanoseconds) / 1e9))
         }
     }
+}
+
+/// Seconds with three decimals, as the trace reports them.
+private func formatDuration(_ duration: TimeInterval) -> String {
+    String(format: "%.3f", duration)
 }

@@ -1,3 +1,5 @@
+internal import DatabaseKitSQLite
+
 extension Database {
     /// Runs `operations` in a transaction, committed or rolled back according
     /// to the returned completion, and rolled back when it throws.
@@ -9,24 +11,26 @@ extension Database {
     /// }
     /// ```
     ///
-    /// - parameter kind: The transaction kind (default: the configuration's
-    ///   ``Configuration/defaultTransactionKind``).
-    /// - throws: The error of `operations`, or a ``DatabaseError``.
-    public func inTransaction(
-        _ kind: TransactionKind? = nil,
-        _ operations: () throws -> TransactionCompletion
-    ) throws {
+    /// When SQLite rolls the transaction back by itself (a constraint with
+    /// `ON CONFLICT ROLLBACK`, a full disk), the following statements of the
+    /// block, and the commit, throw SQLITE_ABORT "Transaction was aborted".
+    ///
+    /// - parameter kind: The transaction kind. By default IMMEDIATE, so that
+    ///   writes never fail half-way with SQLITE_BUSY, and DEFERRED in a
+    ///   read-only access (see ``Configuration/defaultTransactionKind``).
+    /// - throws: The first error: of `operations`, of the commit, or of the
+    ///   rollback.
+    public func inTransaction(_ kind: TransactionKind? = nil, _ operations: () throws -> TransactionCompletion) throws {
         try beginTransaction(kind)
-        let completion: TransactionCompletion
-        do {
-            completion = try operations()
-        } catch {
-            try rollbackIfNeeded()
-            throw error
-        }
-        switch completion {
-        case .commit: try commitOrRollBack()
-        case .rollback: try rollbackIfNeeded()
+        let wasInsideTransactionBlock = isInsideTransactionBlock
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = wasInsideTransactionBlock }
+        try completeTransactionBlock(operations) {
+            // Observers may run statements from their commit callbacks.
+            isInsideTransactionBlock = wasInsideTransactionBlock
+            try commit()
+        } rollback: {
+            try rollback()
         }
     }
 
@@ -34,21 +38,18 @@ extension Database {
     /// back when it throws, and returns its value: the transaction of the
     /// access methods, without an intermediate optional.
     func inCommittedTransaction<T>(_ kind: TransactionKind?, _ operations: () throws -> T) throws -> T {
-        try beginTransaction(kind)
-        let value: T
-        do {
-            value = try operations()
-        } catch {
-            try rollbackIfNeeded()
-            throw error
+        var result: T?
+        try inTransaction(kind) {
+            result = try operations()
+            return .commit
         }
-        try commitOrRollBack()
-        return value
+        return result!  // set: inTransaction threw otherwise
     }
 
     /// Runs `operations` in a savepoint, released or rolled back according to
     /// the returned completion, and rolled back when it throws. Savepoints
-    /// nest; outside of a transaction, a savepoint is a transaction.
+    /// nest; outside of a transaction, a savepoint is a transaction (an
+    /// IMMEDIATE one, for writes).
     ///
     /// See <https://www.sqlite.org/lang_savepoint.html>.
     public func inSavepoint(_ operations: () throws -> TransactionCompletion) throws {
@@ -56,31 +57,91 @@ extension Database {
             try inTransaction(nil, operations)
             return
         }
-        // Nested savepoints may share a name: RELEASE and ROLLBACK TO target
-        // the innermost one.
-        try execute(sql: "SAVEPOINT dbkit")
-        let completion: TransactionCompletion
+        // Nested savepoints share a name: RELEASE and ROLLBACK TO target the
+        // innermost one.
+        try execute(sql: "SAVEPOINT grdb")
+        let wasInsideTransactionBlock = isInsideTransactionBlock
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = wasInsideTransactionBlock }
+        try completeTransactionBlock(operations) {
+            isInsideTransactionBlock = wasInsideTransactionBlock
+            try execute(sql: "RELEASE SAVEPOINT grdb")
+        } rollback: {
+            // ROLLBACK TO keeps the savepoint on SQLite's stack: release it too.
+            try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb")
+            try execute(sql: "RELEASE SAVEPOINT grdb")
+        }
+    }
+
+    /// The end of a transaction or savepoint block: commit, or roll back on
+    /// request or error, and throw the first error.
+    private func completeTransactionBlock(
+        _ operations: () throws -> TransactionCompletion,
+        commit: () throws -> Void,
+        rollback: () throws -> Void
+    ) throws {
+        var firstError: (any Error)?
+        var needsRollback = true
         do {
-            completion = try operations()
+            if try operations() == .commit {
+                // SQLite may have rolled back already: report that, rather
+                // than the "no transaction is active" of the COMMIT.
+                if isInsideTransactionBlock && sqlite3_get_autocommit(sqliteConnection) != 0 {
+                    throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted")
+                }
+                try commit()
+                needsRollback = false
+            }
         } catch {
-            try rollbackToSavepointIfNeeded()
-            throw error
+            firstError = error
         }
-        switch completion {
-        case .commit:
-            try execute(sql: "RELEASE SAVEPOINT dbkit")
-        case .rollback:
-            try rollbackToSavepointIfNeeded()
+        if needsRollback {
+            do {
+                if isInsideTransaction { try rollback() }
+            } catch {
+                firstError = firstError ?? error
+            }
         }
+        if let firstError { throw firstError }
+    }
+
+    /// Runs `block` isolated from other connections: in a savepoint (a
+    /// transaction outside of one), read-only when asked.
+    func isolated<T>(readOnly: Bool = false, _ block: () throws -> T) throws -> T {
+        if isInsideTransaction {
+            return readOnly ? try self.readOnly(block) : try block()
+        }
+        var result: T?
+        if readOnly {
+            // Read-only first, so that the commit is not notified to observers.
+            try self.readOnly {
+                try inSavepoint {
+                    result = try block()
+                    return .commit
+                }
+            }
+        } else {
+            try inSavepoint {
+                result = try block()
+                return .commit
+            }
+        }
+        return result!  // set: the savepoint threw otherwise
     }
 
     /// Begins a transaction.
     ///
-    /// - parameter kind: The transaction kind (default: the configuration's
-    ///   ``Configuration/defaultTransactionKind``).
+    /// - parameter kind: The transaction kind; by default the
+    ///   configuration's ``Configuration/defaultTransactionKind`` when set,
+    ///   otherwise IMMEDIATE, or DEFERRED in a read-only access.
     public func beginTransaction(_ kind: TransactionKind? = nil) throws {
         try checkOpen()
-        try accessStatements.begin(kind ?? configuration.defaultTransactionKind).execute()
+        // A read-only connection can only begin DEFERRED transactions.
+        let kind =
+            kind
+            ?? (configuration.readonly
+                ? .deferred : configuration.explicitDefaultTransactionKind ?? (isReadOnly ? .deferred : .immediate))
+        try accessStatements.begin(kind).execute()
     }
 
     /// Commits the current transaction.
@@ -89,32 +150,52 @@ extension Database {
         try accessStatements.commit().execute()
     }
 
-    /// Rolls the current transaction back.
+    /// Rolls the current transaction back; does nothing outside of a
+    /// transaction (SQLite may already have rolled back after an error).
+    ///
+    /// An interruption does not stop the rollback: it is tried again.
     public func rollback() throws {
-        try execute(sql: "ROLLBACK TRANSACTION")
-    }
-
-    /// Commits; when COMMIT fails (deferred foreign keys, SQLITE_BUSY) the
-    /// transaction may still be open: it is rolled back, never left half done.
-    private func commitOrRollBack() throws {
-        do {
-            try commit()
-        } catch {
-            try rollbackIfNeeded()
-            throw error
+        guard isInsideTransaction else { return }
+        try ignoringInterruption {
+            try execute(sql: "ROLLBACK TRANSACTION")
         }
     }
 
-    /// Rolls back, unless SQLite already did (some errors roll back by
-    /// themselves: <https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction>).
-    private func rollbackIfNeeded() throws {
-        if isInsideTransaction { try rollback() }
+    /// Runs `value` with writes disallowed (`PRAGMA query_only`): a write
+    /// fails with SQLITE_READONLY. Blocks nest.
+    /// See <https://www.sqlite.org/pragma.html#pragma_query_only>.
+    public func readOnly<T>(_ value: () throws -> T) throws -> T {
+        try beginReadOnly()
+        let result: T
+        do {
+            result = try value()
+        } catch {
+            try? endReadOnly()
+            throw error
+        }
+        // A failure to switch back must be reported: the connection would
+        // otherwise stay read-only for the writes that follow.
+        try endReadOnly()
+        return result
     }
 
-    private func rollbackToSavepointIfNeeded() throws {
-        guard isInsideTransaction else { return }
-        try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT dbkit")
-        try execute(sql: "RELEASE SAVEPOINT dbkit")
+    func beginReadOnly() throws {
+        if configuration.readonly { return }
+        if readOnlyDepth == 0 {
+            try checkOpen()
+            try accessStatements.queryOnly(true).execute()
+        }
+        readOnlyDepth += 1
+    }
+
+    func endReadOnly() throws {
+        if configuration.readonly { return }
+        readOnlyDepth -= 1
+        if readOnlyDepth == 0 {
+            try ignoringInterruption {
+                try accessStatements.queryOnly(false).execute()
+            }
+        }
     }
 }
 

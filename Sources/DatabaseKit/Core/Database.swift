@@ -3,8 +3,9 @@ import Foundation
 
 /// A connection to an SQLite database.
 ///
-/// You never create a `Database` yourself: a ``DatabaseQueue`` hands one to the
-/// closures of its access methods, and it is only valid inside them.
+/// You never create a `Database` yourself: a ``DatabaseQueue`` or a
+/// ``DatabasePool`` hands one to the closures of its access methods, and it
+/// is only valid inside them.
 ///
 /// ```swift
 /// try dbQueue.write { db in
@@ -12,7 +13,7 @@ import Foundation
 ///     print(db.lastInsertedRowID)
 /// }
 /// ```
-public final class Database {
+public final class Database: CustomStringConvertible, CustomDebugStringConvertible {
     /// The raw SQLite connection handle; nil once the connection is closed.
     public private(set) var sqliteConnection: SQLiteConnection?
 
@@ -20,8 +21,16 @@ public final class Database {
     public let configuration: Configuration
 
     /// The connection's name: the configuration label, or a default such as
-    /// "DatabaseKit.DatabaseQueue".
+    /// "GRDB.DatabaseQueue", followed by the role of a pool connection
+    /// ("writer", "reader.1", ...).
     public let description: String
+
+    /// `<Database: description>`.
+    public var debugDescription: String { "<Database: \(description)>" }
+
+    /// The schema source of the connection (see ``Configuration/schemaSource``),
+    /// changed for a while by ``withSchemaSource(_:execute:)``.
+    public internal(set) var schemaSource: (any DatabaseSchemaSource)?
 
     /// The path given to SQLite.
     let path: String
@@ -32,6 +41,13 @@ public final class Database {
 
     /// BEGIN, COMMIT and the query_only switches, compiled once.
     private(set) lazy var accessStatements = AccessStatements(self)
+
+    /// The authorizer, installed once: it flags schema changes and
+    /// transaction statements as they compile.
+    private(set) lazy var authorizer = StatementAuthorizer(self)
+
+    /// The transaction observers' broker; nil until the first observer.
+    private(set) var observationBroker: DatabaseObservationBroker?
 
     /// The thread that runs the current access block: statements and cursors
     /// refuse to run on any other thread.
@@ -47,21 +63,53 @@ public final class Database {
     /// The statements of the record persistence methods.
     var recordStatementCache = RecordStatementCache()
 
-    /// Set by the authorizer while a statement that may change the schema compiles.
-    var compiledStatementMayChangeSchema = false
+    /// The functions and collations added to the connection, kept alive
+    /// while SQLite may call them.
+    var functions: [DatabaseFunction.ID: DatabaseFunction] = [:]
+    var collations: [DatabaseCollation.ID: DatabaseCollation] = [:]
+
+    /// The nesting of ``readOnly(_:)`` blocks.
+    var readOnlyDepth = 0
+
+    /// True inside ``inTransaction(_:_:)`` and ``inSavepoint(_:)``: a
+    /// statement that finds no transaction there throws SQLITE_ABORT (see
+    /// ``statementWillExecute(_:)``).
+    var isInsideTransactionBlock = false
+
+    /// The cancellation and suspension flags, shared with the tasks and
+    /// notifications that set them from other threads.
+    let interruption = ConnectionInterruption()
+
+    /// The depth of ``ignoringCancellation(_:)`` blocks.
+    var ignoresCancellationDepth = 0
+
+    /// Whether the connection was inside a transaction after the previous
+    /// statement: transitions set and clear the ``transactionDate``.
+    var wasInsideTransaction = false
+    var transactionDateResult: Result<Date, any Error>?
+
+    /// The journal mode, read once for the suspension rules.
+    var journalModeCache: String?
+
+    /// Why a closed connection can not be used: nil once ``close()`` closed
+    /// it, the configuration error of a queue that could not open.
+    private(set) var closedReason: (any Error)?
 
     /// Opens a connection.
     ///
     /// - parameters:
-    ///   - path: A file path, ":memory:", or a "file:" URI.
+    ///   - path: A file path, ":memory:", "" (a private temporary file), or a
+    ///     "file:" URI.
     ///   - description: The connection's name.
     ///   - configuration: The configuration.
     /// - throws: ``DatabaseError`` when the file can not be opened, is not a
     ///   database, or the configuration can not be applied.
     init(path: String, description: String, configuration: Configuration) throws {
+        _ = sqliteGlobalSetUp
         self.path = path
         self.description = description
         self.configuration = configuration
+        self.schemaSource = configuration.schemaSource
         if configuration.passphrase != nil {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
@@ -70,19 +118,17 @@ public final class Database {
             )
         }
         sqliteConnection = try Database.openConnection(path: path, configuration: configuration)
+        interruption.connection = sqliteConnection
         do {
             try setUp()
         } catch {
-            sqlite3_close_v2(sqliteConnection)
-            sqliteConnection = nil
+            closeAfterFailedSetUp()
             throw error
         }
     }
 
     deinit {
-        statementCache.removeAll()
-        // close_v2 defers the close until remaining statements are finalized.
-        if let sqliteConnection { sqlite3_close_v2(sqliteConnection) }
+        close_v2()
     }
 
     private static func openConnection(path: String, configuration: Configuration) throws -> OpaquePointer {
@@ -113,17 +159,17 @@ public final class Database {
         accessThread = pthread_self()
         defer { accessThread = nil }
         sqlite3_extended_result_codes(sqliteConnection, 1)
-        setUpSchemaChangeObserver()
-        // Before the busy handler: the check must not wait for other connections.
-        try validateFormat()
+        authorizer.register()
+        setUpDoubleQuotedStringLiterals()
         setUpBusyMode()
         setUpTrace()
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
-        for setup in configuration.setups {
-            try setup(self)
-        }
+        addDefaultFunctionsAndCollations()
+        try configuration.setUp(self)
+        // Last: the setups may set a key or register what the check needs.
+        try validateFormat()
     }
 
     /// Reads the schema, so that a file that is not a database fails now with
@@ -138,14 +184,23 @@ public final class Database {
         }
     }
 
+    private func setUpDoubleQuotedStringLiterals() {
+        // SQLite accepts "text" as a string when no column has that name, a
+        // source of bugs; GRDB turns it off unless asked.
+        let enabled: CInt = configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0
+        dbkit_db_config_int(sqliteConnection, SQLITE_DBCONFIG_DQS_DDL, enabled)
+        dbkit_db_config_int(sqliteConnection, SQLITE_DBCONFIG_DQS_DML, enabled)
+    }
+
     private func setUpBusyMode() {
-        switch configuration.busyMode {
+        let busyMode = configuration.readonly ? (configuration.readonlyBusyMode ?? configuration.busyMode) : configuration.busyMode
+        switch busyMode {
         case .immediateError:
             if configuration.transientLockTimeout > 0 {
-                sqlite3_busy_timeout(sqliteConnection, CInt((configuration.transientLockTimeout * 1000).rounded(.up)))
+                sqlite3_busy_timeout(sqliteConnection, busyTimeoutMilliseconds(configuration.transientLockTimeout))
             }
         case .timeout(let seconds):
-            sqlite3_busy_timeout(sqliteConnection, CInt(clamping: Int((seconds * 1000).rounded(.up))))
+            sqlite3_busy_timeout(sqliteConnection, busyTimeoutMilliseconds(seconds))
         case .callback:
             let context = Unmanaged.passUnretained(self).toOpaque()
             sqlite3_busy_handler(
@@ -174,170 +229,42 @@ public final class Database {
 
     /// True when a transaction is open.
     /// See <https://www.sqlite.org/c3ref/get_autocommit.html>.
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+    public var isInsideTransaction: Bool {
+        guard let sqliteConnection else { return false }
+        return sqlite3_get_autocommit(sqliteConnection) == 0
+    }
+
+    /// The result code of the most recent failed call.
+    /// See <https://www.sqlite.org/c3ref/errcode.html>.
+    public var lastErrorCode: ResultCode { ResultCode(rawValue: sqlite3_errcode(sqliteConnection)) }
+
+    /// The message of the most recent failed call.
+    public var lastErrorMessage: String? { sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } }
+
+    /// The maximum number of arguments a statement accepts
+    /// (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    public var maximumStatementArgumentCount: Int {
+        Int(sqlite3_limit(sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
 
     /// The version of the SQLite library, such as "3.40.1".
     public static var sqliteLibVersion: String { String(cString: sqlite3_libversion()) }
 
+    /// The version number of the SQLite library, such as 3040001.
+    public static var sqliteLibVersionNumber: CInt { sqlite3_libversion_number() }
+
     /// True once the connection is closed.
     var isClosed: Bool { sqliteConnection == nil }
 
-    // MARK: Statements
+    /// True inside ``readOnly(_:)``, and on read-only connections.
+    var isReadOnly: Bool { readOnlyDepth > 0 || configuration.readonly }
 
-    /// Compiles a single SQL statement.
-    ///
-    /// - throws: ``DatabaseError`` on a syntax error, when `sql` holds no
-    ///   statement, or more than one.
-    public func makeStatement(sql: String) throws -> Statement {
-        try checkOpen()
-        guard let (statement, hasTrailingStatements) = try prepareFirstStatement(of: sql) else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement in SQL", sql: sql)
-        }
-        if hasTrailingStatements {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "multiple statements found: use execute(sql:) to run several statements, or prepare them one at a time",
-                sql: sql)
-        }
-        return statement
-    }
-
-    /// Returns a compiled statement from the connection's cache, compiling and
-    /// caching it on first use.
-    ///
-    /// The same statement is returned on each call with the same SQL: do not
-    /// use it twice at the same time.
-    public func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
-        let statement = try makeStatement(sql: sql)
-        statementCache[sql] = statement
-        return statement
-    }
-
-    /// A cached statement that no cursor is currently iterating, or a new one
-    /// when the cached statement is busy. Backs the `sql:` fetching methods.
-    func reusableStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] {
-            if !statement.isBorrowed { return statement }
-            return try makeStatement(sql: sql)
-        }
-        let statement = try makeStatement(sql: sql)
-        statementCache[sql] = statement
-        return statement
-    }
-
-    /// Prepares the first statement of `sql`.
-    ///
-    /// - returns: nil when `sql` holds only white space and comments; otherwise
-    ///   the statement, and whether more statements follow it.
-    private func prepareFirstStatement(of sql: String) throws -> (Statement, Bool)? {
-        var result: (Statement, Bool)?
-        try forEachStatement(in: sql, stopAfterFirst: true) { statement, hasMore in
-            result = (statement, hasMore)
-        }
-        return result
-    }
-
-    /// Compiles the statements of `sql` one after the other, calling `body`
-    /// with each one before compiling the next (so a statement may depend on
-    /// the schema changes of the previous ones).
-    func forEachStatement(
-        in sql: String,
-        stopAfterFirst: Bool = false,
-        _ body: (Statement, _ hasMore: Bool) throws -> Void
-    ) throws {
-        try sql.utf8CString.withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress else { return }
-            let end = start + buffer.count - 1  // the NUL terminator
-            var cursor = start
-            while cursor < end {
-                var handle: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                compiledStatementMayChangeSchema = false
-                // The length includes the NUL terminator: otherwise SQLite copies the
-                // rest of the SQL on every prepare, quadratic over a long script.
-                let code = sqlite3_prepare_v2(sqliteConnection, cursor, CInt(end - cursor + 1), &handle, &tail)
-                guard code == SQLITE_OK else {
-                    throw error(code: code, sql: sqlText(from: cursor, to: tail ?? end))
-                }
-                cursor = tail ?? end
-                guard let handle else { continue }  // white space or a comment
-                let statement = Statement(database: self, sqliteStatement: handle)
-                statement.mayChangeSchema = compiledStatementMayChangeSchema
-                let hasMore = containsStatement(from: cursor, to: end)
-                try body(statement, hasMore)
-                if stopAfterFirst { return }
-            }
-        }
-    }
-
-    /// The trimmed SQL between two pointers, for error messages.
-    func sqlText(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>) -> String {
-        String(decoding: UnsafeRawBufferPointer(start: start, count: end - start), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// True when the text between the two pointers holds anything but white
-    /// space and semicolons (comments count as content: SQLite decides later).
-    private func containsStatement(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>) -> Bool {
-        var pointer = start
-        while pointer < end {
-            switch UInt8(bitPattern: pointer.pointee) {
-            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: pointer += 1
-            default: return true
-            }
-        }
-        return false
-    }
-
-    // MARK: Executing updates
-
-    /// Executes one or several SQL statements separated by semicolons.
-    ///
-    /// ```swift
-    /// try db.execute(sql: """
-    ///     INSERT INTO player (name, score) VALUES (?, ?);
-    ///     INSERT INTO player (name, score) VALUES (?, ?);
-    ///     """, arguments: ["Arthur", 750, "Barbara", 1000])
-    /// ```
-    ///
-    /// Each statement consumes the positional arguments it needs, in order;
-    /// named arguments are available to every statement. Left-over or missing
-    /// arguments are an error.
-    ///
-    /// - throws: ``DatabaseError`` naming the failing statement.
-    public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
-        try checkOpen()
-        // A single statement is compiled once and reused: most SQL is executed
-        // many times.
-        if let statement = statementCache[sql], !statement.isBorrowed {
-            try statement.execute(arguments: arguments)
-            return
-        }
-        var consumer = ArgumentsConsumer(arguments)
-        var isFirst = true
-        try forEachStatement(in: sql) { statement, hasMore in
-            if isFirst && !hasMore {
-                statementCache[sql] = statement
-            }
-            isFirst = false
-            let values = try consumer.values(for: statement)
-            try statement.bind(values, arguments: arguments)
-            try statement.execute()
-        }
-        try consumer.checkFullyConsumed(sql: sql)
-    }
-
-    /// Executes one or several SQL statements built with SQL interpolation:
-    /// interpolated values become bound arguments.
-    ///
-    /// ```swift
-    /// let name = "O'Brien"
-    /// try db.execute(literal: "INSERT INTO player (name) VALUES (\(name))")
-    /// ```
-    public func execute(literal sqlLiteral: SQL) throws {
-        let (sql, arguments) = sqlLiteral.build()
-        try execute(sql: sql, arguments: arguments)
+    /// Creates the broker with the first transaction observer.
+    func makeObservationBroker() -> DatabaseObservationBroker {
+        if let observationBroker { return observationBroker }
+        let broker = DatabaseObservationBroker(self)
+        observationBroker = broker
+        return broker
     }
 
     // MARK: Errors and access checks
@@ -356,15 +283,14 @@ public final class Database {
             resultCode: ResultCode(rawValue: extended),
             message: message,
             sql: sql,
-            arguments: configuration.publicStatementArguments ? arguments : nil)
+            arguments: arguments,
+            publicStatementArguments: configuration.publicStatementArguments)
     }
 
     /// Throws when the connection is closed.
     @inline(__always)
     func checkOpen() throws {
-        if sqliteConnection == nil {
-            throw DatabaseError.misuse("the database connection \(description) is closed")
-        }
+        if sqliteConnection == nil { throw closedReason ?? DatabaseError.connectionIsClosed() }
     }
 
     /// Throws when a statement or cursor is used outside the access block that
@@ -372,6 +298,7 @@ public final class Database {
     @inline(__always)
     func checkAccess(for statement: Statement) throws {
         guard let accessThread, pthread_equal(accessThread, pthread_self()) != 0 else {
+            try checkOpen()
             throw DatabaseError.misuse(
                 "a statement or cursor was used outside of its database access block: consume it inside the closure given to read, write or inDatabase",
                 sql: statement.sql)
@@ -386,24 +313,69 @@ public final class Database {
     ///   application are still alive; the connection then stays open.
     func close() throws {
         guard let sqliteConnection else { return }
-        statementCache.removeAll()
-        recordStatementCache.removeAll()
-        accessStatements.removeAll()
+        configuration.connectionWillClose?(sqliteConnection)
+        dropAllCachedStatements()
         let code = sqlite3_close(sqliteConnection)
         guard code == SQLITE_OK else {
             var alive: [String] = []
             var statement = sqlite3_next_stmt(sqliteConnection, nil)
             while let current = statement {
-                alive.append(String(cString: sqlite3_sql(current)))
+                let sql = String(cString: sqlite3_sql(current))
+                alive.append(sql)
+                Database.log(ResultCode(rawValue: code), "unfinalized statement: \(sql)")
                 statement = sqlite3_next_stmt(sqliteConnection, current)
             }
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code),
-                message:
-                    "can not close the connection while statements are alive: release them first (\(alive.map { "`\($0)`" }.joined(separator: ", ")))"
+                message: "\(String(cString: sqlite3_errmsg(sqliteConnection))) (unfinalized statements: \(alive.map { "`\($0)`" }.joined(separator: ", ")))"
             )
         }
-        self.sqliteConnection = nil
+        didClose()
+    }
+
+    /// Closes the connection, or makes it a zombie that SQLite closes when
+    /// the last statement is finalized. Never fails.
+    func close_v2() {
+        guard let sqliteConnection else { return }
+        configuration.connectionWillClose?(sqliteConnection)
+        dropAllCachedStatements()
+        let code = sqlite3_close_v2(sqliteConnection)
+        if code != SQLITE_OK {
+            Database.log(ResultCode(rawValue: code), "could not close database: \(String(cString: sqlite3_errmsg(sqliteConnection)))")
+        }
+        didClose()
+    }
+
+    /// Closes the connection for good: every later access throws `reason`.
+    func closeReporting(_ reason: any Error) {
+        close_v2()
+        closedReason = reason
+    }
+
+    /// Closes a connection whose set up failed, keeping its error.
+    private func closeAfterFailedSetUp() {
+        dropAllCachedStatements()
+        sqlite3_close_v2(sqliteConnection)
+        didClose()
+    }
+
+    private func didClose() {
+        observationBroker = nil
+        interruption.connection = nil
+        sqliteConnection = nil
+    }
+
+    /// Finalizes the statements the connection keeps, so that it can close.
+    private func dropAllCachedStatements() {
+        statementCache.removeAll()
+        recordStatementCache.removeAll()
+        accessStatements.removeAll()
+    }
+
+    /// Drops the cached statements that match.
+    func dropCachedStatements(where shouldDrop: (Statement) -> Bool) {
+        statementCache.removeAll(where: shouldDrop)
+        recordStatementCache.removeAll(where: shouldDrop)
     }
 
     /// Frees as much memory as possible: the statement cache, the schema
@@ -416,10 +388,26 @@ public final class Database {
         accessStatements.removeAll()
         if let sqliteConnection { sqlite3_db_release_memory(sqliteConnection) }
     }
+
+    /// Empties the schema cache: the next introspection reads the schema again.
+    public func clearSchemaCache() {
+        schemaCache.removeAll()
+    }
 }
 
 @available(*, unavailable, message: "Database connections are confined to their access block")
 extension Database: Sendable {}
+
+/// The milliseconds of a busy timeout, within what SQLite accepts: a timeout
+/// that is negative or NaN waits not at all, one too large for a `CInt` of
+/// milliseconds (24 days) waits that long.
+func busyTimeoutMilliseconds(_ seconds: TimeInterval) -> CInt {
+    guard seconds.isFinite else { return seconds > 0 ? .max : 0 }
+    let milliseconds = (seconds * 1000).rounded(.up)
+    if milliseconds <= 0 { return 0 }
+    if milliseconds >= Double(CInt.max) { return .max }
+    return CInt(milliseconds)
+}
 
 extension Database {
     /// The kinds of transactions.
@@ -434,6 +422,7 @@ extension Database {
     }
 
     /// How a transaction block ends.
+    @frozen
     public enum TransactionCompletion: Sendable {
         /// Commit the transaction.
         case commit
@@ -451,6 +440,8 @@ extension Database {
         /// Fail at once with SQLITE_BUSY.
         case immediateError
         /// Retry for up to this many seconds, then fail with SQLITE_BUSY.
+        /// Any value is accepted: a negative or NaN timeout does not wait, and
+        /// one beyond 24 days (`CInt.max` milliseconds) waits 24 days.
         case timeout(TimeInterval)
         /// Ask the callback whether to retry.
         case callback(BusyCallback)

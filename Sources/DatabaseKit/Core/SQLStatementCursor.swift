@@ -1,4 +1,3 @@
-internal import DatabaseKitSQLite
 import Foundation
 
 /// A cursor over the statements of an SQL string, each compiled when the
@@ -17,61 +16,58 @@ import Foundation
 /// ```
 ///
 /// Positional arguments are consumed in order; named arguments serve every
-/// statement. When the cursor ends, left-over or unused arguments throw.
+/// statement. When the cursor ends, left-over positional arguments throw.
+/// Without arguments, each statement gets none: set them before executing.
 public final class SQLStatementCursor: Cursor {
     private let database: Database
     private let sql: ContiguousArray<CChar>
     private var offset = 0
-    private var consumer: ArgumentsConsumer
-    private let arguments: StatementArguments
+    private var consumer: ArgumentsConsumer?
     private var isDone = false
 
-    init(database: Database, sql: String, arguments: StatementArguments) {
+    init(database: Database, sql: String, arguments: StatementArguments?) {
         self.database = database
         self.sql = sql.utf8CString
-        self.arguments = arguments
-        self.consumer = ArgumentsConsumer(arguments)
+        self.consumer = arguments.map(ArgumentsConsumer.init)
     }
 
     /// The next statement, compiled and bound, or nil after the last one.
     ///
-    /// - throws: ``DatabaseError`` on a syntax error (naming the statement),
-    ///   or when arguments are missing or left over.
+    /// - throws: ``DatabaseError`` on a syntax error (naming the SQL from the
+    ///   failing statement on), or, at the end, when positional arguments
+    ///   are left over.
     public func next() throws -> Statement? {
         if isDone { return nil }
         try database.checkOpen()
-        let end = sql.count - 1  // the NUL terminator
-        while offset < end {
-            let prepared: (OpaquePointer?, Int) = try sql.withUnsafeBufferPointer { buffer in
-                let start = buffer.baseAddress! + offset
-                var handle: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                // The length includes the NUL terminator: otherwise SQLite copies the
-                // rest of the SQL on every prepare, quadratic over a long script.
-                let code = sqlite3_prepare_v2(database.sqliteConnection, start, CInt(end - offset + 1), &handle, &tail)
-                let length = tail.map { $0 - start } ?? (end - offset)
-                guard code == SQLITE_OK else {
-                    throw database.error(code: code, sql: database.sqlText(from: start, to: start + length))
-                }
-                return (handle, length)
-            }
-            let (handle, length) = prepared
-            offset += max(length, 1)
-            guard let handle else { continue }  // white space or a comment
-            let statement = Statement(database: database, sqliteStatement: handle)
-            try statement.bind(consumer.values(for: statement), arguments: arguments)
+        let statement: Statement? = try sql.withUnsafeBufferPointer { buffer in
+            let start = buffer.baseAddress!  // never nil: the buffer holds the NUL terminator
+            let end = start + buffer.count - 1
+            var cursor = start + offset
+            let statement = try database.prepareNextStatement(from: &cursor, end: end)
+            offset = cursor - start
             return statement
         }
-        isDone = true
-        try consumer.checkFullyConsumed(sql: nil)
-        return nil
+        guard let statement else {
+            isDone = true
+            try consumer?.checkNoPositionalValueLeft(sql: nil)
+            return nil
+        }
+        if var consumer {
+            let values = try consumer.values(for: statement)
+            self.consumer = consumer
+            // Only this statement's share: the statement reports it.
+            try statement.bind(values, arguments: StatementArguments(values: values, namedValues: [:]))
+        }
+        return statement
+    }
+
+    /// Calls `body` with each statement.
+    public func forEach(_ body: (Statement) throws -> Void) throws {
+        while let statement = try next() {
+            try body(statement)
+        }
     }
 }
 
-extension Database {
-    /// The statements of `sql`, one at a time. See ``SQLStatementCursor``.
-    public func allStatements(sql: String, arguments: StatementArguments = StatementArguments()) throws -> SQLStatementCursor {
-        try checkOpen()
-        return SQLStatementCursor(database: self, sql: sql, arguments: arguments)
-    }
-}
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension SQLStatementCursor: Sendable {}

@@ -11,7 +11,9 @@ import Foundation
 /// ```
 ///
 /// A statement belongs to its database connection: use it only inside the
-/// access block that gave it. It is finalized when released.
+/// access block that gave it. It is finalized when released. A statement
+/// whose execution failed should not be reused: make a new one, or get one
+/// from ``Database/cachedStatement(sql:)``, which drops failed statements.
 public final class Statement {
     /// The raw SQLite statement handle.
     public let sqliteStatement: SQLiteStatement
@@ -19,21 +21,63 @@ public final class Statement {
     /// The connection that prepared the statement.
     unowned let database: Database
 
-    /// The SQL of the statement, without the trailing text of a multi-statement
-    /// string. Built on first use from the text SQLite keeps: most statements
-    /// never need it.
-    public private(set) lazy var sql: String = String(cString: sqlite3_sql(sqliteStatement))
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The SQL of the statement, without leading and trailing white space
+    /// and semicolons, and without the other statements of a multi-statement
+    /// string.
+    public var sql: String { trimmedSQL }
 
-    /// The arguments that the next execution binds.
-    public private(set) var arguments = StatementArguments()
+    /// Built on first use from the text SQLite keeps: most statements never
+    /// need it.
+    private lazy var trimmedSQL: String = String(cString: sqlite3_sql(sqliteStatement)).trimmedSQLStatement
+
+    /// What the authorizer learned while the statement compiled.
+    let compilation: StatementCompilation
 
     /// Set while a cursor iterates the statement, so that the transparent
     /// statement cache never hands it to another fetch.
     var isBorrowed = false
 
-    /// True when the statement may change the schema (see ``SchemaCache``).
-    var mayChangeSchema = false
+    /// The column names, in order.
+    public private(set) lazy var columnNames: [String] = (0..<Int(sqlite3_column_count(sqliteStatement))).map {
+        String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
+    }
+
+    /// The number of columns.
+    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
+
+    /// True when the statement does not write to the database.
+    /// See <https://www.sqlite.org/c3ref/stmt_readonly.html>.
+    public var isReadonly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
+
+    /// The region of the database the statement reads: its tables and
+    /// columns. Computed on first use (it costs a compilation).
+    public var databaseRegion: DatabaseRegion {
+        get {
+            if let region = _databaseRegion { return region }
+            let region = observationInfo.selectedRegion
+            _databaseRegion = region
+            return region
+        }
+        set { _databaseRegion = newValue }
+    }
+    private var _databaseRegion: DatabaseRegion?
+
+    /// The changes the statement may perform, for transaction observers:
+    /// read on first use by compiling the SQL again with a recording
+    /// authorizer, so that statements pay nothing when nobody observes.
+    private(set) lazy var observationInfo: StatementObservationInfo = database.observationInfo(of: self)
+
+    /// The kinds of changes the statement may perform.
+    var authorizerEventKinds: [DatabaseEventKind] { observationInfo.eventKinds }
+
+    /// True when the statement may delete rows.
+    var canDeleteRows: Bool { authorizerEventKinds.contains(where: \.isDelete) }
+
+    /// The transaction statement this is (BEGIN, COMMIT, SAVEPOINT...), if any.
+    var transactionEffect: TransactionEffect? { compilation.transactionEffect }
+
+    /// True when running the statement may change the schema.
+    var invalidatesDatabaseSchemaCache: Bool { compilation.invalidatesSchemaCache }
 
     /// The parameter names without prefix (nil for `?`), computed once.
     private(set) lazy var parameterNames: [String?] = (0..<Int(sqlite3_bind_parameter_count(sqliteStatement))).map {
@@ -55,21 +99,10 @@ public final class Statement {
     private lazy var distinctNamedParameterCount: Int? =
         parameterNames.contains(where: { $0 == nil }) ? nil : Set(parameterNames.compactMap { $0 }).count
 
-    /// The column names, computed once.
-    public private(set) lazy var columnNames: [String] = (0..<Int(sqlite3_column_count(sqliteStatement))).map {
-        String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
-    }
-
-    /// The number of columns.
-    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
-
-    /// True when the statement does not write to the database.
-    /// See <https://www.sqlite.org/c3ref/stmt_readonly.html>.
-    public var isReadonly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
-
-    init(database: Database, sqliteStatement: SQLiteStatement) {
+    init(database: Database, sqliteStatement: SQLiteStatement, compilation: StatementCompilation) {
         self.database = database
         self.sqliteStatement = sqliteStatement
+        self.compilation = compilation
     }
 
     deinit {
@@ -87,26 +120,52 @@ public final class Statement {
 
     // MARK: Arguments
 
-    /// Checks that the arguments fit the statement's parameters, and throws an
-    /// error naming the problem otherwise.
+    /// The arguments of the next executions.
+    ///
+    /// Setting arguments that do not fit the statement does not trap: the
+    /// next execution throws the error that ``setArguments(_:)`` would have
+    /// thrown.
+    public var arguments: StatementArguments {
+        get { _arguments }
+        set {
+            do {
+                try setArguments(newValue)
+            } catch {
+                _arguments = newValue
+                argumentsAreValidAndBound = false
+            }
+        }
+    }
+    private var _arguments = StatementArguments()
+
+    /// True when ``arguments`` are checked and bound: a plain `execute()`
+    /// only resets the statement.
+    private var argumentsAreValidAndBound = false
+
+    /// Checks that the arguments fit the statement's parameters, and throws
+    /// an error naming the problem otherwise.
+    ///
+    /// Unused named arguments are allowed; a missing argument, or a
+    /// positional argument left over, is an error.
     public func validateArguments(_ arguments: StatementArguments) throws {
         var consumer = ArgumentsConsumer(arguments)
         _ = try consumer.values(for: self)
-        try consumer.checkFullyConsumed(sql: sql)
+        try consumer.checkNoPositionalValueLeft(sql: sql)
     }
 
     /// Validates and sets the arguments of the next executions.
     public func setArguments(_ arguments: StatementArguments) throws {
         var consumer = ArgumentsConsumer(arguments)
         let values = try consumer.values(for: self)
-        try consumer.checkFullyConsumed(sql: sql)
+        try consumer.checkNoPositionalValueLeft(sql: sql)
         try bind(values, arguments: arguments)
     }
 
-    /// Sets arguments without validation (missing values are bound as NULL).
+    /// Sets arguments without validation: missing values are bound as NULL.
     public func setUncheckedArguments(_ arguments: StatementArguments) {
         var consumer = ArgumentsConsumer(arguments)
         let values = consumer.uncheckedValues(for: self)
+        // Binding a value to an existing parameter does not fail.
         try? bind(values, arguments: arguments)
     }
 
@@ -117,11 +176,13 @@ public final class Statement {
             for index in 0..<buffer.count {
                 let code = buffer[index].bind(to: sqliteStatement, at: CInt(index + 1))
                 guard code == SQLITE_OK else {
+                    argumentsAreValidAndBound = false
                     throw database.error(code: code, sql: sql, arguments: arguments)
                 }
             }
         }
-        self.arguments = arguments
+        _arguments = arguments
+        argumentsAreValidAndBound = true
     }
 
     /// Sets the arguments for one execution, on the fast path when they are
@@ -129,9 +190,13 @@ public final class Statement {
     @inline(__always)
     func prepareExecution(arguments newArguments: StatementArguments?) throws {
         try database.checkAccess(for: self)
-        if mayChangeSchema { database.schemaCache.removeAll() }
+        if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
         guard let newArguments else {
-            sqlite3_reset(sqliteStatement)
+            if argumentsAreValidAndBound {
+                sqlite3_reset(sqliteStatement)
+            } else {
+                try setArguments(_arguments)
+            }
             return
         }
         if newArguments.namedValues.isEmpty && newArguments.values.count == parameterCount
@@ -158,10 +223,12 @@ public final class Statement {
             guard let name, let value = namedValues[name] else { return false }
             let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
             guard code == SQLITE_OK else {
+                argumentsAreValidAndBound = false
                 throw database.error(code: code, sql: sql, arguments: arguments)
             }
         }
-        self.arguments = arguments
+        _arguments = arguments
+        argumentsAreValidAndBound = true
         return true
     }
 
@@ -170,36 +237,52 @@ public final class Statement {
     /// Executes the statement, stepping through all its rows.
     ///
     /// - parameter arguments: Arguments replacing the current ones, if any.
-    /// - throws: ``DatabaseError`` when the arguments do not fit or SQLite fails.
+    /// - throws: ``DatabaseError`` when the arguments do not fit or SQLite
+    ///   fails; `CancellationError` when the task of an async access was
+    ///   cancelled.
     public func execute(arguments: StatementArguments? = nil) throws {
         try prepareExecution(arguments: arguments)
+        try database.statementWillExecute(self)
         while true {
             let code = sqlite3_step(sqliteStatement)
             if code == SQLITE_DONE { break }
-            if code != SQLITE_ROW { throw stepError(code) }
+            if code != SQLITE_ROW { try database.statementDidFail(self, code: code) }
         }
         sqlite3_reset(sqliteStatement)
+        try database.statementDidExecute(self)
     }
 
-    /// Steps once: true when a row is available, false when done.
+    /// Steps once: true when a row is available, false when done. The first
+    /// step runs the execution checks, the last one the end-of-execution
+    /// bookkeeping.
     @inline(__always)
     func step() throws -> Bool {
+        if sqlite3_stmt_busy(sqliteStatement) == 0 {
+            try database.statementWillExecute(self)
+        }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
-        if code == SQLITE_DONE { return false }
-        throw stepError(code)
-    }
-
-    /// The error for a failed step, read before anything else can overwrite it.
-    func stepError(_ code: CInt) -> DatabaseError {
-        let error = database.error(code: code, sql: sql, arguments: arguments)
-        sqlite3_reset(sqliteStatement)
-        return error
+        if code == SQLITE_DONE {
+            try database.statementDidExecute(self)
+            return false
+        }
+        try database.statementDidFail(self, code: code)
     }
 
     /// Resets the statement so that it releases its read lock.
     func reset() {
         sqlite3_reset(sqliteStatement)
+    }
+
+    /// A cursor that steps the statement without producing values: each
+    /// `next()` steps once.
+    ///
+    /// ```swift
+    /// let statement = try db.makeStatement(sql: "SELECT ...")
+    /// try statement.makeCursor().next()
+    /// ```
+    public func makeCursor(arguments: StatementArguments? = nil) throws -> StatementCursor {
+        try StatementCursor(statement: self, arguments: arguments)
     }
 }
 
@@ -211,16 +294,28 @@ extension Statement: CustomStringConvertible {
     public var description: String { sql }
 }
 
+extension String {
+    /// The string without leading and trailing white space and semicolons.
+    var trimmedSQLStatement: String {
+        trimmingCharacters(in: sqlStatementSeparators)
+    }
+}
+
+private let sqlStatementSeparators = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: ";"))
+
 /// Takes the values for successive statements out of one set of arguments, so
 /// that statements separated by semicolons consume positional values in order.
+/// Named values serve every statement, and may go unused.
 struct ArgumentsConsumer {
     private let arguments: StatementArguments
     private var position = 0
-    private var usedNames: Set<String> = []
 
     init(_ arguments: StatementArguments) {
         self.arguments = arguments
     }
+
+    /// True when positional values remain.
+    var hasPositionalValuesLeft: Bool { position < arguments.values.count }
 
     /// The values for the statement's parameters, in order.
     mutating func values(for statement: Statement) throws -> [DatabaseValue] {
@@ -229,21 +324,15 @@ struct ArgumentsConsumer {
         result.reserveCapacity(names.count)
         for name in names {
             if let name, let value = arguments.namedValues[name] {
-                usedNames.insert(name)
                 result.append(value)
             } else if position < arguments.values.count {
                 result.append(arguments.values[position])
                 position += 1
             } else if let name {
                 throw DatabaseError(
-                    resultCode: .SQLITE_MISUSE,
-                    message: "missing statement argument: \(name)",
-                    sql: statement.sql)
+                    resultCode: .SQLITE_MISUSE, message: "missing statement argument: \(name)", sql: statement.sql)
             } else {
-                throw DatabaseError(
-                    resultCode: .SQLITE_MISUSE,
-                    message: "wrong number of statement arguments: \(arguments.values.count) given, more expected",
-                    sql: statement.sql)
+                throw wrongArgumentCount(sql: statement.sql)
             }
         }
         return result
@@ -261,21 +350,14 @@ struct ArgumentsConsumer {
         }
     }
 
-    /// Throws when a positional value was not used, or a named value matched
-    /// no parameter.
-    func checkFullyConsumed(sql: String?) throws {
-        if position < arguments.values.count {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "wrong number of statement arguments: \(arguments.values.count) given, \(position) expected",
-                sql: sql)
-        }
-        let unused = Set(arguments.namedValues.keys).subtracting(usedNames)
-        if !unused.isEmpty {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "unknown statement argument\(unused.count > 1 ? "s" : ""): \(unused.sorted().joined(separator: ", "))",
-                sql: sql)
-        }
+    /// Throws when a positional value was not used.
+    func checkNoPositionalValueLeft(sql: String?) throws {
+        if hasPositionalValuesLeft { throw wrongArgumentCount(sql: sql) }
+    }
+
+    /// The error of a missing or left-over positional value.
+    func wrongArgumentCount(sql: String?) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count)", sql: sql)
     }
 }

@@ -11,9 +11,9 @@ import Foundation
 /// ```
 ///
 /// Positional values feed `?` parameters in order, and also named parameters
-/// for which no named value is given. A missing value, a left-over positional
-/// value, or a named value that no parameter uses is an error: nothing is ever
-/// bound as NULL by accident.
+/// for which no named value is given. A missing value or a left-over
+/// positional value is an error: nothing is ever bound as NULL by accident.
+/// Named values that no parameter uses are ignored, as in GRDB.
 public struct StatementArguments: Hashable, Sendable {
     /// The positional values, in order.
     public private(set) var values: [DatabaseValue]
@@ -31,14 +31,33 @@ public struct StatementArguments: Hashable, Sendable {
     }
 
     /// Creates positional arguments from a sequence of values (nil is NULL).
-    public init<S: Sequence>(_ sequence: S) where S.Element == (any DatabaseValueConvertible)? {
-        values = sequence.map { $0?.databaseValue ?? .null }
+    public init(_ values: some Sequence<(any DatabaseValueConvertible)?>) {
+        self.values = values.map { $0?.databaseValue ?? .null }
         namedValues = [:]
     }
 
     /// Creates positional arguments from a sequence of values of one type.
-    public init<S: Sequence>(_ sequence: S) where S.Element: DatabaseValueConvertible {
-        values = sequence.map(\.databaseValue)
+    public init(_ values: some Sequence<some DatabaseValueConvertible>) {
+        self.values = values.map(\.databaseValue)
+        namedValues = [:]
+    }
+
+    /// Creates positional arguments from an array of values of any type, or
+    /// returns nil when one of them is not ``DatabaseValueConvertible``
+    /// (Foundation's `NSNull` is NULL).
+    ///
+    /// ```swift
+    /// let values: [Any] = ["Arthur", 41, NSNull()]
+    /// let arguments = StatementArguments(values)!
+    /// ```
+    public init?(_ array: [Any]) {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(array.count)
+        for value in array {
+            guard let dbValue = DatabaseValue(value: value) else { return nil }
+            values.append(dbValue)
+        }
+        self.values = values
         namedValues = [:]
     }
 
@@ -46,6 +65,30 @@ public struct StatementArguments: Hashable, Sendable {
     public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
         values = []
         namedValues = dictionary.mapValues { $0?.databaseValue ?? .null }
+    }
+
+    /// Creates named arguments from a sequence of names and values (nil is
+    /// NULL); a later value of a name replaces an earlier one.
+    public init(_ keysAndValues: some Sequence<(String, (any DatabaseValueConvertible)?)>) {
+        values = []
+        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: keysAndValues.underestimatedCount)
+        for (name, value) in keysAndValues {
+            namedValues[name] = value?.databaseValue ?? .null
+        }
+        self.namedValues = namedValues
+    }
+
+    /// Creates named arguments from a dictionary of any values, or returns
+    /// nil when a key is not a String or a value is not
+    /// ``DatabaseValueConvertible``.
+    public init?(_ dictionary: [AnyHashable: Any]) {
+        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: dictionary.count)
+        for (key, value) in dictionary {
+            guard let name = key as? String, let dbValue = DatabaseValue(value: value) else { return nil }
+            namedValues[name] = dbValue
+        }
+        self.values = []
+        self.namedValues = namedValues
     }
 
     /// Creates named arguments from a dictionary of values of one type.
@@ -75,24 +118,32 @@ public struct StatementArguments: Hashable, Sendable {
         return replaced
     }
 
-    /// Concatenates positional values; named values of `rhs` win.
+    /// Concatenates positional values, and adds the named values of `rhs`.
+    /// Where GRDB stops the program when both sides name the same
+    /// argument, the value of `rhs` wins.
     public static func + (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
         var result = lhs
         result += rhs
         return result
     }
 
-    /// Concatenates positional values; named values of `lhs` win.
+    /// Concatenates positional values, and adds the named values of `rhs`,
+    /// which replace those of `lhs` with the same name.
     public static func &+ (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
         var result = lhs
-        result.values.append(contentsOf: rhs.values)
-        result.namedValues.merge(rhs.namedValues) { old, _ in old }
+        result.append(contentsOf: rhs)
         return result
     }
 
-    /// Appends the values of `rhs`; named values of `rhs` win.
+    /// Appends the values of `rhs`; named values of `rhs` win (GRDB stops
+    /// the program when both sides name the same argument).
     public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
         lhs.append(contentsOf: rhs)
+    }
+
+    /// Appends one positional value.
+    mutating func append(value: DatabaseValue) {
+        values.append(value)
     }
 }
 
@@ -127,10 +178,11 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
 }
 
 extension StatementArguments: CustomStringConvertible {
-    /// `[1, "foo"]`, `[name: "foo"]`, or both: `[1, name: "foo"]`.
+    /// `[1, "foo"]`, `["name": "foo"]`, or both, named values first:
+    /// `["name": "foo", 1]`.
     public var description: String {
+        let named = namedValues.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)): \($0.value)" }
         let positional = values.map(\.description)
-        let named = namedValues.keys.sorted().map { "\($0): \(namedValues[$0]!)" }
-        return "[" + (positional + named).joined(separator: ", ") + "]"
+        return "[" + (named + positional).joined(separator: ", ") + "]"
     }
 }

@@ -24,4 +24,10 @@ struct StatementCache {
     mutating func removeAll() {
         statements.removeAll()
     }
+
+    /// Drops the statements that match.
+    mutating func removeAll(where shouldRemove: (Statement) -> Bool) {
+        if statements.isEmpty { return }
+        statements = statements.filter { !shouldRemove($0.value) }
+    }
 }

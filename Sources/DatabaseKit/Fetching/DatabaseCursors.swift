@@ -1,11 +1,96 @@
+internal import DatabaseKitSQLite
+
+/// A cursor that steps a statement: ``RowCursor``, ``DatabaseValueCursor``,
+/// ``FastDatabaseValueCursor``, ``RecordCursor``.
+///
+/// It must be used inside the database access block that created it.
+public protocol DatabaseCursor<Element>: Cursor {
+    /// True once the statement is done. Implementations start with false.
+    var _isDone: Bool { get set }
+
+    /// The statement the cursor steps.
+    var _statement: Statement { get }
+
+    /// The element of the current row, after a successful step.
+    func _element(sqliteStatement: SQLiteStatement) throws -> Element
+}
+
+extension DatabaseCursor {
+    /// The SQL of the statement.
+    public var sql: String { _statement.sql }
+
+    /// The arguments of the statement.
+    public var arguments: StatementArguments { _statement.arguments }
+
+    /// The column names.
+    public var columnNames: [String] { _statement.columnNames }
+
+    /// The number of columns.
+    public var columnCount: Int { _statement.columnCount }
+
+    /// The region of the database the cursor reads.
+    public var databaseRegion: DatabaseRegion { _statement.databaseRegion }
+
+    /// Steps the statement, and returns the element of the new row.
+    public func next() throws -> Element? {
+        if _isDone { return nil }
+        try _statement.database.checkAccess(for: _statement)
+        if try _statement.step() { return try _element(sqliteStatement: _statement.sqliteStatement) }
+        _isDone = true
+        return nil
+    }
+}
+
+/// The lifecycle shared by the cursors over a statement: it binds the
+/// arguments, steps, resets the statement when done, and keeps the statement
+/// out of the statement cache while iterating.
+struct StatementIteration {
+    let statement: Statement
+    private(set) var isDone = false
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        self.statement = statement
+        try statement.prepareExecution(arguments: arguments)
+        statement.isBorrowed = true
+    }
+
+    /// Steps to the next row; false when there is none.
+    @inline(__always)
+    mutating func step() throws -> Bool {
+        if isDone { return false }
+        try statement.database.checkAccess(for: statement)
+        do {
+            if try statement.step() { return true }
+        } catch {
+            finish()
+            throw error
+        }
+        finish()
+        return false
+    }
+
+    /// Resets the statement so it releases its locks, and gives it back to the cache.
+    mutating func finish() {
+        guard !isDone else { return }
+        isDone = true
+        statement.reset()
+        statement.isBorrowed = false
+    }
+}
+
 /// A cursor of rows. Each call to `next()` returns the same ``Row`` instance,
 /// updated to the current row: call `copy()` to keep one.
-public final class RowCursor: Cursor {
+public final class RowCursor: DatabaseCursor {
     private var iteration: StatementIteration
     private let row: Row
 
     /// The statement being iterated.
     public var statement: Statement { iteration.statement }
+    public var _statement: Statement { iteration.statement }
+    public var _isDone: Bool {
+        get { iteration.isDone }
+        set { if newValue { iteration.finish() } }
+    }
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
@@ -13,16 +98,28 @@ public final class RowCursor: Cursor {
     }
 
     deinit { iteration.finish() }
+
+    public func _element(sqliteStatement: SQLiteStatement) throws -> Row { row }
 
     public func next() throws -> Row? {
         try iteration.step() ? row : nil
     }
+
+    public func forEach(_ body: (Row) throws -> Void) throws {
+        while try iteration.step() { try body(row) }
+    }
 }
 
 /// A cursor of values converted through ``DatabaseValueConvertible``.
-public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Cursor {
+public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
     private var iteration: StatementIteration
     private let row: Row
+
+    public var _statement: Statement { iteration.statement }
+    public var _isDone: Bool {
+        get { iteration.isDone }
+        set { if newValue { iteration.finish() } }
+    }
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
@@ -31,17 +128,31 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Cursor 
 
     deinit { iteration.finish() }
 
+    public func _element(sqliteStatement: SQLiteStatement) throws -> Value {
+        try row.decode(Value.self, atIndex: 0)
+    }
+
     public func next() throws -> Value? {
         guard try iteration.step() else { return nil }
         return try row.decode(Value.self, atIndex: 0)
+    }
+
+    public func forEach(_ body: (Value) throws -> Void) throws {
+        while try iteration.step() { try body(row.decode(Value.self, atIndex: 0)) }
     }
 }
 
 /// A cursor of values read straight from the statement through
 /// ``StatementColumnConvertible``, without intermediate ``DatabaseValue``.
-public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: Cursor {
+public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
     private var iteration: StatementIteration
     private let row: Row
+
+    public var _statement: Statement { iteration.statement }
+    public var _isDone: Bool {
+        get { iteration.isDone }
+        set { if newValue { iteration.finish() } }
+    }
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
@@ -49,17 +160,31 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
     }
 
     deinit { iteration.finish() }
+
+    public func _element(sqliteStatement: SQLiteStatement) throws -> Value {
+        try row.decode(Value.self, atIndex: 0)
+    }
 
     public func next() throws -> Value? {
         guard try iteration.step() else { return nil }
         return try row.decode(Value.self, atIndex: 0)
     }
+
+    public func forEach(_ body: (Value) throws -> Void) throws {
+        while try iteration.step() { try body(row.decode(Value.self, atIndex: 0)) }
+    }
 }
 
 /// A cursor of records decoded from rows with ``FetchableRecord/init(row:)``.
-public final class RecordCursor<Record: FetchableRecord>: Cursor {
+public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     private var iteration: StatementIteration
     private let row: Row
+
+    public var _statement: Statement { iteration.statement }
+    public var _isDone: Bool {
+        get { iteration.isDone }
+        set { if newValue { iteration.finish() } }
+    }
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
@@ -68,8 +193,51 @@ public final class RecordCursor<Record: FetchableRecord>: Cursor {
 
     deinit { iteration.finish() }
 
+    public func _element(sqliteStatement: SQLiteStatement) throws -> Record {
+        try Record(row: row)
+    }
+
     public func next() throws -> Record? {
         guard try iteration.step() else { return nil }
         return try Record(row: row)
     }
+
+    public func forEach(_ body: (Record) throws -> Void) throws {
+        while try iteration.step() { try body(Record(row: row)) }
+    }
 }
+
+/// A cursor that steps a statement without producing values; see
+/// ``Statement/makeCursor(arguments:)``.
+public final class StatementCursor: DatabaseCursor {
+    private var iteration: StatementIteration
+
+    public var _statement: Statement { iteration.statement }
+    public var _isDone: Bool {
+        get { iteration.isDone }
+        set { if newValue { iteration.finish() } }
+    }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        iteration = try StatementIteration(statement: statement, arguments: arguments)
+    }
+
+    deinit { iteration.finish() }
+
+    public func _element(sqliteStatement: SQLiteStatement) throws {}
+
+    public func next() throws -> Void? {
+        try iteration.step() ? () : nil
+    }
+}
+
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension RowCursor: Sendable {}
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension DatabaseValueCursor: Sendable {}
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension FastDatabaseValueCursor: Sendable {}
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension RecordCursor: Sendable {}
+@available(*, unavailable, message: "Cursors are confined to their database access block")
+extension StatementCursor: Sendable {}

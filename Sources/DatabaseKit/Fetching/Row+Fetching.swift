@@ -1,3 +1,7 @@
+// Fetching rows from SQL, SQL literals, prepared statements and requests.
+// Rows of a cursor are reused as it moves; rows of fetchAll, fetchSet and
+// fetchOne are copies.
+
 extension Row {
     // MARK: From SQL
 
@@ -10,66 +14,87 @@ extension Row {
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> RowCursor {
-        try RowCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
+        try cursor(FetchSource(db, sql: sql, arguments: arguments, adapter: adapter))
     }
 
     /// All the rows of a query.
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> [Row] {
-        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchAll { $0.copy() }
     }
 
     /// The distinct rows of a query.
     public static func fetchSet(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Set<Row> {
-        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchSet { $0.copy() }
     }
 
     /// The first row of a query, if any.
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Row? {
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchOne { $0.copy() }
+    }
+
+    // MARK: From an SQL literal
+
+    /// A cursor over the rows of an SQL literal: `"SELECT * FROM player WHERE id = \(id)"`.
+    public static func fetchCursor(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> RowCursor {
+        try cursor(FetchSource(db, literal: sqlLiteral, adapter: adapter))
+    }
+
+    /// All the rows of an SQL literal.
+    public static func fetchAll(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> [Row] {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchAll { $0.copy() }
+    }
+
+    /// The distinct rows of an SQL literal.
+    public static func fetchSet(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> Set<Row> {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchSet { $0.copy() }
+    }
+
+    /// The first row of an SQL literal, if any.
+    public static func fetchOne(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> Row? {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchOne { $0.copy() }
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the rows of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> RowCursor
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> RowCursor
     {
-        try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
+        try cursor(FetchSource(statement, arguments: arguments, adapter: adapter))
     }
 
     /// All the rows of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> [Row]
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> [Row]
     {
-        try statement.fetchAll(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchAll { $0.copy() }
     }
 
     /// The distinct rows of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> Set<Row>
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> Set<Row>
     {
-        try statement.fetchSet(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchSet { $0.copy() }
     }
 
     /// The first row of a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> Row?
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> Row?
     {
-        try statement.fetchOne(arguments: arguments, adapter: adapter) { $0.copy() }
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchOne { $0.copy() }
     }
 
     // MARK: From a request
 
     /// A cursor over the rows of a request.
-    public static func fetchCursor<R>(_ db: Database, _ request: SQLRequest<R>) throws -> RowCursor {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchCursor(statement, arguments: arguments, adapter: adapter)
+    public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RowCursor {
+        try cursor(FetchSource(db, request: request))
     }
 
     /// All the rows of a request.
@@ -77,25 +102,26 @@ extension Row {
     /// ```swift
     /// let rows = try Row.fetchAll(db, SQLRequest(literal: "SELECT * FROM player WHERE name = \(name)"))
     /// ```
-    public static func fetchAll<R>(_ db: Database, _ request: SQLRequest<R>) throws -> [Row] {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchAll(statement, arguments: arguments, adapter: adapter)
+    public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Row] {
+        try FetchSource(db, request: request).fetchAll { $0.copy() }
     }
 
     /// The distinct rows of a request.
-    public static func fetchSet<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Set<Row> {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchSet(statement, arguments: arguments, adapter: adapter)
+    public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Row> {
+        try FetchSource(db, request: request).fetchSet { $0.copy() }
     }
 
     /// The first row of a request, if any.
-    public static func fetchOne<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Row? {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchOne(statement, arguments: arguments, adapter: adapter)
+    public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Row? {
+        try FetchSource(db, request: request, singleResult: true).fetchOne { $0.copy() }
+    }
+
+    private static func cursor(_ source: FetchSource) throws -> RowCursor {
+        try RowCursor(statement: source.statement, arguments: source.arguments, adapter: source.adapter)
     }
 }
 
-extension SQLRequest where RowDecoder == Row {
+extension FetchRequest where RowDecoder == Row {
     /// A cursor over the rows of the request.
     public func fetchCursor(_ db: Database) throws -> RowCursor { try Row.fetchCursor(db, self) }
     /// All the rows of the request.

@@ -75,3 +75,53 @@ extension Row {
         }
     }
 }
+
+extension Row {
+    /// The row without its scopes: the same columns, adapted the same way.
+    public var unscoped: Row {
+        guard let adaptation, !adaptation.layout.scopes.isEmpty else { return self }
+        return Row(base: adaptation.base, layout: adaptation.layout.with(scopes: [:]))
+    }
+
+    // MARK: Records in scopes
+
+    /// The record of a scope (searched in the whole tree of scopes); nil when
+    /// the scope is missing or holds only NULL values.
+    public func decodeIfPresent<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws
+        -> Record?
+    {
+        guard let scopedRow = scopesTree[scope], scopedRow.containsNonNullValue else { return nil }
+        return try Record(row: scopedRow)
+    }
+
+    /// The record of a scope (searched in the whole tree of scopes).
+    ///
+    /// - throws: ``RowDecodingError`` when the scope is missing, or holds
+    ///   only NULL values.
+    public func decode<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws -> Record {
+        guard let scopedRow = scopesTree[scope] else {
+            let available = scopesTree.names
+            var message = "scope not found: \(String(reflecting: scope))"
+            if !available.isEmpty { message += " - available scopes: \(available.sorted())" }
+            throw RowDecodingError.keyNotFound(.scope(scope), debugDescription: message, row: self)
+        }
+        guard scopedRow.containsNonNullValue else {
+            throw RowDecodingError.valueMismatch(
+                Record.self, debugDescription: "scope \(String(reflecting: scope)) only contains null values", row: self,
+                key: .scope(scope))
+        }
+        return try Record(row: scopedRow)
+    }
+
+    /// The record of a scope. Stops the program when the scope is missing
+    /// or holds only NULL values; see ``decode(_:forKey:)``.
+    public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
+        do { return try decode(Record.self, forKey: scope) } catch { fatalError("\(error)") }
+    }
+
+    /// The record of a scope, or nil when the scope is missing or holds only
+    /// NULL values.
+    public subscript<Record: FetchableRecord>(_ scope: String) -> Record? {
+        do { return try decodeIfPresent(Record.self, forKey: scope) } catch { fatalError("\(error)") }
+    }
+}

@@ -16,12 +16,15 @@ extension Row {
     /// }
     /// ```
     public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) throws -> T {
+        checkIndex(index)
+        if let adaptation {
+            return try adaptation.base.withUnsafeData(atIndex: adaptation.layout.baseIndexes[index], body)
+        }
         guard let sqliteStatement else {
             let dbValue = databaseValue(atIndex: index)
             if dbValue.isNull { return try body(nil) }
             return try body(try decode(Data.self, atIndex: index))
         }
-        precondition(index >= 0 && index < count, "row index \(index) out of range 0..<\(count)")
         let column = CInt(index)
         switch sqlite3_column_type(sqliteStatement, column) {
         case SQLITE_NULL:
@@ -43,5 +46,29 @@ extension Row {
     public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) throws -> T {
         guard let index = index(forColumn: columnName) else { return try body(nil) }
         return try withUnsafeData(atIndex: index, body)
+    }
+
+    /// Calls `body` with the BLOB of the column without copying it; see
+    /// ``withUnsafeData(atIndex:_:)``.
+    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) throws -> T {
+        try withUnsafeData(named: column.name, body)
+    }
+
+    /// The BLOB at `index` without a copy, valid until the cursor moves; nil
+    /// for NULL. Prefer ``withUnsafeData(atIndex:_:)``, whose scope makes
+    /// the lifetime explicit.
+    public func dataNoCopy(atIndex index: Int) -> Data? {
+        do { return try withUnsafeData(atIndex: index) { $0 } } catch { fatalError("\(error)") }
+    }
+
+    /// The BLOB of the named column without a copy; see ``dataNoCopy(atIndex:)``.
+    public func dataNoCopy(named columnName: String) -> Data? {
+        guard let index = index(forColumn: columnName) else { return nil }
+        return dataNoCopy(atIndex: index)
+    }
+
+    /// The BLOB of the column without a copy; see ``dataNoCopy(atIndex:)``.
+    public func dataNoCopy(_ column: some ColumnExpression) -> Data? {
+        dataNoCopy(named: column.name)
     }
 }

@@ -14,9 +14,13 @@ import Foundation
 /// copying: they change as the cursor moves. Call ``copy()`` to keep one.
 /// Rows returned by `fetchAll`, `fetchOne` and `fetchSet` are copies.
 ///
+/// Reading a statement row applies SQLite's conversions for the standard
+/// types (an INTEGER read as a String is its text); reading a copied row
+/// converts the stored ``DatabaseValue`` (see ``DatabaseValueConvertible``).
+///
 /// A typed subscript stops the program when the value can not be converted
 /// (a programmer error, like an out-of-range array index); use
-/// ``decode(_:atIndex:)`` or ``decode(_:forKey:)`` to get a thrown error instead.
+/// ``decode(_:atIndex:)`` or ``decode(_:forColumn:)`` to get a thrown error instead.
 public final class Row {
     /// The statement whose current row this row reads, or nil for a copied row.
     let statement: Statement?
@@ -91,6 +95,19 @@ public final class Row {
             values: dictionary.values.map { $0?.databaseValue ?? .null })
     }
 
+    /// A row from a dictionary of any values, or nil when a key is not a
+    /// String or a value is not ``DatabaseValueConvertible`` (`NSNull` is NULL).
+    public convenience init?(_ dictionary: [AnyHashable: Any]) {
+        var columnNames: [String] = []
+        var values: [DatabaseValue] = []
+        for (key, value) in dictionary {
+            guard let name = key as? String, let dbValue = DatabaseValue(value: value) else { return nil }
+            columnNames.append(name)
+            values.append(dbValue)
+        }
+        self.init(columnNames: columnNames, values: values)
+    }
+
     /// A row that keeps the current values, even after the cursor moves.
     public func copy() -> Row {
         // An adapted row keeps its adapter over a copy of its base: its
@@ -144,8 +161,14 @@ public final class Row {
         return storedValues[index]
     }
 
+    /// The name of the column at `index`.
+    func columnName(atIndex index: Int) -> String {
+        statement?.columnNames[index] ?? storedColumnNames[index]
+    }
+
     @inline(__always)
-    private func checkIndex(_ index: Int) {
+    @usableFromInline
+    func checkIndex(_ index: Int) {
         precondition(index >= 0 && index < count, "row index \(index) out of range 0..<\(count)")
     }
 
@@ -153,7 +176,7 @@ public final class Row {
 
     /// The value at `index`, or nil when NULL.
     public subscript(_ index: Int) -> (any DatabaseValueConvertible)? {
-        databaseValue(atIndex: index).storageValue
+        databaseValue(atIndex: index).storage.value
     }
 
     /// The value at `index`, converted. Stops the program when the conversion
@@ -166,7 +189,7 @@ public final class Row {
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
         if let sqliteStatement, index >= 0, index < count,
-            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
         }
@@ -183,20 +206,39 @@ public final class Row {
 
     /// The value of the named column, converted. A missing column gives nil
     /// for an optional type. Stops the program when the conversion fails; see
-    /// ``decode(_:forKey:)``.
+    /// ``decode(_:forColumn:)``.
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
-        do { return try decode(Value.self, forKey: columnName) } catch { fatalError("\(error)") }
+        do { return try decode(Value.self, forColumn: columnName) } catch { fatalError("\(error)") }
     }
 
     /// The value of the named column, read straight from the statement.
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         if let sqliteStatement, let index = statementColumnIndex(columnName),
-            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
         }
-        do { return try decodeSlowly(Value.self, forKey: columnName) } catch { fatalError("\(error)") }
+        do { return try decodeSlowly(Value.self, forColumn: columnName) } catch { fatalError("\(error)") }
+    }
+
+    // MARK: Subscripts by column
+
+    /// The value of the column, or nil when NULL or missing.
+    public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
+        self[column.name]
+    }
+
+    /// The value of the column, converted. Stops the program when the
+    /// conversion fails; see ``decode(_:forColumn:)-(_,ColumnExpression)``.
+    public subscript<Value: DatabaseValueConvertible>(_ column: some ColumnExpression) -> Value {
+        self[column.name]
+    }
+
+    /// The value of the column, read straight from the statement.
+    @inlinable
+    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ column: some ColumnExpression) -> Value {
+        self[column.name]
     }
 
     // MARK: Throwing decoding
@@ -207,7 +249,7 @@ public final class Row {
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, atIndex index: Int) throws -> Value {
         let dbValue = databaseValue(atIndex: index)
         if let value = Value.fromDatabaseValue(dbValue) { return value }
-        throw RowDecodingError.valueMismatch(Value.self, dbValue, column: columnNames[index], index: index, row: self)
+        throw RowDecodingError.valueMismatch(Value.self, dbValue, row: self, key: .columnIndex(index))
     }
 
     /// The value at `index`, read straight from the statement.
@@ -218,7 +260,7 @@ public final class Row {
         _ type: Value.Type = Value.self, atIndex index: Int
     ) throws -> Value {
         if let sqliteStatement, index >= 0, index < count,
-            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
         }
@@ -229,56 +271,82 @@ public final class Row {
     ///
     /// - throws: ``RowDecodingError`` when the column is missing (for a
     ///   non-optional type) or the value can not be converted.
-    public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forKey columnName: String) throws -> Value {
+    public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forColumn columnName: String) throws
+        -> Value
+    {
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
         }
-        return try decode(Value.self, atIndex: index)
+        let dbValue = databaseValue(atIndex: index)
+        if let value = Value.fromDatabaseValue(dbValue) { return value }
+        throw RowDecodingError.valueMismatch(Value.self, dbValue, row: self, key: .columnName(columnName))
     }
 
     /// The value of the named column, read straight from the statement.
     @inlinable
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: Value.Type = Value.self, forKey columnName: String
+        _ type: Value.Type = Value.self, forColumn columnName: String
     ) throws -> Value {
         if let sqliteStatement, let index = statementColumnIndex(columnName),
-            let value = Value(sqliteStatement: sqliteStatement, index: CInt(index))
+            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
         }
-        return try decodeSlowly(Value.self, forKey: columnName)
+        return try decodeSlowly(Value.self, forColumn: columnName)
+    }
+
+    /// The value of the column, converted.
+    public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forColumn column: some ColumnExpression)
+        throws -> Value
+    {
+        try decode(type, forColumn: column.name)
+    }
+
+    /// The value of the column, read straight from the statement.
+    @inlinable
+    public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type = Value.self, forColumn column: some ColumnExpression
+    ) throws -> Value {
+        try decode(type, forColumn: column.name)
     }
 
     // MARK: Slow paths, out of line
 
-    /// The general path of the fast accessors: copied rows, NULL, conversion
-    /// errors, indexes out of range.
+    /// The general path of the fast accessors: copied and adapted rows, NULL,
+    /// conversion errors, indexes out of range.
     @usableFromInline
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type, atIndex index: Int
     ) throws -> Value {
         checkIndex(index)
         if let sqliteStatement {
-            if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
-        } else if let value = Value.fromDatabaseValue(databaseValue(atIndex: index)) {
+            if let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) { return value }
+        } else if let adaptation {
+            // An adapted statement row reads its base, with SQLite's conversions.
+            return try adaptation.base.decodeSlowly(Value.self, atIndex: adaptation.layout.baseIndexes[index])
+        } else if let value = Value.fromDatabaseValue(storedValues[index]) {
             return value
         }
-        let dbValue = databaseValue(atIndex: index)
-        throw RowDecodingError.valueMismatch(Value.self, dbValue, column: columnNames[index], index: index, row: self)
+        throw RowDecodingError.valueMismatch(Value.self, databaseValue(atIndex: index), row: self, key: .columnIndex(index))
     }
 
     /// The general path of the fast accessors by name: copied rows, missing
     /// columns, NULL, conversion errors.
     @usableFromInline
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: Value.Type, forKey columnName: String
+        _ type: Value.Type, forColumn columnName: String
     ) throws -> Value {
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
         }
-        return try decodeSlowly(Value.self, atIndex: index)
+        do {
+            return try decodeSlowly(Value.self, atIndex: index)
+        } catch var error as RowDecodingError {
+            error.key = .columnName(columnName)
+            throw error
+        }
     }
 
     /// The column index of a statement row; nil for a copied row or a missing column.
@@ -286,50 +354,29 @@ public final class Row {
     func statementColumnIndex(_ name: String) -> Int? {
         columnNameIndex?.index(of: name)
     }
+
+    // MARK: Coalescing
+
+    /// The first non-NULL value of the columns, converted, or nil.
+    ///
+    /// ```swift
+    /// let name: String? = row.coalesce(["nickname", "name"])
+    /// ```
+    public func coalesce<T: DatabaseValueConvertible>(_ columns: some Collection<String>) -> T? {
+        for column in columns {
+            if let value = self[column] as T? { return value }
+        }
+        return nil
+    }
+
+    /// The first non-NULL value of the columns, converted, or nil.
+    public func coalesce<T: DatabaseValueConvertible>(_ columns: some Collection<any ColumnExpression>) -> T? {
+        coalesce(columns.map(\.name))
+    }
 }
 
 @available(*, unavailable, message: "Rows may read a live statement: copy() them and send their values instead")
 extension Row: Sendable {}
-
-extension DatabaseValue {
-    /// The stored value as a Swift value, nil for NULL.
-    var storageValue: (any DatabaseValueConvertible)? {
-        switch storage {
-        case .null: return nil
-        case .int64(let int64): return int64
-        case .double(let double): return double
-        case .string(let string): return string
-        case .blob(let data): return data
-        }
-    }
-}
-
-/// An error thrown when a row value can not be decoded.
-public enum RowDecodingError: Error, CustomStringConvertible {
-    /// The value can not be converted to the requested type.
-    case valueMismatch(Any.Type, DatabaseValue, column: String, index: Int, rowDescription: String)
-    /// The row has no column with this name.
-    case columnNotFound(String, rowDescription: String)
-
-    static func valueMismatch(_ type: Any.Type, _ value: DatabaseValue, column: String, index: Int, row: Row) -> Self {
-        .valueMismatch(type, value, column: column, index: index, rowDescription: row.description)
-    }
-
-    static func columnNotFound(_ column: String, row: Row) -> Self {
-        .columnNotFound(column, rowDescription: row.description)
-    }
-
-    /// A description naming the type, the value, the column and the row.
-    public var description: String {
-        switch self {
-        case let .valueMismatch(type, value, column, index, row):
-            return
-                "could not decode \(type) from database value \(value) - column: \(String(reflecting: column)), column index: \(index), row: \(row)"
-        case let .columnNotFound(column, row):
-            return "column not found: \(String(reflecting: column)) - row: \(row)"
-        }
-    }
-}
 
 // MARK: - Collection, equality, description
 
@@ -349,21 +396,28 @@ extension Row: RandomAccessCollection {
 
     /// The column name and value at a position.
     public subscript(position: Index) -> (String, DatabaseValue) {
-        (columnNames[position.offset], databaseValue(atIndex: position.offset))
+        (columnName(atIndex: position.offset), databaseValue(atIndex: position.offset))
     }
 }
 
 extension Row: Equatable, Hashable {
     /// Rows are equal when they have the same columns, in the same order, with
-    /// equal values.
+    /// equal values, and equal scopes.
     public static func == (lhs: Row, rhs: Row) -> Bool {
         if lhs === rhs { return true }
-        return lhs.count == rhs.count
-            && lhs.columnNames == rhs.columnNames
-            && lhs.databaseValues == rhs.databaseValues
+        guard lhs.count == rhs.count, lhs.columnNames == rhs.columnNames, lhs.databaseValues == rhs.databaseValues
+        else { return false }
+        let lhsScopes = lhs.scopes
+        let rhsScopes = rhs.scopes
+        guard lhsScopes.names == rhsScopes.names else { return false }
+        for name in lhsScopes.names where lhsScopes[name] != rhsScopes[name] {
+            return false
+        }
+        return true
     }
 
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
         hasher.combine(columnNames)
         hasher.combine(databaseValues)
     }
@@ -375,12 +429,112 @@ extension Row: CustomStringConvertible, CustomDebugStringConvertible {
         "[" + zip(columnNames, databaseValues).map { "\($0):\($1)" }.joined(separator: " ") + "]"
     }
 
-    public var debugDescription: String { description }
+    /// The description, and for an adapted row its unadapted row and its
+    /// scopes, one per line.
+    public var debugDescription: String {
+        debugDescription(level: 0)
+    }
+
+    private func debugDescription(level: Int) -> String {
+        if level == 0 && adaptation == nil { return description }
+        let indent = String(repeating: "  ", count: level + 1)
+        var text = level == 0 ? "▿ " + description : description
+        if level == 0 {
+            let unadapted = self.unadapted
+            if self != unadapted { text += "\n" + indent + "unadapted: " + unadapted.description }
+        }
+        for (name, scope) in scopes.sorted(by: { $0.name < $1.name }) {
+            text += "\n" + indent + "- " + name + ": " + scope.debugDescription(level: level + 1)
+        }
+        return text
+    }
 }
 
 extension Row: ExpressibleByDictionaryLiteral {
     /// `["id": 1, "name": "Arthur"]`, columns in literal order.
     public convenience init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         self.init(columnNames: elements.map(\.0), values: elements.map { $0.1?.databaseValue ?? .null })
+    }
+}
+
+// MARK: - Decoding errors
+
+/// An error thrown when a row value can not be decoded: the column is
+/// missing, or its value does not convert to the requested type.
+public struct RowDecodingError: Error, CustomStringConvertible {
+    /// What was looked for in the row.
+    enum Key: Hashable, Sendable {
+        case columnName(String)
+        case columnIndex(Int)
+        case scope(String)
+    }
+
+    enum Kind {
+        case keyNotFound
+        case valueMismatch(Any.Type)
+    }
+
+    let kind: Kind
+    /// The first sentence of the description.
+    let debugDescription: String
+    /// A copy of the row.
+    let rowDescription: String
+    let columnNames: [String]
+    var key: Key?
+    let sql: String?
+    let arguments: StatementArguments?
+
+    private init(kind: Kind, debugDescription: String, row: Row, key: Key?) {
+        self.kind = kind
+        self.debugDescription = debugDescription
+        self.rowDescription = row.description
+        self.columnNames = row.columnNames
+        self.key = key
+        var statementRow = row
+        while let base = statementRow.adaptation?.base { statementRow = base }
+        self.sql = statementRow.statement?.sql
+        self.arguments = statementRow.statement?.arguments
+    }
+
+    static func valueMismatch(_ type: Any.Type, _ dbValue: DatabaseValue, row: Row, key: Key?) -> RowDecodingError {
+        RowDecodingError(
+            kind: .valueMismatch(type), debugDescription: "could not decode \(type) from database value \(dbValue)",
+            row: row, key: key)
+    }
+
+    static func valueMismatch(_ type: Any.Type, debugDescription: String, row: Row, key: Key?) -> RowDecodingError {
+        RowDecodingError(kind: .valueMismatch(type), debugDescription: debugDescription, row: row, key: key)
+    }
+
+    static func columnNotFound(_ column: String, row: Row) -> RowDecodingError {
+        RowDecodingError(
+            kind: .keyNotFound, debugDescription: "column not found: \(String(reflecting: column))", row: row,
+            key: .columnName(column))
+    }
+
+    static func keyNotFound(_ key: Key, debugDescription: String, row: Row) -> RowDecodingError {
+        RowDecodingError(kind: .keyNotFound, debugDescription: debugDescription, row: row, key: key)
+    }
+
+    /// "could not decode Int from database value NULL - column: "score",
+    /// column index: 2, row: [...], sql: `SELECT ...`, arguments: []".
+    public var description: String {
+        var chunks: [String] = []
+        switch key {
+        case .columnIndex(let index) where index < columnNames.count:
+            chunks.append("column: \(String(reflecting: columnNames[index]))")
+            chunks.append("column index: \(index)")
+        case .columnName(let name):
+            if let index = leftmostIndex(ofColumn: name, in: columnNames) {
+                chunks.append("column: \(String(reflecting: name))")
+                chunks.append("column index: \(index)")
+            }
+        default:
+            break
+        }
+        chunks.append("row: \(rowDescription)")
+        if let sql { chunks.append("sql: `\(sql)`") }
+        if let arguments { chunks.append("arguments: \(arguments)") }
+        return debugDescription + " - " + chunks.joined(separator: ", ")
     }
 }

@@ -191,3 +191,27 @@ private struct IdentityAdapter: RowAdapter {
         LayoutedRowAdapter(baseIndexes: Array(columnNames.indices), columnNames: columnNames)
     }
 }
+
+/// Two adapters, the second applied to the rows of the first; see
+/// ``FetchRequest/adapted(_:)``.
+struct ChainedAdapter: RowAdapter {
+    let first: any RowAdapter
+    let second: any RowAdapter
+
+    func layoutedAdapter(from columnNames: [String]) throws -> LayoutedRowAdapter {
+        let firstLayout = try first.layoutedAdapter(from: columnNames)
+        let secondLayout = try second.layoutedAdapter(from: firstLayout.columnNames)
+        return firstLayout.composed(with: secondLayout)
+    }
+}
+
+extension LayoutedRowAdapter {
+    /// The layout of `next` over the rows of this layout, expressed over the
+    /// base row of this layout.
+    func composed(with next: LayoutedRowAdapter) -> LayoutedRowAdapter {
+        LayoutedRowAdapter(
+            baseIndexes: next.baseIndexes.map { baseIndexes[$0] },
+            columnNames: next.columnNames,
+            scopes: next.scopes.mapValues { composed(with: $0) })
+    }
+}

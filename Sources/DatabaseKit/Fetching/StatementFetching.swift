@@ -71,3 +71,71 @@ extension Row {
         return Row(base: row, layout: try adapter.layoutedAdapter(from: statement.columnNames))
     }
 }
+
+/// Where a fetch method gets its statement: SQL, an SQL literal, a prepared
+/// statement, or a request. Each public `fetch*` method builds one and hands
+/// it to the shared loops, so the four families of sources are written once.
+struct FetchSource {
+    let statement: Statement
+    let arguments: StatementArguments?
+    let adapter: (any RowAdapter)?
+
+    /// SQL and arguments, through the transparent statement cache.
+    @inline(__always)
+    init(_ db: Database, sql: String, arguments: StatementArguments, adapter: (any RowAdapter)?) throws {
+        statement = try db.statementForFetch(sql: sql)
+        self.arguments = arguments
+        self.adapter = adapter
+    }
+
+    /// An SQL literal.
+    init(_ db: Database, literal: SQL, adapter: (any RowAdapter)?) throws {
+        let (sql, arguments) = try literal.build(db)
+        try self.init(db, sql: sql, arguments: arguments, adapter: adapter)
+    }
+
+    /// A prepared statement, with new arguments or its own.
+    @inline(__always)
+    init(_ statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)?) {
+        self.statement = statement
+        self.arguments = arguments
+        self.adapter = adapter
+    }
+
+    /// A request, prepared for this connection.
+    init(_ db: Database, request: some FetchRequest, singleResult: Bool = false) throws {
+        if let request = request as? any SQLRequestFetchable {
+            // An SQL request binds its arguments in the fetch itself.
+            (statement, arguments, adapter) = try request.fetchParts(db)
+        } else {
+            let prepared = try request.makePreparedRequest(db, forSingleResult: singleResult)
+            statement = prepared.statement
+            arguments = nil
+            adapter = prepared.adapter
+        }
+    }
+
+    func fetchAll<T>(_ element: (Row) throws -> T) throws -> [T] {
+        try statement.fetchAll(arguments: arguments, adapter: adapter, element)
+    }
+
+    func fetchSet<T: Hashable>(_ element: (Row) throws -> T) throws -> Set<T> {
+        try statement.fetchSet(arguments: arguments, adapter: adapter, element)
+    }
+
+    func fetchOne<T>(_ element: (Row) throws -> T?) throws -> T? {
+        try statement.fetchOne(arguments: arguments, adapter: adapter, element)
+    }
+}
+
+/// SQL requests, which the fetch methods bind themselves.
+protocol SQLRequestFetchable {
+    func fetchParts(_ db: Database) throws -> (Statement, StatementArguments?, (any RowAdapter)?)
+}
+
+extension SQLRequest: SQLRequestFetchable {
+    func fetchParts(_ db: Database) throws -> (Statement, StatementArguments?, (any RowAdapter)?) {
+        let (statement, arguments, adapter) = try makeFetch(db)
+        return (statement, arguments, adapter)
+    }
+}

@@ -1,4 +1,5 @@
 internal import DatabaseKitSQLite
+import Foundation
 
 /// A custom SQL function, scalar or aggregate, written in Swift.
 ///
@@ -20,15 +21,35 @@ internal import DatabaseKitSQLite
 /// An error thrown by the function fails the SQL statement that called it:
 /// a ``DatabaseError`` with its result code and message, any other error
 /// with its description as the message.
-public struct DatabaseFunction: Hashable, Sendable {
+public final class DatabaseFunction: Identifiable, Sendable {
+    /// What identifies a function in SQLite: its name (compared
+    /// case-insensitively) and its number of arguments.
+    public struct ID: Hashable, Sendable {
+        let name: String
+        /// -1 for a variadic function.
+        let argumentCount: CInt
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.argumentCount == rhs.argumentCount && sqlite3_stricmp(lhs.name, rhs.name) == 0
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name.lowercased())
+            hasher.combine(argumentCount)
+        }
+    }
+
+    /// The function's identity.
+    public let id: ID
+
     /// The function name, as called in SQL.
-    public let name: String
-    /// The number of arguments, nil for a variadic function.
-    public let argumentCount: Int?
+    public var name: String { id.name }
+
     /// True when the function always gives the same result for the same
     /// arguments (SQLITE_DETERMINISTIC): SQLite may then use it in indexes
     /// and factor calls out.
-    public let isPure: Bool
+    let isPure: Bool
+
     let kind: Kind
 
     enum Kind: Sendable {
@@ -49,8 +70,7 @@ public struct DatabaseFunction: Hashable, Sendable {
         _ name: String, argumentCount: Int? = nil, pure: Bool = false,
         function: @escaping @Sendable ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?
     ) {
-        self.name = name
-        self.argumentCount = argumentCount
+        self.id = ID(name: name, argumentCount: Self.sqliteArgumentCount(argumentCount))
         self.isPure = pure
         self.kind = .scalar(function)
     }
@@ -65,25 +85,23 @@ public struct DatabaseFunction: Hashable, Sendable {
     public init<Aggregate: DatabaseAggregate>(
         _ name: String, argumentCount: Int? = nil, pure: Bool = false, aggregate: Aggregate.Type
     ) {
-        self.name = name
-        self.argumentCount = argumentCount
+        self.id = ID(name: name, argumentCount: Self.sqliteArgumentCount(argumentCount))
         self.isPure = pure
         self.kind = .aggregate { Aggregate() }
     }
 
-    // A function is identified, as in SQLite, by its name (case-insensitive)
-    // and its number of arguments.
-    public static func == (lhs: DatabaseFunction, rhs: DatabaseFunction) -> Bool {
-        lhs.name.lowercased() == rhs.name.lowercased() && lhs.argumentCount == rhs.argumentCount
+    /// A call of the function in SQL, with arguments bound or written:
+    /// `"SELECT \(reverse(Column("name"))) FROM player"`.
+    public func callAsFunction(_ arguments: any SQLExpressible...) -> SQLExpression {
+        SQLExpression(.function(name, arguments.map(\.sqlExpression)))
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(name.lowercased())
-        hasher.combine(argumentCount)
+    /// The `nArg` of `sqlite3_create_function_v2`: -1 for variadic, and -2
+    /// (which SQLite refuses, with an error) for a count it can not take.
+    private static func sqliteArgumentCount(_ count: Int?) -> CInt {
+        guard let count else { return -1 }
+        return CInt(exactly: count) ?? -2
     }
-
-    /// The `nArg` of `sqlite3_create_function_v2`: -1 for variadic.
-    var sqliteArgumentCount: CInt { argumentCount.map { CInt($0) } ?? -1 }
 
     var textEncodingFlags: CInt { SQLITE_UTF8 | (isPure ? SQLITE_DETERMINISTIC : 0) }
 }
@@ -108,8 +126,50 @@ public struct DatabaseFunction: Hashable, Sendable {
 public protocol DatabaseAggregate: SendableMetatype {
     /// A new, empty aggregate: one per group of rows.
     init()
-    /// Adds the arguments of one row.
+    /// Adds the arguments of one row. Throwing fails the statement.
     mutating func step(_ dbValues: [DatabaseValue]) throws
     /// The result (nil for NULL), once every row is added.
     func finalize() throws -> (any DatabaseValueConvertible)?
+}
+
+extension DatabaseFunction {
+    /// `swiftCapitalizedString(x)`: `String.capitalized`, NULL for other
+    /// values than strings. Added to every connection.
+    public static let capitalize = DatabaseFunction("swiftCapitalizedString", argumentCount: 1, pure: true) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.capitalized
+    }
+
+    /// `swiftLowercaseString(x)`: `String.lowercased()`. Added to every connection.
+    public static let lowercase = DatabaseFunction("swiftLowercaseString", argumentCount: 1, pure: true) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.lowercased()
+    }
+
+    /// `swiftUppercaseString(x)`: `String.uppercased()`. Added to every connection.
+    public static let uppercase = DatabaseFunction("swiftUppercaseString", argumentCount: 1, pure: true) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.uppercased()
+    }
+
+    /// `swiftLocalizedCapitalizedString(x)`: `String.localizedCapitalized`.
+    /// Added to every connection.
+    public static let localizedCapitalize = DatabaseFunction(
+        "swiftLocalizedCapitalizedString", argumentCount: 1, pure: true
+    ) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.localizedCapitalized
+    }
+
+    /// `swiftLocalizedLowercaseString(x)`: `String.localizedLowercase`.
+    /// Added to every connection.
+    public static let localizedLowercase = DatabaseFunction(
+        "swiftLocalizedLowercaseString", argumentCount: 1, pure: true
+    ) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.localizedLowercase
+    }
+
+    /// `swiftLocalizedUppercaseString(x)`: `String.localizedUppercase`.
+    /// Added to every connection.
+    public static let localizedUppercase = DatabaseFunction(
+        "swiftLocalizedUppercaseString", argumentCount: 1, pure: true
+    ) { dbValues in
+        String.fromDatabaseValue(dbValues[0])?.localizedUppercase
+    }
 }

@@ -16,45 +16,14 @@ public struct DatabaseBackupProgress: Sendable, Equatable {
     public let isCompleted: Bool
 }
 
-extension DatabaseReader {
-    /// Copies the whole database into `writer`, replacing its content, with
-    /// SQLite's online backup API. See <https://www.sqlite.org/backup.html>.
-    ///
-    /// ```swift
-    /// let source = try DatabaseQueue(path: "/path/to/source.sqlite")
-    /// let copy = try DatabaseQueue(path: "/path/to/copy.sqlite")
-    /// try source.backup(to: copy)
-    /// ```
-    ///
-    /// The source is read in one transaction, so the copy holds exactly one
-    /// committed state even while other connections write. The destination is
-    /// written while no read runs on it (a barrier), and is left as it was
-    /// when the backup fails or is cancelled.
-    ///
-    /// - parameters:
-    ///   - writer: The destination.
-    ///   - pagesPerStep: The pages copied at each step; -1 (the default)
-    ///     copies everything in one step.
-    ///   - progress: Called after each step. Throwing from it cancels the
-    ///     backup, and the error is rethrown.
-    /// - throws: ``DatabaseError``, or the error thrown by `progress`.
-    public func backup(
-        to writer: some DatabaseWriter,
-        pagesPerStep: CInt = -1,
-        progress: ((DatabaseBackupProgress) throws -> Void)? = nil
-    ) throws {
-        precondition(self !== writer, "a database can not be backed up into itself")
-        try read { sourceDb in
-            try writer.barrierWriteWithoutTransaction { destinationDb in
-                try sourceDb.backup(to: destinationDb, pagesPerStep: pagesPerStep, progress: progress)
-            }
-        }
-    }
-}
-
 extension Database {
     /// Copies the whole database of this connection into `destination`,
     /// replacing its content. See ``DatabaseReader/backup(to:pagesPerStep:progress:)``.
+    ///
+    /// `progress` is called after each step, and at least once, on
+    /// completion. Throwing from it before completion abandons the backup
+    /// (the destination is left as it was) and the error is rethrown; on
+    /// completion its error is ignored.
     ///
     /// Steps that meet a lock (`SQLITE_BUSY`, `SQLITE_LOCKED`) are retried
     /// for the destination's busy timeout (one second when its busy mode
@@ -76,7 +45,9 @@ extension Database {
                 let code = sqlite3_backup_step(backup, pagesPerStep)
                 switch code {
                 case SQLITE_DONE:
-                    try progress?(DatabaseBackupProgress(backup, isCompleted: true))
+                    // The copy is complete: an error of the last report can
+                    // not abandon it, and is ignored, as in GRDB.
+                    try? progress?(DatabaseBackupProgress(backup, isCompleted: true))
                 case SQLITE_OK:
                     lockedSince = nil
                     try progress?(DatabaseBackupProgress(backup, isCompleted: false))
@@ -103,6 +74,8 @@ extension Database {
         guard code == SQLITE_OK else {
             throw destination.error(code: code)
         }
+        // The destination has a new schema.
+        destination.clearSchemaCache()
     }
 
     /// How long to retry an operation that meets a lock, in seconds: the busy

@@ -52,20 +52,20 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     // Primitive types take the statement fast path.
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forKey: key.stringValue) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forKey: key.stringValue) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forColumn: key.stringValue) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let index = row.index(forColumn: key.stringValue) else {
@@ -75,7 +75,7 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let dbValue = row.databaseValue(atIndex: index)
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             if let value = convertible.fromDatabaseValue(dbValue) as? T { return value }
-            throw RowDecodingError.valueMismatch(T.self, dbValue, column: key.stringValue, index: index, row: row)
+            throw RowDecodingError.valueMismatch(T.self, dbValue, row: row, key: .columnName(key.stringValue))
         }
         return try T(from: ColumnDecoder(dbValue: dbValue, codingPath: [key]))
     }

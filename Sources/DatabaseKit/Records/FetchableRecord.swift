@@ -21,72 +21,90 @@ public protocol FetchableRecord {
 }
 
 extension FetchableRecord {
+    fileprivate static func cursor(_ source: FetchSource) throws -> RecordCursor<Self> {
+        try RecordCursor(statement: source.statement, arguments: source.arguments, adapter: source.adapter)
+    }
+
     // MARK: From SQL
 
     /// A cursor over the records of a query.
     public static func fetchCursor(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
-    ) throws
-        -> RecordCursor<Self>
-    {
-        try RecordCursor(statement: db.statementForFetch(sql: sql), arguments: arguments, adapter: adapter)
+    ) throws -> RecordCursor<Self> {
+        try cursor(FetchSource(db, sql: sql, arguments: arguments, adapter: adapter))
     }
 
     /// All the records of a query.
     public static func fetchAll(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> [Self] {
-        try db.statementForFetch(sql: sql).fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchAll(Self.init(row:))
     }
 
     /// The record of the first row of a query, if any.
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Self? {
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchOne(Self.init(row:))
+    }
+
+    // MARK: From an SQL literal
+
+    /// A cursor over the records of an SQL literal.
+    public static func fetchCursor(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws
+        -> RecordCursor<Self>
+    {
+        try cursor(FetchSource(db, literal: sqlLiteral, adapter: adapter))
+    }
+
+    /// All the records of an SQL literal.
+    public static func fetchAll(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchAll(Self.init(row:))
+    }
+
+    /// The record of the first row of an SQL literal, if any.
+    public static func fetchOne(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchOne(Self.init(row:))
     }
 
     // MARK: From a prepared statement
 
     /// A cursor over the records of a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> RecordCursor<Self>
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> RecordCursor<Self>
     {
-        try RecordCursor(statement: statement, arguments: arguments, adapter: adapter)
+        try cursor(FetchSource(statement, arguments: arguments, adapter: adapter))
     }
 
     /// All the records of a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> [Self]
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> [Self]
     {
-        try statement.fetchAll(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchAll(Self.init(row:))
     }
 
     /// The record of the first row of a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> Self?
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> Self?
     {
-        try statement.fetchOne(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchOne(Self.init(row:))
     }
 
     // MARK: From a request
 
     /// A cursor over the records of a request.
-    public static func fetchCursor<R>(_ db: Database, _ request: SQLRequest<R>) throws -> RecordCursor<Self> {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchCursor(statement, arguments: arguments, adapter: adapter)
+    public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RecordCursor<Self> {
+        try cursor(FetchSource(db, request: request))
     }
 
     /// All the records of a request.
-    public static func fetchAll<R>(_ db: Database, _ request: SQLRequest<R>) throws -> [Self] {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchAll(statement, arguments: arguments, adapter: adapter)
+    public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
+        try FetchSource(db, request: request).fetchAll(Self.init(row:))
     }
 
     /// The record of the first row of a request, if any.
-    public static func fetchOne<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Self? {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchOne(statement, arguments: arguments, adapter: adapter)
+    public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
+        try FetchSource(db, request: request, singleResult: true).fetchOne(Self.init(row:))
     }
 }
 
@@ -95,28 +113,37 @@ extension FetchableRecord where Self: Hashable {
     public static func fetchSet(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Set<Self> {
-        try db.statementForFetch(sql: sql).fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(db, sql: sql, arguments: arguments, adapter: adapter).fetchSet(Self.init(row:))
+    }
+
+    /// The distinct records of an SQL literal.
+    public static func fetchSet(_ db: Database, literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try FetchSource(db, literal: sqlLiteral, adapter: adapter).fetchSet(Self.init(row:))
     }
 
     /// The distinct records of a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws
-        -> Set<Self>
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
+        throws -> Set<Self>
     {
-        try statement.fetchSet(arguments: arguments, adapter: adapter, Self.init(row:))
+        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchSet(Self.init(row:))
     }
 
     /// The distinct records of a request.
-    public static func fetchSet<R>(_ db: Database, _ request: SQLRequest<R>) throws -> Set<Self> {
-        let (statement, arguments, adapter) = try request.makeStatement(db)
-        return try fetchSet(statement, arguments: arguments, adapter: adapter)
+    public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
+        try FetchSource(db, request: request).fetchSet(Self.init(row:))
     }
 }
 
-extension SQLRequest where RowDecoder: FetchableRecord {
+extension FetchRequest where RowDecoder: FetchableRecord {
     /// A cursor over the records of the request.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try RowDecoder.fetchCursor(db, self) }
     /// All the records of the request.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try RowDecoder.fetchAll(db, self) }
     /// The record of the first row of the request, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try RowDecoder.fetchOne(db, self) }
+}
+
+extension FetchRequest where RowDecoder: FetchableRecord & Hashable {
+    /// The distinct records of the request.
+    public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try RowDecoder.fetchSet(db, self) }
 }

@@ -16,7 +16,7 @@ public struct PersistenceContainer: Sendable {
     /// The value of a column, nil when NULL or absent; setting appends the
     /// column, or replaces its value.
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
-        get { index(of: column).map { databaseValues[$0].storageValue } ?? nil }
+        get { index(of: column).map { databaseValues[$0].storage.value } ?? nil }
         set { setValue(newValue?.databaseValue ?? .null, forColumn: column) }
     }
 

@@ -30,6 +30,12 @@ struct RecordStatementCache {
     mutating func removeAll() {
         if !statements.isEmpty { statements.removeAll() }
     }
+
+    /// Drops the statements that match.
+    mutating func removeAll(where shouldRemove: (Statement) -> Bool) {
+        if statements.isEmpty { return }
+        statements = statements.filter { !shouldRemove($0.value) }
+    }
 }
 
 extension Database {

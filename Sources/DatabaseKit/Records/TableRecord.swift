@@ -11,10 +11,16 @@ public protocol TableRecord {
     /// The table name. By default, the type name with a lowercased first
     /// letter: `Player` is stored in "player", `HTTPRequest` in "httpRequest".
     static var databaseTableName: String { get }
+
+    /// The columns a record selects, as `\(columnsOf: Player.self)`
+    /// interpolates them. Default: all columns.
+    static var databaseSelection: [any SQLSelectable] { get }
 }
 
 extension TableRecord {
     public static var databaseTableName: String { defaultTableName(for: String(describing: Self.self)) }
+
+    public static var databaseSelection: [any SQLSelectable] { [AllColumns()] }
 }
 
 /// "Player" → "player", "HTTPRequest" → "httpRequest", "URL" → "url".

@@ -1,48 +1,133 @@
+import Foundation
+
 // Schema introspection, on the PRAGMAs SQLite documents
-// (https://www.sqlite.org/pragma.html#pragfunc). Table and schema names are
-// always passed as arguments, never spliced into SQL.
+// (https://www.sqlite.org/pragma.html#pragfunc).
+//
+// Without a schema name, a table is looked up as SQLite resolves names: in
+// temp, then main, then the attached databases, in attachment order. With a
+// schema name, only there; an unknown schema throws "no such schema".
 
 extension Database {
+    // MARK: Schemas
+
+    /// The schemas of the connection, temp first.
+    func schemaIdentifiers() throws -> [DatabaseSchemaID] {
+        try validateSchemaCache()
+        if let schemaIDs = schemaCache.schemaIDs { return schemaIDs }
+        var schemaIDs = try String.fetchAll(self, sql: "SELECT name FROM pragma_database_list ORDER BY seq").map(DatabaseSchemaID.init(name:))
+        // temp shadows the other schemas. SQLite lists it once it holds
+        // something, and always resolves it.
+        schemaIDs.removeAll { $0 == .temp }
+        schemaIDs.insert(.temp, at: 0)
+        schemaCache.schemaIDs = schemaIDs
+        return schemaIDs
+    }
+
+    /// The schema with this name (case-insensitive).
+    ///
+    /// - throws: "no such schema: name".
+    private func schemaIdentifier(named name: String) throws -> DatabaseSchemaID {
+        let lowercased = name.lowercased()
+        guard let schemaID = try schemaIdentifiers().first(where: { $0.name.lowercased() == lowercased }) else {
+            throw DatabaseError.noSuchSchema(name)
+        }
+        return schemaID
+    }
+
+    /// The objects of a schema.
+    func schema(_ schemaID: DatabaseSchemaID) throws -> SchemaInfo {
+        if let info = schemaCache.schemaInfos[schemaID] { return info }
+        let info = try SchemaInfo(self, schemaID: schemaID)
+        schemaCache.schemaInfos[schemaID] = info
+        return info
+    }
+
+    /// The name of a table as its schema spells it, nil when no schema has
+    /// it. The schema tables are tables too.
+    func canonicalTableName(_ tableName: String) throws -> String? {
+        for schemaID in try schemaIdentifiers() {
+            if let name = try schema(schemaID).canonicalName(tableName, ofType: .table) { return name }
+            if tableName.lowercased() == schemaID.unqualifiedSchemaTableName { return schemaID.unqualifiedSchemaTableName }
+        }
+        return nil
+    }
+
+    /// The names of every table of every schema.
+    func allTableNames() throws -> [String] {
+        try schemaIdentifiers().flatMap { schemaID in
+            try schema(schemaID).objects.filter { $0.type == .table }.map(\.name).sorted()
+        }
+    }
+
     // MARK: Existence
 
-    /// True when the table exists (in `schemaName`, or in main and temp).
+    /// True when the table exists (in `schemaName`, or in any schema).
+    ///
+    /// - throws: ``DatabaseError`` "no such schema" for an unknown schema.
     public func tableExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
-        try schemaObjectExists(type: "table", name: name, in: schemaName)
+        try objectExists(name, ofType: .table, in: schemaName)
     }
 
-    /// True when the view exists (in `schemaName`, or in main and temp).
+    /// True when the view exists (in `schemaName`, or in any schema).
     public func viewExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
-        try schemaObjectExists(type: "view", name: name, in: schemaName)
+        try objectExists(name, ofType: .view, in: schemaName)
     }
 
-    /// True when the trigger exists (in `schemaName`, or in main and temp).
+    /// True when the trigger exists (in `schemaName`, or in any schema).
     public func triggerExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
-        try schemaObjectExists(type: "trigger", name: name, in: schemaName)
+        try objectExists(name, ofType: .trigger, in: schemaName)
     }
 
-    /// True when the index exists (in `schemaName`, or in main and temp).
+    /// True when the index exists (in `schemaName`, or in any schema).
     public func indexExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
-        try schemaObjectExists(type: "index", name: name, in: schemaName)
+        try objectExists(name, ofType: .index, in: schemaName)
     }
 
-    private func schemaObjectExists(type: String, name: String, in schemaName: String?) throws -> Bool {
-        let schemas = schemaName.map { [$0] } ?? ["main", "temp"]
-        for schema in schemas {
-            let master = schema.lowercased() == "temp" ? "sqlite_temp_master" : "sqlite_master"
-            let sql = "SELECT 1 FROM \(schema.quotedDatabaseIdentifier).\(master) WHERE type = ? AND name = ? COLLATE NOCASE"
-            if try Int.fetchOne(self, sql: sql, arguments: [type, name]) != nil { return true }
-        }
-        return false
+    private func objectExists(_ name: String, ofType type: SchemaObjectType, in schemaName: String?) throws -> Bool {
+        if let schemaName { return try schema(schemaIdentifier(named: schemaName)).contains(name, ofType: type) }
+        return try schemaIdentifiers().contains { try schema($0).contains(name, ofType: type) }
     }
 
-    /// True for the tables SQLite manages itself (`sqlite_sequence`, `sqlite_stat1`, ...).
+    /// True for the tables SQLite manages itself (`sqlite_sequence`,
+    /// `sqlite_stat1`, ...) and the `pragma_` table-valued functions.
     public static func isSQLiteInternalTable(_ tableName: String) -> Bool {
-        tableName.lowercased().hasPrefix("sqlite_")
+        tableName.hasPrefix("sqlite_") || tableName.hasPrefix("pragma_")
     }
 
-    // MARK: Columns and keys
+    /// True for the tables GRDB and DatabaseKit manage (`grdb_migrations`).
+    public static func isGRDBInternalTable(_ tableName: String) -> Bool {
+        tableName.hasPrefix("grdb_")
+    }
 
-    /// The columns of a table or view, in table order.
+    // MARK: Introspection helpers
+
+    /// The result of `introspect` for a table: in one schema, or the first
+    /// schema that has it; nil results are cached too.
+    private func lookUp<T>(
+        _ cache: WritableKeyPath<SchemaCache, [SchemaCache.Key: T?]>,
+        _ tableName: String, in schemaName: String?,
+        _ introspect: (DatabaseObjectID) throws -> T?
+    ) throws -> T? {
+        try validateSchemaCache()
+        let key = SchemaCache.Key(table: tableName, schema: schemaName)
+        if let cached = schemaCache[keyPath: cache][key] { return cached }
+        var result: T?
+        if let schemaName {
+            result = try introspect(DatabaseObjectID(name: tableName, schemaID: schemaIdentifier(named: schemaName)))
+        } else {
+            for schemaID in try schemaIdentifiers() {
+                result = try introspect(DatabaseObjectID(name: tableName, schemaID: schemaID))
+                if result != nil { break }
+            }
+        }
+        schemaCache[keyPath: cache][key] = .some(result)
+        return result
+    }
+
+    // MARK: Columns
+
+    /// The columns of a table or view, in table order (the hidden columns of
+    /// virtual tables excluded; generated columns included).
     ///
     /// ```swift
     /// for column in try db.columns(in: "player") {
@@ -52,20 +137,25 @@ extension Database {
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func columns(in tableName: String, in schemaName: String? = nil) throws -> [ColumnInfo] {
-        try validateSchemaCache()
-        let key = SchemaCache.key(tableName, schemaName)
-        if let columns = schemaCache.columns[key] { return columns }
-        // hidden = 1 marks the hidden columns of virtual tables; generated
-        // columns (2, 3) are real columns of the table.
-        let columns = try ColumnInfo.fetchAll(
-            self, sql: "SELECT * FROM pragma_table_xinfo(?, ?) WHERE hidden <> 1 ORDER BY cid",
-            arguments: [tableName, schemaName])
-        guard !columns.isEmpty else { throw noSuchTable(tableName, in: schemaName) }
-        schemaCache.columns[key] = columns
-        return columns
+        guard let columns = try lookUp(\.columns, tableName, in: schemaName, primitiveColumns) else {
+            throw DatabaseError.noSuchTable(tableName)
+        }
+        return columns.filter { $0.hidden != 1 }
     }
 
+    /// The columns of `PRAGMA table_xinfo`, hidden ones included; nil when
+    /// the table or view does not exist.
+    private func primitiveColumns(_ table: DatabaseObjectID) throws -> [ColumnInfo]? {
+        let columns = try ColumnInfo.fetchAll(
+            self, sql: "SELECT * FROM pragma_table_xinfo(?, ?) ORDER BY cid", arguments: [table.name, table.schemaID.name])
+        return columns.isEmpty ? nil : columns
+    }
+
+    // MARK: Primary key
+
     /// The primary key of a table: its declared columns, or the hidden rowid.
+    /// A view has a primary key only when the configuration's
+    /// ``Configuration/schemaSource`` gives one.
     ///
     /// ```swift
     /// let key = try db.primaryKey("player")
@@ -73,112 +163,153 @@ extension Database {
     /// key.rowIDColumn  // "id" for an INTEGER PRIMARY KEY
     /// ```
     ///
-    /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
+    /// - throws: ``DatabaseError`` "no such table", or "database view ... has
+    ///   no primary key".
     public func primaryKey(_ tableName: String, in schemaName: String? = nil) throws -> PrimaryKeyInfo {
-        try validateSchemaCache()
-        let key = SchemaCache.key(tableName, schemaName)
-        if let primaryKey = schemaCache.primaryKeys[key] { return primaryKey }
-        let keyColumns = try columns(in: tableName, in: schemaName)
-            .filter { $0.primaryKeyIndex > 0 }
-            .sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
-        let primaryKey: PrimaryKeyInfo
-        if keyColumns.isEmpty {
-            primaryKey = .hiddenRowID
-        } else if keyColumns.count == 1, keyColumns[0].type.uppercased() == "INTEGER",
-            // A WITHOUT ROWID table, unlike a rowid alias, has an index for its key.
-            try !indexes(on: tableName, in: schemaName).contains(where: { $0.origin == .primaryKeyConstraint })
-        {
-            primaryKey = PrimaryKeyInfo(columns: [keyColumns[0].name], rowIDColumn: keyColumns[0].name, isRowID: true)
-        } else {
-            primaryKey = PrimaryKeyInfo(columns: keyColumns.map(\.name), rowIDColumn: nil, isRowID: false)
+        if let primaryKey = try lookUp(\.primaryKeys, tableName, in: schemaName, primaryKey(of:)) { return primaryKey }
+        if try viewExists(tableName, in: schemaName) {
+            throw DatabaseError(message: "database view \(tableName) has no primary key")
         }
-        schemaCache.primaryKeys[key] = primaryKey
-        return primaryKey
+        throw DatabaseError.noSuchTable(tableName)
     }
 
+    private func primaryKey(of table: DatabaseObjectID) throws -> PrimaryKeyInfo? {
+        let info = try schema(table.schemaID)
+        if info.contains(table.name, ofType: .view) {
+            guard let schemaSource, let columns = try schemaSource.columnsForPrimaryKey(self, inView: table), !columns.isEmpty,
+                let viewColumns = try primitiveColumns(table)
+            else { return nil }
+            let keyColumns = try columns.enumerated().map { position, name in
+                guard var column = viewColumns.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_MISUSE,
+                        message: "the schema source gives a primary key column that view \(table.name) does not have: \(name)")
+                }
+                column.primaryKeyIndex = position + 1
+                return column
+            }
+            return .regular(keyColumns, tableHasRowID: false)
+        }
+        guard info.contains(table.name, ofType: .table), let columns = try primitiveColumns(table) else { return nil }
+        let keyColumns = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
+        switch keyColumns.count {
+        case 0:
+            return .hiddenRowID
+        case 1 where keyColumns[0].type.uppercased() == "INTEGER" && !isWithoutRowID(table, info):
+            return .rowID(keyColumns[0])
+        default:
+            return .regular(keyColumns, tableHasRowID: !isWithoutRowID(table, info))
+        }
+    }
+
+    /// True for a `WITHOUT ROWID` table (`PRAGMA table_list`, SQLite 3.37+).
+    private func isWithoutRowID(_ table: DatabaseObjectID, _ info: SchemaInfo) -> Bool {
+        let flag = try? Bool.fetchOne(
+            self, sql: "SELECT wr FROM pragma_table_list(?) WHERE schema = ?", arguments: [table.name, table.schemaID.name])
+        return flag ?? false
+    }
+
+    // MARK: Indexes
+
     /// The indexes of a table, including those of `UNIQUE` and `PRIMARY KEY`
-    /// constraints.
+    /// constraints. Indexes on expressions are not listed.
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func indexes(on tableName: String, in schemaName: String? = nil) throws -> [IndexInfo] {
-        try validateSchemaCache()
-        let key = SchemaCache.key(tableName, schemaName)
-        if let indexes = schemaCache.indexes[key] { return indexes }
-        let indexes = try readIndexes(on: tableName, in: schemaName)
-        schemaCache.indexes[key] = indexes
+        guard let indexes = try lookUp(\.indexes, tableName, in: schemaName, indexes(of:)) else {
+            throw DatabaseError.noSuchTable(tableName)
+        }
         return indexes
     }
 
-    private func readIndexes(on tableName: String, in schemaName: String?) throws -> [IndexInfo] {
+    private func indexes(of table: DatabaseObjectID) throws -> [IndexInfo]? {
+        guard try schema(table.schemaID).contains(table.name, ofType: .table) else { return nil }
         let list = try Row.fetchAll(
             self, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?, ?) ORDER BY seq",
-            arguments: [tableName, schemaName])
-        if list.isEmpty, try !tableExists(tableName, in: schemaName) {
-            throw noSuchTable(tableName, in: schemaName)
-        }
-        return try list.map { row in
+            arguments: [table.name, table.schemaID.name])
+        return try list.compactMap { row in
             let name: String = row[0]
             let columns = try String?.fetchAll(
-                self, sql: "SELECT name FROM pragma_index_info(?, ?) ORDER BY seqno", arguments: [name, schemaName])
+                self, sql: "SELECT name FROM pragma_index_info(?, ?) ORDER BY seqno", arguments: [name, table.schemaID.name])
+            // A NULL name is the rowid or an expression: not an index of columns.
+            guard !columns.contains(nil) else { return nil }
             return IndexInfo(
-                name: name, columns: columns.map { $0 ?? "" }, isUnique: row[1],
-                origin: IndexInfo.Origin(rawValue: row[2]) ?? .createIndex, isPartial: row[3])
+                name: name, columns: columns.compactMap { $0 }, isUnique: row[1], origin: IndexInfo.Origin(rawValue: row[2]),
+                isPartial: row[3])
         }
     }
+
+    /// True when the columns identify at most one row: they contain the
+    /// primary key, or the columns of a unique index. Column names are
+    /// compared case-insensitively.
+    ///
+    /// ```swift
+    /// try db.table("player", hasUniqueKey: ["email"])  // true with a UNIQUE email
+    /// ```
+    public func table(_ tableName: String, hasUniqueKey columns: some Collection<String>) throws -> Bool {
+        try columnsForUniqueKey(columns, in: tableName) != nil
+    }
+
+    /// The columns of the unique key that `columns` contains, if any: the
+    /// primary key first, then unique indexes.
+    func columnsForUniqueKey(_ columns: some Collection<String>, in tableName: String) throws -> [String]? {
+        let given = Set(columns.map { $0.lowercased() })
+        if given.isEmpty { return nil }
+        if let primaryKey = try? self.primaryKey(tableName) {
+            if primaryKey.tableHasRowID && given == ["rowid"] { return ["rowid"] }
+            if Set(primaryKey.columns.map { $0.lowercased() }).isSubset(of: given) { return primaryKey.columns }
+        }
+        if try tableExists(tableName) {
+            let index = try indexes(on: tableName).first { index in
+                index.isUnique && !index.isPartial && Set(index.columns.map { $0.lowercased() }).isSubset(of: given)
+            }
+            if let index { return index.columns }
+        }
+        return nil
+    }
+
+    // MARK: Foreign keys
 
     /// The foreign keys of a table.
     ///
     /// - throws: ``DatabaseError`` "no such table" when the table does not exist.
     public func foreignKeys(on tableName: String, in schemaName: String? = nil) throws -> [ForeignKeyInfo] {
+        guard let keys = try lookUp(\.foreignKeys, tableName, in: schemaName, foreignKeys(of:)) else {
+            throw DatabaseError.noSuchTable(tableName)
+        }
+        return keys
+    }
+
+    private func foreignKeys(of table: DatabaseObjectID) throws -> [ForeignKeyInfo]? {
+        guard try schema(table.schemaID).contains(table.name, ofType: .table) else { return nil }
         let rows = try Row.fetchAll(
             self,
             sql: "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq",
-            arguments: [tableName, schemaName])
-        if rows.isEmpty, try !tableExists(tableName, in: schemaName) {
-            throw noSuchTable(tableName, in: schemaName)
-        }
+            arguments: [table.name, table.schemaID.name])
         var keys: [ForeignKeyInfo] = []
         var index = 0
         while index < rows.count {
             let id: Int = rows[index][0]
             let group = rows[index...].prefix { $0[0] as Int == id }
             index += group.count
-            let destinationTable: String = group.first![1]
-            var destinationColumns = group.compactMap { $0[3] as String? }
-            if destinationColumns.count != group.count {
+            let destinationTable: String = group.first![1]  // the group holds at least the row at `index`
+            let origins: [String] = group.map { $0[2] }
+            var destinations = group.compactMap { $0[3] as String? }
+            if destinations.count != group.count {
                 // `REFERENCES team` with no column list references the primary
                 // key. SQLite accepts a reference to a table that does not
                 // exist (yet): its columns are then unknown, and left empty.
-                destinationColumns =
-                    try tableExists(destinationTable, in: schemaName)
-                    ? primaryKey(destinationTable, in: schemaName).columns : []
+                destinations =
+                    try tableExists(destinationTable, in: table.schemaID.name)
+                    ? primaryKey(destinationTable, in: table.schemaID.name).columns : []
             }
             keys.append(
                 ForeignKeyInfo(
-                    id: id, destinationTable: destinationTable, originColumns: group.map { $0[2] },
-                    destinationColumns: destinationColumns, onDelete: group.first![5], onUpdate: group.first![4]))
+                    id: id, destinationTable: destinationTable,
+                    mapping: zip(origins, destinations).map { (origin: $0, destination: $1) },
+                    onDelete: group.first![5], onUpdate: group.first![4]))
         }
         return keys
-    }
-
-    /// True when the columns identify at most one row: they contain the primary
-    /// key, or the columns of a unique index without a `WHERE` clause.
-    /// Column names are compared case-insensitively.
-    ///
-    /// ```swift
-    /// try db.table("player", hasUniqueKey: ["email"])  // true with a UNIQUE email
-    /// ```
-    public func table(_ tableName: String, hasUniqueKey columns: some Sequence<String>) throws -> Bool {
-        let given = Set(columns.map { $0.lowercased() })
-        let primaryKey = try primaryKey(tableName)
-        if Set(primaryKey.columns.map { $0.lowercased() }).isSubset(of: given) { return true }
-        if let rowIDColumn = primaryKey.rowIDColumn, given.contains("rowid") || given.contains(rowIDColumn.lowercased()) {
-            return true
-        }
-        return try indexes(on: tableName).contains { index in
-            index.isUnique && !index.isPartial && !index.columns.contains("")
-                && Set(index.columns.map { $0.lowercased() }).isSubset(of: given)
-        }
     }
 
     // MARK: Schema version and foreign key checks
@@ -189,27 +320,37 @@ extension Database {
         try Int32.fetchOne(self, sql: "PRAGMA schema_version") ?? 0
     }
 
-    /// The rows that break a foreign key constraint, in all tables or in one
+    /// The rows that break a foreign key constraint, in all tables
     /// (`PRAGMA foreign_key_check`). Useful after inserting with foreign keys off.
-    public func foreignKeyViolations(in tableName: String? = nil) throws -> RecordCursor<ForeignKeyViolation> {
-        var sql = "PRAGMA foreign_key_check"
-        if let tableName { sql += "(\(tableName.quotedDatabaseIdentifier))" }
-        return try ForeignKeyViolation.fetchCursor(self, sql: sql)
+    public func foreignKeyViolations() throws -> RecordCursor<ForeignKeyViolation> {
+        try ForeignKeyViolation.fetchCursor(self, sql: "PRAGMA foreign_key_check")
     }
 
-    /// Throws the first foreign key violation, in all tables or in one.
+    /// The rows of a table that break a foreign key constraint.
+    ///
+    /// - throws: ``DatabaseError`` "no such table" or "no such schema".
+    public func foreignKeyViolations(in tableName: String, in schemaName: String? = nil) throws -> RecordCursor<ForeignKeyViolation> {
+        let schemaIDs = try schemaName.map { [try schemaIdentifier(named: $0)] } ?? schemaIdentifiers()
+        for schemaID in schemaIDs where try schema(schemaID).contains(tableName, ofType: .table) {
+            return try ForeignKeyViolation.fetchCursor(
+                self,
+                sql: "PRAGMA \(schemaID.name.quotedDatabaseIdentifier).foreign_key_check(\(tableName.quotedDatabaseIdentifier))")
+        }
+        throw DatabaseError.noSuchTable(tableName)
+    }
+
+    /// Throws the first foreign key violation, in all tables.
     ///
     /// - throws: ``DatabaseError`` with the extended code
-    ///   `SQLITE_CONSTRAINT_FOREIGNKEY`, and a message naming the tables and the rowid.
-    public func checkForeignKeys(in tableName: String? = nil) throws {
-        if let violation = try foreignKeyViolations(in: tableName).next() {
-            throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: violation.description)
-        }
+    ///   `SQLITE_CONSTRAINT_FOREIGNKEY`, and a message naming the tables,
+    ///   the columns and the row; see ``ForeignKeyViolation/failureDescription(_:)``.
+    public func checkForeignKeys() throws {
+        if let violation = try foreignKeyViolations().next() { throw violation.databaseError(self) }
     }
 
-    private func noSuchTable(_ tableName: String, in schemaName: String?) -> DatabaseError {
-        let name = schemaName.map { "\($0).\(tableName)" } ?? tableName
-        return DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(name)")
+    /// Throws the first foreign key violation of a table.
+    public func checkForeignKeys(in tableName: String, in schemaName: String? = nil) throws {
+        if let violation = try foreignKeyViolations(in: tableName, in: schemaName).next() { throw violation.databaseError(self) }
     }
 }
 

@@ -15,6 +15,7 @@ import Foundation
 /// See <https://www.sqlite.org/datatype3.html>.
 public struct DatabaseValue: Hashable, Sendable {
     /// The SQLite storage classes.
+    @frozen
     public enum Storage: Equatable, Sendable {
         /// NULL
         case null
@@ -26,6 +27,17 @@ public struct DatabaseValue: Hashable, Sendable {
         case string(String)
         /// A blob.
         case blob(Data)
+
+        /// The stored value: `Int64`, `Double`, `String` or `Data`; nil for NULL.
+        public var value: (any DatabaseValueConvertible)? {
+            switch self {
+            case .null: return nil
+            case .int64(let int64): return int64
+            case .double(let double): return double
+            case .string(let string): return string
+            case .blob(let data): return data
+            }
+        }
     }
 
     /// The stored value.
@@ -48,6 +60,24 @@ public struct DatabaseValue: Hashable, Sendable {
     /// Creates a value from any convertible value; nil gives NULL.
     public init(value: (any DatabaseValueConvertible)?) {
         self = value?.databaseValue ?? .null
+    }
+
+    /// Creates a value from a value of any type, or returns nil when the
+    /// type is not ``DatabaseValueConvertible``.
+    ///
+    /// ```swift
+    /// DatabaseValue(value: 1 as Any)           // 1
+    /// DatabaseValue(value: NSNull() as Any)    // NULL
+    /// DatabaseValue(value: [1, 2] as Any)      // nil
+    /// ```
+    public init?(value: Any) {
+        guard let convertible = value as? any DatabaseValueConvertible else { return nil }
+        self = convertible.databaseValue
+    }
+
+    /// Reads column `index` of the current row of a statement.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self.init(columnOf: sqliteStatement, at: index)
     }
 
     /// Reads column `index` of the current row of a statement.
@@ -127,45 +157,31 @@ public struct DatabaseValue: Hashable, Sendable {
     }
 }
 
-/// A string between double quotes, with quotes and backslashes escaped.
-private func quoted(_ string: String) -> String {
-    var result = "\""
-    for character in string {
-        if character == "\"" || character == "\\" { result.append("\\") }
-        result.append(character)
-    }
-    return result + "\""
-}
-
 private func int64EqualsDouble(_ int64: Int64, _ double: Double) -> Bool {
     guard let exact = Int64(exactly: double) else { return false }
     return exact == int64
 }
 
 extension DatabaseValue: CustomStringConvertible {
-    /// The value as an SQL literal: `NULL`, `1`, `1.5`, `"text"`, `<N bytes>`.
+    /// `NULL`, `1`, `1.5`, `"text"` (quoted and escaped as Swift does),
+    /// `Data(3 bytes)`.
     public var description: String {
         switch storage {
         case .null: return "NULL"
         case .int64(let int64): return String(int64)
         case .double(let double): return String(double)
-        case .string(let string): return quoted(string)
-        case .blob(let data): return "Data(\(data.count) bytes)"
+        case .string(let string): return String(reflecting: string)
+        case .blob(let data): return "Data(\(data.description))"
         }
     }
 }
 
-extension DatabaseValue: DatabaseValueConvertible, StatementColumnConvertible {
+extension DatabaseValue: DatabaseValueConvertible {
     /// Returns self.
     public var databaseValue: DatabaseValue { self }
 
     /// Returns the value itself, NULL included.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseValue? { dbValue }
-
-    /// Reads any column, NULL included.
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        self.init(columnOf: sqliteStatement, at: index)
-    }
 }
 
 /// Reads a text value without a NUL-terminated copy (texts may hold NUL

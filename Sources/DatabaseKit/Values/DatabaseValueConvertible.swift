@@ -7,6 +7,9 @@ public typealias SQLiteStatement = OpaquePointer
 /// A raw SQLite connection handle (`sqlite3 *`).
 public typealias SQLiteConnection = OpaquePointer
 
+/// A raw SQLite value handle (`sqlite3_value *`).
+public typealias SQLiteValue = OpaquePointer
+
 /// A type that can bind itself to a statement parameter.
 public protocol StatementBinding {
     /// Binds the value to the parameter at `index` (1-based) and returns
@@ -29,9 +32,10 @@ public protocol StatementBinding {
 /// }
 /// ```
 ///
-/// `RawRepresentable` types whose raw value is convertible (Swift enums) get both
-/// requirements for free.
-public protocol DatabaseValueConvertible: StatementBinding {
+/// `RawRepresentable` types whose raw value is convertible (Swift enums) get
+/// both requirements for free, and so do `Codable` types, stored as JSON
+/// (see ``databaseJSONEncoder()``).
+public protocol DatabaseValueConvertible: SQLExpressible, StatementBinding {
     /// The value to store in the database.
     var databaseValue: DatabaseValue { get }
 
@@ -40,7 +44,7 @@ public protocol DatabaseValueConvertible: StatementBinding {
     static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self?
 
     /// The value for a column that a row does not contain, or nil to report
-    /// an error. Only `Optional` returns a value (nil).
+    /// an error. Only `Optional` returns a value (nil): do not implement it.
     static func fromMissingColumn() -> Self?
 }
 
@@ -52,6 +56,32 @@ extension DatabaseValueConvertible {
 
     /// Missing columns are an error by default.
     public static func fromMissingColumn() -> Self? { nil }
+
+    /// The value, as an SQL expression: a bound argument.
+    public var sqlExpression: SQLExpression { .value(databaseValue) }
+
+    /// The decoder of the JSON that `Decodable` values are stored as: Base64
+    /// data, dates in milliseconds since 1970, and an error for non-finite
+    /// numbers.
+    public static func databaseJSONDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .base64
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.nonConformingFloatDecodingStrategy = .throw
+        return decoder
+    }
+
+    /// The encoder of the JSON that `Encodable` values are stored as: Base64
+    /// data, dates in milliseconds since 1970, sorted keys, and an error for
+    /// non-finite numbers.
+    public static func databaseJSONEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .base64
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
 }
 
 /// A type that reads itself straight from a statement column, without building
@@ -60,15 +90,27 @@ extension DatabaseValueConvertible {
 /// ```swift
 /// extension Celsius: StatementColumnConvertible {
 ///     init?(sqliteStatement: SQLiteStatement, index: CInt) {
-///         guard sqlite3_column_type(sqliteStatement, index) == SQLITE_FLOAT else { return nil }
 ///         self.init(degrees: sqlite3_column_double(sqliteStatement, index))
 ///     }
 /// }
 /// ```
 public protocol StatementColumnConvertible {
-    /// Reads column `index` (0-based) of the current row, or returns nil when
-    /// the column can not be converted (NULL included, except for `Optional`).
+    /// The value of a column, nil when it is NULL or can not be converted.
+    /// The default implementation returns nil for NULL, and calls
+    /// ``init(sqliteStatement:index:)`` otherwise. Do not implement it.
+    static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self?
+
+    /// Reads column `index` (0-based) of the current row, which is not NULL,
+    /// or returns nil when it can not be converted.
     init?(sqliteStatement: SQLiteStatement, index: CInt)
+}
+
+extension StatementColumnConvertible {
+    @inline(__always)
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self? {
+        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+        return Self(sqliteStatement: sqliteStatement, index: index)
+    }
 }
 
 extension DatabaseValue: StatementBinding {
@@ -98,7 +140,7 @@ func bindText(_ string: String, to sqliteStatement: OpaquePointer, at index: CIn
             return dbkit_bind_text_transient(sqliteStatement, index, "", 0)
         }
         return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-            dbkit_bind_text_transient(sqliteStatement, index, $0, CInt(buffer.count))
+            dbkit_bind_text_transient(sqliteStatement, index, $0, CInt(clamping: buffer.count))
         }
     }
 }
@@ -111,13 +153,13 @@ func bindBlob(_ data: Data, to sqliteStatement: OpaquePointer, at index: CInt) -
         return sqlite3_bind_zeroblob(sqliteStatement, index, 0)
     }
     return data.withUnsafeBytes { buffer in
-        dbkit_bind_blob_transient(sqliteStatement, index, buffer.baseAddress, CInt(buffer.count))
+        dbkit_bind_blob_transient(sqliteStatement, index, buffer.baseAddress, CInt(clamping: buffer.count))
     }
 }
 
 // MARK: - Optional
 
-extension Optional: StatementBinding where Wrapped: DatabaseValueConvertible {
+extension Optional: StatementBinding where Wrapped: StatementBinding {
     /// Binds the wrapped value, or NULL.
     public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
         switch self {
@@ -133,10 +175,12 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         self?.databaseValue ?? .null
     }
 
-    /// NULL gives `.some(nil)`; other values are converted by `Wrapped`.
+    /// The wrapped value when `Wrapped` converts the database value, `.some(nil)`
+    /// for another NULL, nil for a value that does not convert.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Wrapped?? {
+        if let value = Wrapped.fromDatabaseValue(dbValue) { return .some(value) }
         if dbValue.isNull { return .some(nil) }
-        return Wrapped.fromDatabaseValue(dbValue).map { .some($0) }
+        return nil
     }
 
     /// A missing column decodes as nil.
@@ -144,15 +188,19 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 }
 
 extension Optional: StatementColumnConvertible where Wrapped: StatementColumnConvertible {
-    /// NULL gives `.some(nil)`; other values are converted by `Wrapped`.
+    /// The wrapped value, `.some(nil)` for NULL, nil for a value that does
+    /// not convert.
+    @inline(__always)
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Wrapped?? {
+        if let value = Wrapped.fromStatement(sqliteStatement, atUncheckedIndex: index) { return .some(value) }
+        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return .some(nil) }
+        return nil
+    }
+
+    /// The wrapped value read from a non-NULL column.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL {
-            self = Optional<Wrapped>.none  // a successful init whose value is nil
-        } else if let value = Wrapped(sqliteStatement: sqliteStatement, index: index) {
-            self = .some(value)
-        } else {
-            return nil
-        }
+        guard let value = Wrapped(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self = .some(value)
     }
 }
 
@@ -165,5 +213,39 @@ extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: Datab
     /// A value whose raw value converts from the database value.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(dbValue).flatMap(Self.init(rawValue:))
+    }
+}
+
+extension StatementBinding where Self: RawRepresentable, RawValue: StatementBinding {
+    /// Binds the raw value.
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        rawValue.bind(to: sqliteStatement, at: index)
+    }
+}
+
+extension StatementColumnConvertible where Self: RawRepresentable, RawValue: StatementColumnConvertible {
+    /// A value whose raw value reads from the column.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let rawValue = RawValue(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self.init(rawValue: rawValue)
+    }
+}
+
+extension SQLExpressible where Self: RawRepresentable, RawValue: SQLExpressible {
+    /// The raw value's expression.
+    public var sqlExpression: SQLExpression { rawValue.sqlExpression }
+}
+
+// MARK: - Foundation reference types
+
+extension DatabaseValueConvertible where Self: ReferenceConvertible, ReferenceType: DatabaseValueConvertible {
+    /// The reference type's database value.
+    public var databaseValue: DatabaseValue {
+        (self as? ReferenceType)?.databaseValue ?? .null
+    }
+
+    /// A value bridged from the reference type's conversion.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        ReferenceType.fromDatabaseValue(dbValue).flatMap { $0 as? Self }
     }
 }

@@ -1,223 +1,33 @@
 internal import DatabaseKitSQLite
 import Foundation
 
-// Conversions of the standard library types. Every integer conversion is exact:
-// a value that does not fit the requested width fails to convert (and fetching
-// reports an error) instead of wrapping around.
+// Conversions of the standard library types, as GRDB defines them. There are
+// two kinds, and they differ on purpose:
+//
+// - Reading a column of a statement (`init(sqliteStatement:index:)`, used when
+//   a fetch or a cursor row reads a non-NULL column) applies SQLite's own
+//   conversions (<https://www.sqlite.org/c3ref/column_blob.html>): an INTEGER
+//   read as a String is its text, a TEXT read as an Int is parsed as SQLite
+//   does.
+// - Converting a `DatabaseValue` (`fromDatabaseValue`, used for copied rows
+//   and arbitrary values) is stricter: a String comes from TEXT or a UTF-8
+//   BLOB, a number from INTEGER or REAL.
+//
+// Storing never traps: an unsigned integer beyond Int64.max, which SQLite's
+// INTEGER can not hold, is stored as REAL.
 
-/// The integer types: stored as INTEGER, read from INTEGER or from integral REAL.
-///
-/// Each type implements the requirements itself (through the inlined helpers
-/// below) rather than inheriting a protocol extension's default: a default
-/// would be called through a generic thunk on every column read.
-protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
-
+/// An unsigned integer as SQLite stores it: INTEGER when it fits Int64, REAL
+/// beyond.
 @inline(__always)
-private func integerDatabaseValue<T: FixedWidthInteger>(_ value: T) -> DatabaseValue {
-    DatabaseValue(storage: .int64(exactInt64(value)))
-}
-
-@inline(__always)
-private func exactInt64<T: FixedWidthInteger>(_ value: T) -> Int64 {
-    guard let int64 = Int64(exactly: value) else {
-        // SQLite integers are signed 64-bit: there is no lossless place for this value.
-        preconditionFailure("\(T.self) value \(value) does not fit in SQLite's 64-bit signed INTEGER")
-    }
-    return int64
+private func databaseValue<T: UnsignedInteger & FixedWidthInteger>(unsigned value: T) -> DatabaseValue {
+    if let int64 = Int64(exactly: value) { return DatabaseValue(storage: .int64(int64)) }
+    return DatabaseValue(storage: .double(Double(value)))
 }
 
 @inline(__always)
-private func integer<T: FixedWidthInteger>(_ type: T.Type, from dbValue: DatabaseValue) -> T? {
-    switch dbValue.storage {
-    case .int64(let int64): return T(exactly: int64)
-    case .double(let double): return T(exactly: double)
-    default: return nil
-    }
-}
-
-/// Reads an integer column with a single call into SQLite's column API.
-///
-/// `sqlite3_column_value` returns an "unprotected" value, which the SQLite
-/// documentation says is not thread-safe to read: DatabaseKit only reads it on
-/// the connection's own thread, inside its access block.
-@inline(__always)
-private func integer<T: FixedWidthInteger>(_ type: T.Type, _ sqliteStatement: OpaquePointer, _ index: CInt) -> T? {
-    let value = sqlite3_column_value(sqliteStatement, index)
-    switch sqlite3_value_type(value) {
-    case SQLITE_INTEGER: return T(exactly: sqlite3_value_int64(value))
-    case SQLITE_FLOAT: return T(exactly: sqlite3_value_double(value))
-    default: return nil
-    }
-}
-
-extension Int: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of Int.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int? { integer(Int.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(Int.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension Int8: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of Int8.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int8? { integer(Int8.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(Int8.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension Int16: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of Int16.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int16? { integer(Int16.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(Int16.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension Int32: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of Int32.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int32? { integer(Int32.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(Int32.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension Int64: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of Int64.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? { integer(Int64.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(Int64.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension UInt: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of UInt.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt? { integer(UInt.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(UInt.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension UInt8: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of UInt8.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt8? { integer(UInt8.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(UInt8.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension UInt16: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of UInt16.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt16? { integer(UInt16.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(UInt16.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension UInt32: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of UInt32.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt32? { integer(UInt32.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(UInt32.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
-}
-
-extension UInt64: DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { integerDatabaseValue(self) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_int64(sqliteStatement, index, exactInt64(self))
-    }
-
-    /// INTEGER, or an integral REAL, within the range of UInt64.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt64? { integer(UInt64.self, from: dbValue) }
-
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let value = integer(UInt64.self, sqliteStatement, index) else { return nil }
-        self = value
-    }
+private func bind<T: UnsignedInteger & FixedWidthInteger>(unsigned value: T, _ statement: SQLiteStatement, _ index: CInt) -> CInt {
+    if let int64 = Int64(exactly: value) { return sqlite3_bind_int64(statement, index, int64) }
+    return sqlite3_bind_double(statement, index, Double(value))
 }
 
 extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
@@ -228,7 +38,8 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
         sqlite3_bind_int64(sqliteStatement, index, self ? 1 : 0)
     }
 
-    /// Any non-zero number is true.
+    /// An INTEGER or REAL is true when it is not zero; other values do not
+    /// convert.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
         switch dbValue.storage {
         case .int64(let int64): return int64 != 0
@@ -237,13 +48,191 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: self = sqlite3_value_int64(value) != 0
-        case SQLITE_FLOAT: self = sqlite3_value_double(value) != 0
-        default: return nil
+    /// SQLite's integer conversion of the column is not zero (a TEXT "1" is
+    /// true, "0" or "no" false).
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = sqlite3_column_int64(sqliteStatement, index) != 0
+    }
+}
+
+extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(self)) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, self)
+    }
+
+    /// An INTEGER, or a REAL within the range of Int64, rounded toward zero.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? {
+        switch dbValue.storage {
+        case .int64(let int64):
+            return int64
+        case .double(let double):
+            // Double(Int64.max) rounds up to 2^63, out of range: hence `<`.
+            guard double >= -9_223_372_036_854_775_808.0, double < 9_223_372_036_854_775_808.0 else { return nil }
+            return Int64(double)
+        default:
+            return nil
         }
+    }
+
+    /// SQLite's integer conversion of the column.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = sqlite3_column_int64(sqliteStatement, index)
+    }
+}
+
+/// The signed and unsigned integers other than Int64: converted through
+/// Int64, and failing to convert when the value does not fit.
+protocol NarrowDatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
+
+extension NarrowDatabaseInteger {
+    /// Int64's conversion, when the value fits the type.
+    @inline(__always)
+    static func narrow(_ dbValue: DatabaseValue) -> Self? {
+        Int64.fromDatabaseValue(dbValue).flatMap { Self(exactly: $0) }
+    }
+
+    /// SQLite's integer conversion of the column, when it fits the type.
+    @inline(__always)
+    static func narrow(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Self? {
+        Self(exactly: sqlite3_column_int64(sqliteStatement, index))
+    }
+}
+
+extension Int: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int8: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int8? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int16: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int16? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension Int32: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int32? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt: NarrowDatabaseInteger {
+    /// Stored as INTEGER, or REAL beyond Int64.max.
+    public var databaseValue: DatabaseValue { DatabaseKit.databaseValue(unsigned: self) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        DatabaseKit.bind(unsigned: self, sqliteStatement, index)
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt8: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt8? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt16: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt16? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt32: NarrowDatabaseInteger {
+    /// Stored as INTEGER.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_int64(sqliteStatement, index, Int64(self))
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt32? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
+    }
+}
+
+extension UInt64: NarrowDatabaseInteger {
+    /// Stored as INTEGER, or REAL beyond Int64.max.
+    public var databaseValue: DatabaseValue { DatabaseKit.databaseValue(unsigned: self) }
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        DatabaseKit.bind(unsigned: self, sqliteStatement, index)
+    }
+    /// Int64's conversion, when the value fits.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UInt64? { narrow(dbValue) }
+    /// SQLite's integer conversion, when the value fits.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Self.narrow(sqliteStatement, index) else { return nil }
+        self = value
     }
 }
 
@@ -255,6 +244,7 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
         sqlite3_bind_double(sqliteStatement, index, self)
     }
 
+    /// An INTEGER or a REAL.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Double? {
         switch dbValue.storage {
         case .int64(let int64): return Double(int64)
@@ -263,12 +253,9 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_value_double(value)
-        default: return nil
-        }
+    /// SQLite's REAL conversion of the column.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = sqlite3_column_double(sqliteStatement, index)
     }
 }
 
@@ -276,13 +263,22 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as REAL.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .double(Double(self))) }
 
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Float? {
-        Double.fromDatabaseValue(dbValue).map(Float.init)
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_double(sqliteStatement, index, Double(self))
     }
 
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard let double = Double(sqliteStatement: sqliteStatement, index: index) else { return nil }
-        self = Float(double)
+    /// An INTEGER or a REAL.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Float? {
+        switch dbValue.storage {
+        case .int64(let int64): return Float(int64)
+        case .double(let double): return Float(double)
+        default: return nil
+        }
+    }
+
+    /// SQLite's REAL conversion of the column.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = Float(sqlite3_column_double(sqliteStatement, index))
     }
 }
 
@@ -294,16 +290,19 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
         bindText(self, to: sqliteStatement, at: index)
     }
 
-    /// Only TEXT converts to String.
+    /// A TEXT, or a BLOB that holds valid UTF-8.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
-        if case .string(let string) = dbValue.storage { return string }
-        return nil
+        switch dbValue.storage {
+        case .string(let string): return string
+        case .blob(let data): return String(data: data, encoding: .utf8)
+        default: return nil
+        }
     }
 
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
-        self = valueString(value)
+    /// SQLite's text conversion of the column: an INTEGER or a REAL gives
+    /// its text, a BLOB its bytes as UTF-8.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = columnString(sqliteStatement, index)
     }
 }
 
@@ -315,7 +314,7 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
         bindBlob(self, to: sqliteStatement, at: index)
     }
 
-    /// BLOB, or the UTF-8 bytes of a TEXT.
+    /// A BLOB, or the UTF-8 bytes of a TEXT.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Data? {
         switch dbValue.storage {
         case .blob(let data): return data
@@ -324,60 +323,8 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        switch sqlite3_value_type(value) {
-        case SQLITE_BLOB, SQLITE_TEXT: self = valueData(value)
-        default: return nil
-        }
-    }
-}
-
-extension UUID: DatabaseValueConvertible {
-    /// Stored as a 16-byte BLOB.
-    public var databaseValue: DatabaseValue {
-        withUnsafeBytes(of: uuid) { DatabaseValue(storage: .blob(Data($0))) }
-    }
-
-    /// A 16-byte BLOB, or a TEXT such as "E621E1F8-C36C-495A-93FC-0C247A3E6E5F".
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UUID? {
-        switch dbValue.storage {
-        case .blob(let data) where data.count == 16:
-            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
-            return UUID(uuid: uuid)
-        case .string(let string):
-            return UUID(uuidString: string)
-        default:
-            return nil
-        }
-    }
-}
-
-extension Decimal: DatabaseValueConvertible {
-    /// Stored as TEXT, so that no digit is lost.
-    public var databaseValue: DatabaseValue {
-        DatabaseValue(storage: .string(NSDecimalNumber(decimal: self).description(withLocale: posixLocale)))
-    }
-
-    /// INTEGER, REAL, or a TEXT holding a decimal number.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Decimal? {
-        switch dbValue.storage {
-        case .int64(let int64): return Decimal(int64)
-        case .double(let double): return Decimal(double)
-        case .string(let string): return Decimal(string: string, locale: posixLocale)
-        default: return nil
-        }
-    }
-}
-
-private let posixLocale = Locale(identifier: "en_US_POSIX")
-
-extension URL: DatabaseValueConvertible {
-    /// Stored as its absolute string.
-    public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(absoluteString)) }
-
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
-        String.fromDatabaseValue(dbValue).flatMap { URL(string: $0) }
+    /// SQLite's blob conversion of the column: the bytes of its value.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = columnData(sqliteStatement, index)
     }
 }

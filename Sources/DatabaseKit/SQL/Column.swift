@@ -10,9 +10,9 @@
 ///     }
 /// }
 /// ```
-public struct Column: Hashable, Sendable, CustomStringConvertible {
+public struct Column: Hashable, Sendable, CustomStringConvertible, ColumnExpression {
     /// The column name.
-    public let name: String
+    public var name: String
 
     /// A column from its name.
     public init(_ name: String) { self.name = name }
@@ -27,17 +27,3 @@ public struct Column: Hashable, Sendable, CustomStringConvertible {
     public static let rowID = Column("rowid")
 }
 
-extension Row {
-    /// The value of the column, or nil when NULL or missing.
-    public subscript(_ column: Column) -> (any DatabaseValueConvertible)? { self[column.name] }
-
-    /// The value of the column, converted. Stops the program when the
-    /// conversion fails; see ``decode(_:forKey:)``.
-    public subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value { self[column.name] }
-
-    /// The value of the column, read straight from the statement.
-    @inlinable
-    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ column: Column) -> Value {
-        self[column.name]
-    }
-}
