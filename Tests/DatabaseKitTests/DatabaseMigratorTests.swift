@@ -103,8 +103,9 @@ struct DatabaseMigratorTests {
             try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (42, 'Orphan')")
         }
         let error = expectDatabaseError(.SQLITE_CONSTRAINT_FOREIGNKEY) { try migrator.migrate(dbQueue) }
-        #expect(error?.message?.contains("table book") == true)
-        #expect(error?.message?.contains("\"orphan\"") == true)
+        #expect(
+            error?.message
+                == "FOREIGN KEY constraint violation - from book(authorId) to author(id), in [id:2 authorId:42 title:\"Orphan\"]")
         try dbQueue.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") == 1)
             #expect(try !migrator.appliedIdentifiers(db).contains("orphan"))
@@ -142,15 +143,50 @@ struct DatabaseMigratorTests {
         try migrator.disablingDeferredForeignKeyChecks().migrate(dbQueue, upTo: "seed")
     }
 
-    @Test("disablingDeferredForeignKeyChecks skips the final check")
+    @Test("disablingDeferredForeignKeyChecks skips the final check of the migrations registered after it, only")
     func disablingChecks() throws {
         let dbQueue = DatabaseQueue()
+        var migrator = Self.makeMigrator()
+        migrator.registerMigration("checkedOrphan") { db in
+            try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (42, 'Checked')")
+        }
+        migrator = migrator.disablingDeferredForeignKeyChecks()
+        migrator.registerMigration("uncheckedOrphan") { db in
+            try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (43, 'Unchecked')")
+        }
+        migrator.registerMigration("immediateOrphan", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (44, 'Immediate')")
+        }
+        // Registered before: still checked.
+        expectDatabaseError(.SQLITE_CONSTRAINT_FOREIGNKEY) { try migrator.migrate(dbQueue) }
+        try dbQueue.read { (db: Database) throws in
+            #expect(try migrator.appliedMigrations(db) == ["createAuthor", "createBook", "seed"])
+        }
+
+        var unchecked = Self.makeMigrator().disablingDeferredForeignKeyChecks()
+        unchecked.registerMigration("uncheckedOrphan") { db in
+            try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (43, 'Unchecked')")
+        }
+        unchecked.registerMigration("immediateOrphan", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (44, 'Immediate')")
+        }
+        try unchecked.migrate(dbQueue, upTo: "uncheckedOrphan")
+        #expect(try dbQueue.read { db in try String.fetchAll(db, sql: "SELECT title FROM book ORDER BY id") } == ["The Dispossessed", "Unchecked"])
+        // `.immediate` migrations keep their checks.
+        expectDatabaseError(.SQLITE_CONSTRAINT_FOREIGNKEY) { try unchecked.migrate(dbQueue) }
+    }
+
+    @Test("foreign key checks follow the connection: none when prepareDatabase disabled foreign keys")
+    func foreignKeysDisabledByConnection() throws {
+        var config = Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        let dbQueue = DatabaseQueue(configuration: config)
         var migrator = Self.makeMigrator()
         migrator.registerMigration("orphan") { db in
             try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (42, 'Orphan')")
         }
-        try migrator.disablingDeferredForeignKeyChecks().migrate(dbQueue)
-        try dbQueue.read { (db: Database) throws in #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") == 2) }
+        try migrator.migrate(dbQueue)
+        #expect(try dbQueue.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") } == false)
     }
 
     @Test("each migration runs in an IMMEDIATE transaction with its record")
@@ -245,4 +281,183 @@ struct DatabaseMigratorTests {
         let log = try await dbQueue.read { db in try String.fetchAll(db, sql: "SELECT migration FROM log ORDER BY rowid") }
         #expect(log == ["m0", "m1", "m2", "m3", "m4"])
     }
+
+    // MARK: Merged migrations
+
+    private static func mergingMigrator(log: Locked<[String]>) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v3", merging: ["v1", "v2", "v3"]) { db, appliedIDs in
+            log.withLock { $0.append("v3 after \(appliedIDs.sorted())") }
+            if !appliedIDs.contains("v1") { try db.execute(sql: "CREATE TABLE a(x)") }
+            if !appliedIDs.contains("v2") { try db.execute(sql: "CREATE TABLE b(x)") }
+            try db.execute(sql: "CREATE TABLE c(x)")
+        }
+        return migrator
+    }
+
+    @Test("a merged migration runs the missing parts and replaces the records of the merged ones", arguments: WriterKind.allCases)
+    func mergedMigration(kind: WriterKind) throws {
+        let directory = TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        var old = DatabaseMigrator()
+        old.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE a(x)") }
+        old.registerMigration("v2") { db in try db.execute(sql: "CREATE TABLE b(x)") }
+        try old.migrate(writer, upTo: "v1")
+
+        let log = Locked<[String]>([])
+        let merging = Self.mergingMigrator(log: log)
+        try merging.migrate(writer)
+        #expect(log.current == ["v3 after [\"v1\"]"])
+        try writer.read { (db: Database) throws in
+            #expect(try merging.appliedIdentifiers(db) == ["v3"])
+            #expect(try merging.hasCompletedMigrations(db))
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name IN ('a','b','c') ORDER BY name") == ["a", "b", "c"])
+        }
+        try merging.migrate(writer)
+        #expect(log.current.count == 1)
+
+        // A new database: the merged migration does everything.
+        let fresh = DatabaseQueue()
+        try merging.migrate(fresh)
+        #expect(log.current.last == "v3 after []")
+    }
+
+    @Test("a merged migration named like an applied one only deletes the merged records")
+    func mergedMigrationAlreadyApplied() throws {
+        let dbQueue = DatabaseQueue()
+        var old = DatabaseMigrator()
+        old.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE a(x)") }
+        old.registerMigration("v2") { db in try db.execute(sql: "CREATE TABLE b(x)") }
+        old.registerMigration("v3") { db in try db.execute(sql: "CREATE TABLE c(x)") }
+        try old.migrate(dbQueue)
+
+        let log = Locked<[String]>([])
+        try Self.mergingMigrator(log: log).migrate(dbQueue)
+        #expect(log.current.isEmpty)
+        #expect(try dbQueue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") } == ["v3"])
+    }
+
+    // MARK: Misuses reported as errors
+
+    @Test("registering an identifier twice makes migrate throw, without running anything")
+    func duplicateRegistration() throws {
+        let dbQueue = DatabaseQueue()
+        var migrator = Self.makeMigrator()
+        migrator.registerMigration("seed") { _ in }
+        let error = expectDatabaseError(.SQLITE_MISUSE) { try migrator.migrate(dbQueue) }
+        #expect(error?.message == "already registered migration: \"seed\"")
+        #expect(try dbQueue.read { db in try migrator.appliedIdentifiers(db) } == [])
+    }
+
+    @Test("migrating up to a migration older than the applied ones throws")
+    func migratedBeyondTarget() throws {
+        let dbQueue = DatabaseQueue()
+        let migrator = Self.makeMigrator()
+        try migrator.migrate(dbQueue)
+        let error = expectDatabaseError(.SQLITE_MISUSE) { try migrator.migrate(dbQueue, upTo: "createAuthor") }
+        #expect(error?.message == "database is already migrated beyond migration \"createAuthor\"")
+        // Up to the last applied one is fine.
+        try migrator.migrate(dbQueue, upTo: "seed")
+    }
+
+    @Test("completedMigrations stops at the first registered migration that is not applied")
+    func completedMigrationsWithGap() throws {
+        let dbQueue = DatabaseQueue()
+        var partial = DatabaseMigrator()
+        partial.registerMigration("createAuthor") { db in try db.execute(sql: "CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT)") }
+        partial.registerMigration("seed") { _ in }
+        try partial.migrate(dbQueue)
+        try dbQueue.read { (db: Database) throws in
+            let migrator = Self.makeMigrator()
+            #expect(try migrator.appliedMigrations(db) == ["createAuthor", "seed"])
+            #expect(try migrator.completedMigrations(db) == ["createAuthor"])
+            #expect(try !migrator.hasCompletedMigrations(db))
+        }
+    }
+
+    // MARK: Schema changes
+
+    @Test("hasSchemaChanges: false when the migrations match, true after an edit or a removal", arguments: WriterKind.allCases)
+    func hasSchemaChanges(kind: WriterKind) throws {
+        let directory = TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        #expect(try writer.read(Self.makeMigrator().hasSchemaChanges) == false)
+        try Self.makeMigrator().migrate(writer)
+        #expect(try writer.read(Self.makeMigrator().hasSchemaChanges) == false)
+
+        var edited = DatabaseMigrator()
+        edited.registerMigration("createAuthor") { db in
+            try db.execute(sql: "CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INT)")
+        }
+        #expect(try writer.read(edited.hasSchemaChanges) == true)
+
+        var removed = DatabaseMigrator()
+        removed.registerMigration("createAuthor") { db in
+            try db.execute(sql: "CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        }
+        #expect(try writer.read(removed.hasSchemaChanges) == true)
+        // The check leaves no file behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.hasPrefix("db.sqlite") })
+    }
+
+    @Test("the reference database of hasSchemaChanges is configured as the migrated one")
+    func hasSchemaChangesUsesConfiguration() throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            db.add(function: DatabaseFunction("answer", argumentCount: 0, pure: true) { _ in 42 })
+        }
+        let dbQueue = DatabaseQueue(configuration: config)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "CREATE TABLE t(a DEFAULT 0); INSERT INTO t VALUES (answer())")
+        }
+        try migrator.migrate(dbQueue)
+        #expect(try dbQueue.read(migrator.hasSchemaChanges) == false)
+    }
+
+    // MARK: Asynchronous migration
+
+    @Test("asyncMigrate migrates, then gives the connection to the completion", arguments: WriterKind.allCases)
+    func asyncMigrate(kind: WriterKind) async throws {
+        let directory = TemporaryDirectory()
+        let writer = try kind.make(in: directory)
+        let count: Int = try await withCheckedThrowingContinuation { continuation in
+            Self.makeMigrator().asyncMigrate(writer) { dbResult in
+                continuation.resume(with: dbResult.flatMap { db in Result { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") ?? -1 } })
+            }
+        }
+        #expect(count == 1)
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            var migrator = Self.makeMigrator()
+            migrator.registerMigration("broken") { _ in throw Failure() }
+            migrator.asyncMigrate(writer) { dbResult in
+                switch dbResult {
+                case .success: continuation.resume(returning: nil)
+                case .failure(let error): continuation.resume(returning: error)
+                }
+            }
+        }
+        #expect(error is Failure)
+    }
+
+    @Test("migrations see the schema as SQLite has it, whatever schemaSource says")
+    func migrationsIgnoreSchemaSource() throws {
+        struct ViewKeys: DatabaseSchemaSource {
+            func columnsForPrimaryKey(_ db: Database, inView view: DatabaseObjectID) throws -> [String]? { ["id"] }
+        }
+        var config = Configuration()
+        config.schemaSource = ViewKeys()
+        let dbQueue = DatabaseQueue(configuration: config)
+        let seen = Locked<[Bool]>([])
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY); CREATE VIEW v AS SELECT * FROM t")
+            let hasKey = (try? db.primaryKey("v")) != nil
+            seen.withLock { $0.append(hasKey) }
+        }
+        try migrator.migrate(dbQueue)
+        #expect(seen.current == [false])
+        #expect(try dbQueue.read { db in try db.primaryKey("v").columns } == ["id"])
+    }
 }
+

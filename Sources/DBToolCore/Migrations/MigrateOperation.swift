@@ -82,12 +82,25 @@ public struct MigrateOperation: Sendable {
                 identifier: String(file.version), foreignKeyChecks: .deferred,
                 runsInTransaction: !file.runsOutsideTransaction
             ) { db in try file.run(file.up, firstLine: file.upFirstLine, in: db) }
-            if try runner.apply(step, in: db) {
+            if try applyNamingViolations(step, of: file, with: runner, in: db) {
                 steps.append(Step(version: file.version, name: file.name, direction: "up", durationMs: milliseconds(since: start)))
             }
         }
         let newest = try MigrationsTable.records(db).map(\.version).max()
         return Report(database: location.filePath, dryRun: false, steps: steps, version: newest)
+    }
+
+    /// Applies one file; a foreign key violation found after it names the file.
+    private func applyNamingViolations(
+        _ step: MigrationStep, of file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database
+    ) throws -> Bool {
+        do {
+            return try runner.apply(step, in: db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            throw DBToolError(
+                .dataError, "\(file.path): \(error.message ?? "foreign key violation")",
+                hint: "Fix the migration: nothing of it was applied (earlier migrations stay applied).")
+        }
     }
 
     /// The migrations to apply (ascending) and to revert (descending).

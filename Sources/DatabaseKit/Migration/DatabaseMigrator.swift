@@ -24,17 +24,20 @@ public struct DatabaseMigrator: Sendable {
     public enum ForeignKeyChecks: Sendable {
         /// Foreign keys are disabled during the migration (so that tables can
         /// be rebuilt), and fully checked before it commits: a violation
-        /// fails the migration. The default.
+        /// fails the migration. The default. The check is skipped for
+        /// migrations registered after ``DatabaseMigrator/disablingDeferredForeignKeyChecks()``.
         case deferred
-        /// Foreign keys stay enforced, statement by statement.
+        /// Foreign keys stay enforced, statement by statement. Not for
+        /// migrations that rebuild tables.
         case immediate
     }
 
     /// A registered migration.
     struct Migration: Sendable {
         let identifier: String
-        let foreignKeyChecks: ForeignKeyChecks
-        let migrate: @Sendable (Database) throws -> Void
+        let mergedIdentifiers: Set<String>
+        let foreignKeyChecks: MigrationForeignKeyChecks
+        let migrate: @Sendable (Database, Set<String>) throws -> Void
     }
 
     /// The table that records applied migrations (GRDB's name, so that
@@ -43,11 +46,15 @@ public struct DatabaseMigrator: Sendable {
 
     private var registered: [Migration] = []
     private var defersForeignKeyChecks = true
+    /// A registration misuse, reported by the migrating methods (registering
+    /// can not throw, and a library does not trap).
+    private var registrationError: DatabaseError?
 
     /// When true, a database whose applied migrations differ from the
-    /// registered ones (a migration was edited or removed, as happens during
-    /// development) is erased and migrated again from scratch. Never set it
-    /// in production: it deletes data. Default: false.
+    /// registered ones (a migration was edited, renamed or removed, as
+    /// happens during development) is erased and migrated again from
+    /// scratch. See ``hasSchemaChanges(_:)``. Never set it in production:
+    /// it deletes data. Default: false.
     public var eraseDatabaseOnSchemaChange = false
 
     /// Creates a migrator with no migration.
@@ -56,25 +63,89 @@ public struct DatabaseMigrator: Sendable {
     /// The identifiers of the registered migrations, in order.
     public var migrations: [String] { registered.map(\.identifier) }
 
-    /// Registers a migration.
+    /// Registers a migration, to run after the ones registered before.
+    ///
+    /// The migration runs in a transaction: when it throws, the transaction
+    /// is rolled back, the migrations stop, and the migrating method throws
+    /// its error.
     ///
     /// - parameters:
-    ///   - identifier: A unique identifier, recorded once applied.
-    ///   - foreignKeyChecks: How foreign keys are checked (default: deferred).
+    ///   - identifier: A unique identifier, recorded once applied. A second
+    ///     registration of an identifier makes the migrating methods throw.
+    ///   - foreignKeyChecks: How foreign keys are checked (default:
+    ///     deferred). Ignored when the connection has foreign keys disabled.
     ///   - migrate: The migration.
     public mutating func registerMigration(
         _ identifier: String,
         foreignKeyChecks: ForeignKeyChecks = .deferred,
-        migrate: @escaping @Sendable (Database) throws -> Void
+        migrate: @escaping @Sendable (_ db: Database) throws -> Void
     ) {
-        precondition(
-            !registered.contains { $0.identifier == identifier }, "migration \(String(reflecting: identifier)) is already registered")
-        registered.append(Migration(identifier: identifier, foreignKeyChecks: foreignKeyChecks, migrate: migrate))
+        register(identifier, foreignKeyChecks: foreignKeyChecks, merging: []) { db, _ in try migrate(db) }
     }
 
-    /// A migrator whose `.deferred` migrations skip the final foreign key
-    /// check (foreign keys are still disabled during them). For databases
-    /// known to hold violations.
+    /// Registers a migration that merges and replaces migrations of an
+    /// earlier version of the application.
+    ///
+    /// ```swift
+    /// // "v1" and "v2" are deleted; "v3" now does their work when needed.
+    /// migrator.registerMigration("v3", merging: ["v1", "v2"]) { db, appliedIDs in
+    ///     if !appliedIDs.contains("v1") { /* schema version 1 */ }
+    ///     if !appliedIDs.contains("v2") { /* schema version 2 */ }
+    ///     // schema version 3
+    /// }
+    /// ```
+    ///
+    /// Once the migration is applied, the records of the merged migrations
+    /// are deleted. Do not give the merged migration the name of one of the
+    /// first migrations of the merged set.
+    ///
+    /// - parameters:
+    ///   - identifier: A unique identifier, recorded once applied.
+    ///   - foreignKeyChecks: How foreign keys are checked (default: deferred).
+    ///   - mergedIdentifiers: The identifiers of the migrations replaced by
+    ///     this one (`identifier` itself is ignored if present).
+    ///   - migrate: The migration; its second argument is the subset of
+    ///     `mergedIdentifiers` already applied when it runs.
+    public mutating func registerMigration(
+        _ identifier: String,
+        foreignKeyChecks: ForeignKeyChecks = .deferred,
+        merging mergedIdentifiers: Set<String> = [],
+        migrate: @escaping @Sendable (_ db: Database, _ appliedIdentifiers: Set<String>) throws -> Void
+    ) {
+        register(identifier, foreignKeyChecks: foreignKeyChecks, merging: mergedIdentifiers, migrate: migrate)
+    }
+
+    private mutating func register(
+        _ identifier: String,
+        foreignKeyChecks: ForeignKeyChecks,
+        merging mergedIdentifiers: Set<String>,
+        migrate: @escaping @Sendable (Database, Set<String>) throws -> Void
+    ) {
+        if registered.contains(where: { $0.identifier == identifier }) {
+            registrationError = registrationError
+                ?? .misuse("already registered migration: \(String(reflecting: identifier))")
+            return
+        }
+        let checks: MigrationForeignKeyChecks
+        switch foreignKeyChecks {
+        case .immediate: checks = .immediate
+        case .deferred: checks = defersForeignKeyChecks ? .deferred : .deferredUnchecked
+        }
+        var mergedIdentifiers = mergedIdentifiers
+        mergedIdentifiers.remove(identifier)
+        registered.append(
+            Migration(identifier: identifier, mergedIdentifiers: mergedIdentifiers, foreignKeyChecks: checks, migrate: migrate))
+    }
+
+    /// A migrator whose migrations registered from now on with `.deferred`
+    /// checks run with foreign keys disabled and unchecked. Migrations
+    /// registered before keep their checks.
+    ///
+    /// It no longer guarantees the integrity of the database: check it
+    /// yourself with ``Database/checkForeignKeys()`` or
+    /// ``Database/checkForeignKeys(in:in:)`` where needed. Prefer
+    /// registering migrations with `foreignKeyChecks: .immediate` when
+    /// they allow it.
     public func disablingDeferredForeignKeyChecks() -> DatabaseMigrator {
         var migrator = self
         migrator.defersForeignKeyChecks = false
@@ -83,52 +154,140 @@ public struct DatabaseMigrator: Sendable {
 
     // MARK: Migrating
 
-    /// Applies every pending migration.
+    /// Applies every pending migration, in registration order.
     ///
-    /// - throws: The error of the failing migration (earlier ones stay
-    ///   applied), ``DatabaseError`` on a foreign key violation.
-    public func migrate(_ writer: some DatabaseWriter) throws {
-        try migrate(writer, upTo: registered.last?.identifier)
+    /// - throws: The error of the first failing migration (earlier ones
+    ///   stay applied); ``DatabaseError`` on a foreign key violation, or
+    ///   when a migration identifier was registered twice.
+    public func migrate(_ writer: any DatabaseWriter) throws {
+        try checkRegistrations()
+        guard let last = registered.last else { return }
+        try migrate(writer, upTo: last.identifier)
     }
 
     /// Applies the pending migrations up to `targetIdentifier`, included.
     ///
-    /// - throws: ``DatabaseError`` when `targetIdentifier` is not registered,
-    ///   or the error of the failing migration.
-    public func migrate(_ writer: some DatabaseWriter, upTo targetIdentifier: String) throws {
-        try migrate(writer, upTo: Optional(targetIdentifier))
+    /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) when `targetIdentifier`
+    ///   is not registered, or when the database is already migrated beyond
+    ///   it; the error of the failing migration.
+    public func migrate(_ writer: any DatabaseWriter, upTo targetIdentifier: String) throws {
+        try checkRegistrations()
+        try writer.barrierWriteWithoutTransaction { db in
+            try migrate(db, upTo: targetIdentifier)
+        }
     }
 
-    private func migrate(_ writer: some DatabaseWriter, upTo targetIdentifier: String?) throws {
-        let targets: ArraySlice<Migration>
-        if let targetIdentifier {
-            guard let index = registered.firstIndex(where: { $0.identifier == targetIdentifier }) else {
-                throw DatabaseError.misuse("undefined migration: \(String(reflecting: targetIdentifier))")
+    /// Schedules the pending migrations and returns immediately.
+    ///
+    /// - parameter completion: Called on the writer's queue with the
+    ///   migrated connection, or the error that stopped the migrations.
+    public func asyncMigrate(
+        _ writer: any DatabaseWriter,
+        completion: @escaping @Sendable (Result<Database, any Error>) -> Void
+    ) {
+        writer.asyncBarrierWriteWithoutTransaction { dbResult in
+            do {
+                let db = try dbResult.get()
+                try checkRegistrations()
+                if let last = registered.last {
+                    try migrate(db, upTo: last.identifier)
+                }
+                completion(.success(db))
+            } catch {
+                completion(.failure(error))
             }
-            targets = registered[...index]
-        } else {
-            targets = []
+        }
+    }
+
+    private func checkRegistrations() throws {
+        if let registrationError { throw registrationError }
+    }
+
+    private func migrate(_ db: Database, upTo targetIdentifier: String) throws {
+        guard let targetIndex = registered.firstIndex(where: { $0.identifier == targetIdentifier }) else {
+            throw DatabaseError.misuse("undefined migration: \(String(reflecting: targetIdentifier))")
         }
         if eraseDatabaseOnSchemaChange {
-            try eraseIfSchemaChanged(writer)
+            var needsErase = false
+            try db.inTransaction(.deferred) {
+                needsErase = try hasSchemaChanges(db)
+                return .commit
+            }
+            if needsErase { try db.erase() }
         }
-        try writer.barrierWriteWithoutTransaction { db in
-            for migration in targets {
-                try apply(migration, in: db)
+        let appliedIndices = try appliedMigrations(db).compactMap { id in registered.firstIndex { $0.identifier == id } }
+        if let lastApplied = appliedIndices.max(), lastApplied > targetIndex {
+            throw DatabaseError.misuse("database is already migrated beyond migration \(String(reflecting: targetIdentifier))")
+        }
+        try runMigrations(registered[...targetIndex], in: db)
+    }
+
+    /// Applies each migration that is not applied yet, through the runner
+    /// that dbtool's SQL-file migrations use too: each one decides in its
+    /// own IMMEDIATE transaction, so that processes migrating the same
+    /// file apply it once.
+    private func runMigrations(_ migrations: ArraySlice<Migration>, in db: Database) throws {
+        let runner = MigrationRunner(recorder: GRDBMigrationsTable())
+        // Migrations see the schema as SQLite has it, whatever schemaSource says.
+        try db.withSchemaSource(nil) {
+            for migration in migrations {
+                let step = MigrationStep(
+                    identifier: migration.identifier, foreignKeyChecks: migration.foreignKeyChecks,
+                    mergedIdentifiers: migration.mergedIdentifiers, migrate: migration.migrate)
+                try runner.apply(step, in: db)
             }
         }
     }
 
-    /// Applies one migration, unless it is already applied, through the
-    /// runner that dbtool's SQL-file migrations use too.
-    private func apply(_ migration: Migration, in db: Database) throws {
-        let checks: MigrationForeignKeyChecks
-        switch migration.foreignKeyChecks {
-        case .immediate: checks = .immediate
-        case .deferred: checks = defersForeignKeyChecks ? .deferred : .deferredUnchecked
+    // MARK: Detecting schema changes
+
+    /// Whether the migrations changed since they were applied: the database
+    /// holds a migration that is no longer registered, or its schema
+    /// (`sqlite_master`) differs from the one the registered migrations
+    /// produce on an empty database, up to the last applied one.
+    ///
+    /// It supports ``eraseDatabaseOnSchemaChange``, and lets you do the
+    /// same by hand:
+    ///
+    /// ```swift
+    /// if try dbQueue.read(migrator.hasSchemaChanges) {
+    ///     try dbQueue.erase()
+    /// }
+    /// try migrator.migrate(dbQueue)
+    /// ```
+    public func hasSchemaChanges(_ db: Database) throws -> Bool {
+        let applied = try appliedIdentifiers(db)
+        if !applied.isSubset(of: Set(migrations)) { return true }
+        guard let lastApplied = registered.lastIndex(where: { applied.contains($0.identifier) }) else {
+            return false
         }
-        let step = MigrationStep(identifier: migration.identifier, foreignKeyChecks: checks, migrate: migration.migrate)
-        try MigrationRunner(recorder: GRDBMigrationsTable()).apply(step, in: db)
+        let reference = try referenceSchema(upTo: lastApplied, configuration: db.configuration)
+        return try userSchema(db.schema(.main)) != reference
+    }
+
+    /// The schema the migrations up to `index` produce in a new database
+    /// file configured as `configuration` (a file rather than memory, so
+    /// that migrations moving a lot of data do not exhaust memory).
+    private func referenceSchema(upTo index: Int, configuration: Configuration) throws -> Set<SchemaObject> {
+        var configuration = configuration
+        configuration.readonly = false
+        configuration.targetQueue = nil
+        configuration.writeTargetQueue = nil
+        configuration.label = "GRDB.DatabaseMigrator.temporary"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        defer {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let reference = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? reference.close() }
+        return try reference.writeWithoutTransaction { db in
+            try runMigrations(registered[...index], in: db)
+            return try userSchema(db.schema(.main))
+        }
+    }
+
+    private func userSchema(_ schema: SchemaInfo) -> Set<SchemaObject> {
+        schema.objects.filter { !Database.isSQLiteInternalTable($0.name) && !Database.isGRDBInternalTable($0.name) }
     }
 
     // MARK: Inspecting
@@ -144,15 +303,16 @@ public struct DatabaseMigrator: Sendable {
         return migrations.filter(applied.contains)
     }
 
-    /// The registered migrations that are applied, in registration order.
+    /// The registered migrations that are applied with every migration
+    /// registered before them, in registration order.
     public func completedMigrations(_ db: Database) throws -> [String] {
-        try appliedMigrations(db)
+        let applied = try appliedMigrations(db)
+        return zip(applied, migrations).prefix { $0 == $1 }.map(\.0)
     }
 
-    /// True when every registered migration is applied.
+    /// True when every registered migration is completed.
     public func hasCompletedMigrations(_ db: Database) throws -> Bool {
-        let applied = try appliedIdentifiers(db)
-        return registered.allSatisfy { applied.contains($0.identifier) }
+        try completedMigrations(db).last == registered.last?.identifier
     }
 
     /// True when the database holds applied migrations that this migrator
@@ -160,32 +320,6 @@ public struct DatabaseMigrator: Sendable {
     public func hasBeenSuperseded(_ db: Database) throws -> Bool {
         let known = Set(migrations)
         return try !appliedIdentifiers(db).isSubset(of: known)
-    }
-
-    // MARK: Erasing on schema change
-
-    /// Erases the database when its schema is not what the applied
-    /// registered migrations produce on an empty database.
-    private func eraseIfSchemaChanged(_ writer: some DatabaseWriter) throws {
-        let (applied, currentSchema) = try writer.read { db in
-            (try appliedIdentifiers(db), try db.schemaForComparison())
-        }
-        var needsErase = !applied.isSubset(of: Set(migrations))
-        if !needsErase {
-            let reference = DatabaseQueue()
-            var replay = DatabaseMigrator()
-            replay.defersForeignKeyChecks = defersForeignKeyChecks
-            for migration in registered where applied.contains(migration.identifier) {
-                replay.registered.append(migration)
-            }
-            try replay.migrate(reference)
-            let referenceSchema = try reference.read { db in try db.schemaForComparison() }
-            needsErase = referenceSchema != currentSchema
-        }
-        if needsErase {
-            // Copying an empty database over the file erases everything.
-            try DatabaseQueue().backup(to: writer)
-        }
     }
 }
 
@@ -195,18 +329,6 @@ extension Database {
             self,
             sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
             arguments: [DatabaseMigrator.migrationsTableName]) ?? false
-    }
-
-    /// The schema objects, except SQLite's and the migrations table.
-    fileprivate func schemaForComparison() throws -> [Row] {
-        try Row.fetchAll(
-            self,
-            sql: """
-                SELECT type, name, tbl_name, sql FROM sqlite_master
-                WHERE name NOT LIKE 'sqlite_%' AND name <> ?
-                ORDER BY type, name
-                """,
-            arguments: [DatabaseMigrator.migrationsTableName])
     }
 }
 
@@ -225,5 +347,9 @@ struct GRDBMigrationsTable: MigrationRecorder {
         try db.execute(
             sql: "INSERT INTO \(DatabaseMigrator.migrationsTableName) (identifier) VALUES (?)",
             arguments: [step.identifier])
+    }
+
+    func forget(_ identifiers: Set<String>, in db: Database) throws {
+        try db.execute(literal: "DELETE FROM \(identifier: DatabaseMigrator.migrationsTableName) WHERE identifier IN \(identifiers)")
     }
 }

@@ -20,7 +20,25 @@ package struct MigrationStep: Sendable {
     /// False for migrations whose statements SQLite refuses inside a
     /// transaction (they are then not atomic).
     package let runsInTransaction: Bool
-    package let migrate: @Sendable (Database) throws -> Void
+    /// Earlier migrations this one replaces: those already applied are
+    /// given to `migrate`, and their records deleted once it is applied.
+    package let mergedIdentifiers: Set<String>
+    /// The migration; its second argument is the applied merged identifiers.
+    package let migrate: @Sendable (Database, Set<String>) throws -> Void
+
+    package init(
+        identifier: String,
+        foreignKeyChecks: MigrationForeignKeyChecks,
+        runsInTransaction: Bool = true,
+        mergedIdentifiers: Set<String> = [],
+        migrate: @escaping @Sendable (Database, Set<String>) throws -> Void
+    ) {
+        self.identifier = identifier
+        self.foreignKeyChecks = foreignKeyChecks
+        self.runsInTransaction = runsInTransaction
+        self.mergedIdentifiers = mergedIdentifiers
+        self.migrate = migrate
+    }
 
     package init(
         identifier: String,
@@ -28,10 +46,9 @@ package struct MigrationStep: Sendable {
         runsInTransaction: Bool = true,
         migrate: @escaping @Sendable (Database) throws -> Void
     ) {
-        self.identifier = identifier
-        self.foreignKeyChecks = foreignKeyChecks
-        self.runsInTransaction = runsInTransaction
-        self.migrate = migrate
+        self.init(
+            identifier: identifier, foreignKeyChecks: foreignKeyChecks, runsInTransaction: runsInTransaction
+        ) { db, _ in try migrate(db) }
     }
 }
 
@@ -44,6 +61,15 @@ package protocol MigrationRecorder: Sendable {
     func appliedIdentifiers(_ db: Database) throws -> Set<String>
     /// Records an applied migration, in the same transaction as the migration.
     func record(_ step: MigrationStep, duration: TimeInterval, in db: Database) throws
+    /// Deletes the records of migrations merged into another one.
+    func forget(_ identifiers: Set<String>, in db: Database) throws
+}
+
+extension MigrationRecorder {
+    /// Recorders whose steps merge no migration have nothing to forget.
+    package func forget(_ identifiers: Set<String>, in db: Database) throws {
+        throw DatabaseError.misuse("this migrations table does not support merged migrations")
+    }
 }
 
 /// Applies migrations one at a time: each in an IMMEDIATE transaction that
@@ -65,7 +91,10 @@ package struct MigrationRunner<Recorder: MigrationRecorder>: Sendable {
     ///   (`SQLITE_CONSTRAINT_FOREIGNKEY`) naming the table of a violation.
     @discardableResult
     package func apply(_ step: MigrationStep, in db: Database) throws -> Bool {
-        let disablesForeignKeys = step.foreignKeyChecks != .immediate && db.configuration.foreignKeysEnabled
+        // The connection's actual setting: `prepareDatabase` may have changed it.
+        let foreignKeysEnabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        let disablesForeignKeys = step.foreignKeyChecks != .immediate && foreignKeysEnabled
+        let checksForeignKeys = step.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
             // PRAGMA foreign_keys has no effect inside a transaction.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -76,58 +105,61 @@ package struct MigrationRunner<Recorder: MigrationRecorder>: Sendable {
         if step.runsInTransaction {
             var applied = false
             try db.inTransaction(.immediate) {
-                applied = try applyUnlessRecorded(step, in: db)
+                applied = try applyUnlessRecorded(step, checkingForeignKeys: checksForeignKeys, in: db)
                 return .commit
             }
             return applied
         }
         // Outside a transaction: the check and the record are still atomic
         // with each other, but the migration's statements are not.
-        if try isRecorded(step, in: db) { return false }
+        guard let appliedMerged = try pendingMergedIdentifiers(step, in: db) else { return false }
         let start = Date()
-        try step.migrate(db)
-        if step.foreignKeyChecks == .deferred { try db.checkForeignKeys(after: step.identifier) }
+        try step.migrate(db, appliedMerged)
+        if checksForeignKeys { try db.checkForeignKeys() }
         try db.inTransaction(.immediate) {
             try recorder.prepare(db)
-            try recorder.record(step, duration: Date().timeIntervalSince(start), in: db)
+            try record(step, replacing: appliedMerged, since: start, in: db)
             return .commit
         }
         return true
     }
 
-    private func applyUnlessRecorded(_ step: MigrationStep, in db: Database) throws -> Bool {
+    private func applyUnlessRecorded(_ step: MigrationStep, checkingForeignKeys: Bool, in db: Database) throws -> Bool {
         try recorder.prepare(db)
-        if try recorder.appliedIdentifiers(db).contains(step.identifier) { return false }
+        let applied = try recorder.appliedIdentifiers(db)
+        let appliedMerged = step.mergedIdentifiers.intersection(applied)
+        if applied.contains(step.identifier) {
+            // Applied before the merge was declared: only the merged records go.
+            if !appliedMerged.isEmpty { try recorder.forget(appliedMerged, in: db) }
+            return false
+        }
         let start = Date()
-        try step.migrate(db)
-        if step.foreignKeyChecks == .deferred { try db.checkForeignKeys(after: step.identifier) }
-        try recorder.record(step, duration: Date().timeIntervalSince(start), in: db)
+        try step.migrate(db, appliedMerged)
+        try record(step, replacing: appliedMerged, since: start, in: db)
+        if checkingForeignKeys { try db.checkForeignKeys() }
         return true
     }
 
-    private func isRecorded(_ step: MigrationStep, in db: Database) throws -> Bool {
-        var recorded = false
+    private func record(_ step: MigrationStep, replacing merged: Set<String>, since start: Date, in db: Database) throws {
+        if !merged.isEmpty { try recorder.forget(merged, in: db) }
+        try recorder.record(step, duration: Date().timeIntervalSince(start), in: db)
+    }
+
+    /// The applied merged identifiers of a step that is not applied yet;
+    /// nil when it is (after forgetting its merged records).
+    private func pendingMergedIdentifiers(_ step: MigrationStep, in db: Database) throws -> Set<String>? {
+        var pending: Set<String>?
         try db.inTransaction(.immediate) {
             try recorder.prepare(db)
-            recorded = try recorder.appliedIdentifiers(db).contains(step.identifier)
+            let applied = try recorder.appliedIdentifiers(db)
+            let appliedMerged = step.mergedIdentifiers.intersection(applied)
+            if applied.contains(step.identifier) {
+                if !appliedMerged.isEmpty { try recorder.forget(appliedMerged, in: db) }
+            } else {
+                pending = appliedMerged
+            }
             return .commit
         }
-        return recorded
-    }
-}
-
-extension Database {
-    /// Runs `PRAGMA foreign_key_check` and throws on the first violation,
-    /// naming the table, the row and the referenced table.
-    func checkForeignKeys(after identifier: String) throws {
-        guard let violation = try Row.fetchOne(self, sql: "PRAGMA foreign_key_check") else { return }
-        let table: String = violation["table"]
-        let rowid: Int64? = violation["rowid"]
-        let parent: String = violation["parent"]
-        throw DatabaseError(
-            resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-            message:
-                "FOREIGN KEY constraint violation after migration \(String(reflecting: identifier)): table \(table)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(parent)"
-        )
+        return pending
     }
 }

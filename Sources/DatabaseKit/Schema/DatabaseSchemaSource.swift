@@ -47,6 +47,7 @@ extension Database {
     /// Runs `block` with another schema source (nil for none).
     public func withSchemaSource<T>(_ schemaSource: (any DatabaseSchemaSource)?, execute block: () throws -> T) rethrows -> T {
         let previous = self.schemaSource
+        if previous == nil && schemaSource == nil { return try block() }
         self.schemaSource = schemaSource
         clearSchemaCache()
         defer {
