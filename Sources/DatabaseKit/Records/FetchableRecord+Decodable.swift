@@ -1,142 +1,351 @@
 import Foundation
 
 extension FetchableRecord where Self: Decodable {
-    /// Decodes the record from the row: coding keys are column names.
-    ///
-    /// Properties of a ``DatabaseValueConvertible`` type (numbers, strings,
-    /// dates, UUIDs, raw-value enums, ...) read their column. Other `Decodable`
-    /// properties (nested structs, arrays, dictionaries) read their column as
-    /// JSON text.
+    /// Creates a record from `row` with its `Decodable` conformance; see
+    /// ``FetchableRecordDecoder`` for how each property is decoded.
     public init(row: Row) throws {
-        try self.init(from: RowDecoder(row: row))
+        self = try FetchableRecordDecoder().decode(Self.self, from: row)
     }
 }
 
-/// A `Decoder` over a row. Primitive values are read straight from the
-/// statement, without intermediate `DatabaseValue`.
-struct RowDecoder: Decoder {
+/// Decodes `Decodable` records from rows. Prefer `init(row:)`, or the fetch
+/// methods, which use it:
+///
+/// - a property whose coding key names a column (after the record's
+///   ``FetchableRecord/databaseColumnDecodingStrategy``) decodes from it:
+///   `Data` and `Date` with the record's strategies, other
+///   ``DatabaseValueConvertible`` types as they convert, and other types
+///   from the value itself, or from JSON text with
+///   ``FetchableRecord/databaseJSONDecoder(for:)`` when they need a keyed
+///   or unkeyed container;
+/// - a property whose key names a scope decodes from the scoped row (nil
+///   for an optional when the scoped row is all NULL);
+/// - one property whose key is neither decodes from the whole row, so that
+///   a record can be made of other records.
+public final class FetchableRecordDecoder: Sendable {
+    /// A decoder.
+    public init() {}
+
+    /// Decodes a record from a row.
+    public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        try T(from: RowDecoder<T>(row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy))
+    }
+}
+
+/// Raised by the containers of a column decoder when the value needs JSON.
+private struct JSONRequired: Error {}
+
+/// A `Decoder` over a row.
+private struct RowDecoder<Record: FetchableRecord>: Decoder {
     let row: Row
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    let codingPath: [any CodingKey]
+    let columnStrategy: DatabaseColumnDecodingStrategy
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(row: row))
+        KeyedDecodingContainer(RowKeyedContainer<Key, Record>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        if let key = codingPath.last {
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath.dropLast(), debugDescription: "No available prefetched rows"))
+        }
         throw DecodingError.typeMismatch(
-            [Any].self,
-            .init(codingPath: [], debugDescription: "a row decodes as a keyed container (a struct), not an array"))
+            [Any].self, .init(codingPath: [], debugDescription: "unkeyed decoding from database row is not supported"))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard row.count == 1 else {
-            throw DecodingError.typeMismatch(
-                Any.self,
-                .init(codingPath: [], debugDescription: "a single value decodes from a row with one column, not \(row.count)"))
+        guard let key = codingPath.last else {
+            // A value decoded from the whole row: the first column.
+            guard !row.isEmpty else {
+                throw RowDecodingError.columnNotFound("0", row: row)
+            }
+            return ColumnDecoder<Record>(row: row, index: 0, codingPath: codingPath)
         }
-        return ColumnDecoder(dbValue: row.databaseValue(atIndex: 0), codingPath: [])
+        guard let index = row.index(forColumn: key.stringValue) else {
+            throw RowDecodingError.columnNotFound(key.stringValue, row: row)
+        }
+        return ColumnDecoder<Record>(row: row, index: index, codingPath: codingPath)
     }
 }
 
-private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let row: Row
-    var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
+/// The columns and scopes of a row, by coding key.
+private final class RowKeyedContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
+    let decoder: RowDecoder<Record>
+    /// The column of each key, when the strategy renames columns.
+    private let columnForKey: [String: String]?
+    /// The key that decoded from the whole row: only one may.
+    private var rootKey: (any CodingKey)?
 
-    func contains(_ key: Key) -> Bool { row.hasColumn(key.stringValue) }
+    init(decoder: RowDecoder<Record>) {
+        self.decoder = decoder
+        if case .useDefaultKeys = decoder.columnStrategy {
+            columnForKey = nil
+        } else {
+            var columnForKey: [String: String] = [:]
+            for column in decoder.row.columnNames {
+                let key = decoder.columnStrategy.key(forColumn: column)
+                if columnForKey[key] == nil { columnForKey[key] = column }
+            }
+            self.columnForKey = columnForKey
+        }
+    }
+
+    var row: Row { decoder.row }
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    var allKeys: [Key] {
+        var names = columnForKey.map { Set($0.keys) } ?? Set(row.columnNames)
+        names.formUnion(row.scopesTree.names)
+        return names.compactMap(Key.init(stringValue:))
+    }
+
+    /// The column of a key, when the row has it.
+    private func columnIndex(forKey key: Key) -> (column: String, index: Int)? {
+        let column = columnForKey.map { $0[key.stringValue] } ?? key.stringValue
+        guard let column, let index = row.index(forColumn: column) else { return nil }
+        return (column, index)
+    }
+
+    /// The column of a key, for the primitive types: a missing column is an error.
+    private func column(forKey key: Key) throws -> String {
+        guard let columnForKey else { return key.stringValue }
+        guard let column = columnForKey[key.stringValue] else {
+            throw RowDecodingError.keyNotFound(
+                .columnName(key.stringValue), debugDescription: "key not found: \(key) (\(String(reflecting: key.stringValue)))",
+                row: row)
+        }
+        return column
+    }
+
+    func contains(_ key: Key) -> Bool {
+        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil
+    }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let index = row.index(forColumn: key.stringValue) else { return true }
-        return row.hasNull(atIndex: index)
+        if let (_, index) = columnIndex(forKey: key) { return row.hasNull(atIndex: index) }
+        if let scoped = row.scopesTree[key.stringValue] { return !scoped.containsNonNullValue }
+        return true
     }
 
-    // Primitive types take the statement fast path.
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forColumn: key.stringValue) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forColumn: key.stringValue) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forColumn: column(forKey: key)) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        if let (column, index) = columnIndex(forKey: key) {
+            if row.hasNull(atIndex: index) {
+                // NULL is nil, unless the type decodes it (DatabaseValue does).
+                if let convertibleType = T.self as? any DatabaseValueConvertible.Type,
+                    let value = convertibleType.fromDatabaseValue(.null) as? T
+                {
+                    return value
+                }
+                return nil
+            }
+            return try decodeColumn(T.self, column: column, index: index, key: key)
+        }
+        if let scoped = row.scopesTree[key.stringValue] {
+            // A left-joined scope with no match is all NULL.
+            guard scoped.containsNonNullValue else { return nil }
+            return try decodeRow(T.self, from: scoped, key: key)
+        }
+        return nil
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        guard let index = row.index(forColumn: key.stringValue) else {
+        if let (column, index) = columnIndex(forKey: key) {
+            return try decodeColumn(T.self, column: column, index: index, key: key)
+        }
+        if let scoped = row.scopesTree[key.stringValue] {
+            return try decodeRow(T.self, from: scoped, key: key)
+        }
+        // Neither a column nor a scope: the value is made of the whole row
+        // (a record made of records). Only one key can claim it.
+        if let rootKey {
+            let keys = [rootKey.stringValue, key.stringValue].sorted()
             throw DecodingError.keyNotFound(
-                key, .init(codingPath: [key], debugDescription: "column not found: \(key.stringValue) - row: \(row)"))
+                key, .init(codingPath: codingPath, debugDescription: "No such key: \(keys.joined(separator: " or "))"))
         }
-        let dbValue = row.databaseValue(atIndex: index)
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            if let value = convertible.fromDatabaseValue(dbValue) as? T { return value }
-            throw RowDecodingError.valueMismatch(T.self, dbValue, row: row, key: .columnName(key.stringValue))
-        }
-        return try T(from: ColumnDecoder(dbValue: dbValue, codingPath: [key]))
+        rootKey = key
+        return try decodeRow(T.self, from: row, key: key)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        if let (column, _) = columnIndex(forKey: key) {
+            throw DecodingError.typeMismatch(
+                KeyedDecodingContainer<NestedKey>.self,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "not implemented: building a nested JSON container for the column '\(column)'"))
+        }
+        if let scoped = row.scopesTree[key.stringValue] {
+            let nested = RowDecoder<Record>(row: scoped, codingPath: codingPath + [key], columnStrategy: decoder.columnStrategy)
+            return KeyedDecodingContainer(RowKeyedContainer<NestedKey, Record>(decoder: nested))
+        }
         throw DecodingError.typeMismatch(
-            type, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
+            KeyedDecodingContainer<NestedKey>.self,
+            .init(codingPath: codingPath, debugDescription: "No keyed container found for key '\(key)'"))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
-            [Any].self, .init(codingPath: [key], debugDescription: "nested containers are decoded from JSON columns"))
+            (any UnkeyedDecodingContainer).self,
+            .init(codingPath: codingPath, debugDescription: "unkeyed decoding is not supported"))
     }
 
-    func superDecoder() throws -> any Decoder { RowDecoder(row: row) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { RowDecoder(row: row) }
+    // A superclass decodes from the same row.
+    func superDecoder() throws -> any Decoder { decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+
+    // MARK: Helpers
+
+    /// A value from a row: a record with `init(row:)`, anything else with
+    /// its `Decodable` conformance.
+    private func decodeRow<T: Decodable>(_ type: T.Type, from row: Row, key: Key) throws -> T {
+        if let recordType = T.self as? any FetchableRecord.Type {
+            return try cast(recordType.init(row: row), key: key)
+        }
+        return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key], columnStrategy: .useDefaultKeys))
+    }
+
+    /// A value from a column.
+    private func decodeColumn<T: Decodable>(_ type: T.Type, column: String, index: Int, key: Key) throws -> T {
+        try decodeColumnValue(
+            T.self, row: row, column: column, index: index, codingPath: codingPath + [key], key: key, record: Record.self)
+    }
+
+    private func cast<T>(_ value: Any, key: Key) throws -> T {
+        guard let value = value as? T else {
+            throw DecodingError.typeMismatch(T.self, .init(codingPath: codingPath + [key], debugDescription: "unexpected type"))
+        }
+        return value
+    }
 }
 
-/// A `Decoder` over one column value: single values decode from the value
-/// itself; keyed and unkeyed containers decode from the value as JSON.
-struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
-    let dbValue: DatabaseValue
+/// A value of type `T` from the column at `index`: `Data` and `Date` with
+/// the record's strategies, convertible types as they convert, other types
+/// from a single value, or from JSON.
+private func decodeColumnValue<T: Decodable, Record: FetchableRecord>(
+    _ type: T.Type, row: Row, column: String, index: Int, codingPath: [any CodingKey], key: any CodingKey,
+    record: Record.Type = Record.self
+) throws -> T {
+    if T.self == Data.self {
+        let dbValue = row.databaseValue(atIndex: index)
+        guard let data = Record.databaseDataDecodingStrategy(for: column).decode(dbValue) as? T else {
+            throw RowDecodingError.valueMismatch(Data.self, dbValue, row: row, key: .columnName(column))
+        }
+        return data
+    }
+    if T.self == Date.self {
+        let dbValue = row.databaseValue(atIndex: index)
+        guard let date = Record.databaseDateDecodingStrategy(for: column).decode(dbValue) as? T else {
+            throw RowDecodingError.valueMismatch(Date.self, dbValue, row: row, key: .columnName(column))
+        }
+        return date
+    }
+    if let fastType = T.self as? any (DatabaseValueConvertible & StatementColumnConvertible).Type {
+        return try castValue(decodeFast(fastType, row: row, index: index, column: column), codingPath)
+    }
+    if let convertibleType = T.self as? any DatabaseValueConvertible.Type {
+        return try castValue(decodeConvertible(convertibleType, row: row, index: index, column: column), codingPath)
+    }
+    do {
+        return try T(from: ColumnDecoder<Record>(row: row, index: index, codingPath: codingPath))
+    } catch is JSONRequired {
+        return try row.withUnsafeData(atIndex: index) { data in
+            guard let data else {
+                throw DecodingError.valueNotFound(Data.self, .init(codingPath: codingPath, debugDescription: "Missing Data"))
+            }
+            return try Record.databaseJSONDecoder(for: key.stringValue).decode(T.self, from: data)
+        }
+    }
+}
+
+private func decodeFast<V: DatabaseValueConvertible & StatementColumnConvertible>(
+    _ type: V.Type, row: Row, index: Int, column: String
+) throws -> V {
+    do {
+        return try row.decode(V.self, atIndex: index)
+    } catch var error as RowDecodingError {
+        error.key = .columnName(column)
+        throw error
+    }
+}
+
+private func decodeConvertible<V: DatabaseValueConvertible>(_ type: V.Type, row: Row, index: Int, column: String) throws -> V {
+    let dbValue = row.databaseValue(atIndex: index)
+    if let value = V.fromDatabaseValue(dbValue) { return value }
+    throw RowDecodingError.valueMismatch(V.self, dbValue, row: row, key: .columnName(column))
+}
+
+private func castValue<T>(_ value: Any, _ codingPath: [any CodingKey]) throws -> T {
+    guard let value = value as? T else {
+        throw DecodingError.typeMismatch(T.self, .init(codingPath: codingPath, debugDescription: "unexpected type"))
+    }
+    return value
+}
+
+/// A `Decoder` over one column: single values decode from the column;
+/// a keyed or unkeyed container means the value is JSON.
+private struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecodingContainer {
+    let row: Row
+    let index: Int
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try jsonDecoder().container(keyedBy: type)
-    }
+    private var column: String { row.columnNames[index] }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try jsonDecoder().unkeyedContainer()
-    }
-
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw JSONRequired() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw JSONRequired() }
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    /// A decoder of the JSON text held by the column.
-    private func jsonDecoder() throws -> any Decoder {
-        guard let data = Data.fromDatabaseValue(dbValue) else {
-            throw DecodingError.typeMismatch(
-                Any.self,
-                .init(codingPath: codingPath, debugDescription: "expected JSON text, found \(dbValue)"))
-        }
-        return try JSONDecoder().decode(DecoderExtractor.self, from: data).decoder
+    func decodeNil() -> Bool { row.hasNull(atIndex: index) }
+
+    private func decodePrimitive<V: DatabaseValueConvertible & StatementColumnConvertible>(_ type: V.Type) throws -> V {
+        try decodeFast(V.self, row: row, index: index, column: column)
     }
 
-    func decodeNil() -> Bool { dbValue.isNull }
+    func decode(_ type: Bool.Type) throws -> Bool { try decodePrimitive(type) }
+    func decode(_ type: String.Type) throws -> String { try decodePrimitive(type) }
+    func decode(_ type: Double.Type) throws -> Double { try decodePrimitive(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decodePrimitive(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decodePrimitive(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodePrimitive(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodePrimitive(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodePrimitive(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodePrimitive(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodePrimitive(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodePrimitive(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodePrimitive(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodePrimitive(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodePrimitive(type) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            if let value = convertible.fromDatabaseValue(dbValue) as? T { return value }
-            throw DecodingError.typeMismatch(
-                T.self,
-                .init(codingPath: codingPath, debugDescription: "could not decode \(T.self) from database value \(dbValue)"))
-        }
-        return try T(from: self)
+        let key = codingPath.last ?? RowColumnKey(stringValue: column)
+        return try decodeColumnValue(
+            T.self, row: row, column: column, index: index, codingPath: codingPath, key: key, record: Record.self)
     }
 }
 
-/// Captures the decoder JSONDecoder builds, so that a column's JSON can feed
-/// a keyed or unkeyed container.
-private struct DecoderExtractor: Decodable {
-    let decoder: any Decoder
-    init(from decoder: any Decoder) throws { self.decoder = decoder }
+/// The coding key of a column, for values decoded from a row's first column.
+private struct RowColumnKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A type that can be initialized from a database row.
 ///
 /// ```swift
@@ -18,6 +20,42 @@ public protocol FetchableRecord {
     /// Creates a record from a row. The row may be reused by a cursor: copy it
     /// (`row.copy()`) if the record keeps it.
     init(row: Row) throws
+
+    /// Contextual information given to `Decodable.init(from:)`. Default: empty.
+    static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { get }
+
+    /// The decoder of the JSON columns (nested `Decodable` values). Default:
+    /// base64 data, dates in milliseconds since 1970, and an error for
+    /// NaN and infinite floats.
+    static func databaseJSONDecoder(for column: String) -> JSONDecoder
+
+    /// How `Data` properties are decoded. Default: ``DatabaseDataDecodingStrategy/deferredToData``.
+    static func databaseDataDecodingStrategy(for column: String) -> DatabaseDataDecodingStrategy
+
+    /// How `Date` properties are decoded. Default: ``DatabaseDateDecodingStrategy/deferredToDate``.
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy
+
+    /// How columns map to coding keys. Default: ``DatabaseColumnDecodingStrategy/useDefaultKeys``.
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { get }
+}
+
+extension FetchableRecord {
+    public static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [:] }
+
+    public static func databaseJSONDecoder(for column: String) -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .base64
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.nonConformingFloatDecodingStrategy = .throw
+        decoder.userInfo = codingUserInfo(databaseDecodingUserInfo)
+        return decoder
+    }
+
+    public static func databaseDataDecodingStrategy(for column: String) -> DatabaseDataDecodingStrategy { .deferredToData }
+
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .deferredToDate }
+
+    public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .useDefaultKeys }
 }
 
 extension FetchableRecord {

@@ -13,15 +13,17 @@ public struct PersistenceContainer: Sendable {
         databaseValues.reserveCapacity(8)
     }
 
-    /// The value of a column, nil when NULL or absent; setting appends the
-    /// column, or replaces its value.
+    /// The value of a column, as a ``DatabaseValue``, nil when the column is
+    /// absent; setting appends the column, or replaces its value. The getter
+    /// returns a value that is stored identically, not necessarily the value
+    /// that was set.
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
-        get { index(of: column).map { databaseValues[$0].storage.value } ?? nil }
+        get { index(of: column).map { databaseValues[$0] } }
         set { setValue(newValue?.databaseValue ?? .null, forColumn: column) }
     }
 
     /// The value of a column; see ``subscript(_:)-(String)``.
-    public subscript(_ column: Column) -> (any DatabaseValueConvertible)? {
+    public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
         get { self[column.name] }
         set { self[column.name] = newValue }
     }
@@ -47,5 +49,28 @@ public struct PersistenceContainer: Sendable {
         if let index = columns.firstIndex(of: column) { return index }
         let lowercased = column.lowercased()
         return columns.firstIndex { $0.lowercased() == lowercased }
+    }
+
+    /// The columns whose value differs in `other` (a column `other` lacks
+    /// compares as NULL), with the values of `other`, in column order.
+    func changes(from other: PersistenceContainer) -> [(String, DatabaseValue)] {
+        var changes: [(String, DatabaseValue)] = []
+        for (column, value) in zip(columns, databaseValues) {
+            let otherValue = other.databaseValue(forColumn: column) ?? .null
+            if otherValue != value { changes.append((column, otherValue)) }
+        }
+        return changes
+    }
+}
+
+extension PersistenceContainer: RandomAccessCollection {
+    public typealias Index = Int
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { columns.count }
+
+    /// The column and the value at `position`.
+    public subscript(position: Int) -> (String, DatabaseValue) {
+        (columns[position], databaseValues[position])
     }
 }

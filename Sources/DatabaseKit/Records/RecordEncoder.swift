@@ -1,127 +1,300 @@
 import Foundation
 
-/// The `Encoder` of `Encodable` records: a keyed container whose keys are
-/// columns. Values that are ``DatabaseValueConvertible`` are stored directly;
-/// anything else goes through ``encodeColumnValue(_:)``.
-final class RecordEncoder: Encoder {
-    final class Storage {
-        var container = PersistenceContainer()
-    }
+/// The `Encoder` of `Encodable` records: each coding key is a column, named
+/// by the record's ``EncodableRecord/databaseColumnEncodingStrategy``.
+///
+/// - `Data`, `Date` and `UUID` values follow the record's strategies;
+/// - other ``DatabaseValueConvertible`` values are stored as they convert;
+/// - other values that encode a single value (a `Codable` enum, a wrapper)
+///   are stored as that value;
+/// - the rest (nested structs, arrays, dictionaries) are stored as JSON
+///   text, from ``EncodableRecord/databaseJSONEncoder(for:)``.
+///
+/// What a record can not encode (an array at the top level) is reported by
+/// the error thrown from `encode(to:)`, never by a trap.
+final class RecordEncoder<Record: EncodableRecord>: Encoder {
+    var container: PersistenceContainer
+    /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
+    var misuse: EncodingError?
 
-    let storage: Storage
-
-    /// An encoder; a superclass encoder shares its subclass's storage.
-    init(storage: Storage = Storage()) {
-        self.storage = storage
+    init(container: PersistenceContainer) {
+        self.container = container
     }
 
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedContainer<Key>(storage: storage))
+        KeyedEncodingContainer(RecordKeyedContainer<Key, Record>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        // A record is a set of columns; an array has none. The failure is
-        // reported by the first encode, which can throw.
-        preconditionFailure("a record encodes as a keyed container (a struct with coding keys), not an array")
+        reportMisuse("unkeyed encoding is not supported: a record encodes as a keyed container (a struct with coding keys)")
+        return FailingUnkeyedContainer(codingPath: [])
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        preconditionFailure("a record encodes as a keyed container (a struct with coding keys), not a single value")
+        RecordSingleValueContainer(encoder: self)
+    }
+
+    func reportMisuse(_ message: String) {
+        if misuse == nil {
+            misuse = EncodingError.invalidValue(Record.self, .init(codingPath: [], debugDescription: message))
+        }
+    }
+
+    /// Stores a column value, with the column named by the strategy.
+    func store(_ value: DatabaseValue, forKey key: some CodingKey) {
+        container[Record.databaseColumnEncodingStrategy.column(forKey: key)] = value
+    }
+
+    /// Stores any `Encodable` value in the column of `key`.
+    func encode<T: Encodable>(_ value: T, forKey key: some CodingKey) throws {
+        let column = Record.databaseColumnEncodingStrategy.column(forKey: key)
+        if let data = value as? Data {
+            container[column] = try Record.databaseDataEncodingStrategy(for: column).encode(data)
+        } else if let date = value as? Date {
+            container[column] = Record.databaseDateEncodingStrategy(for: column).encode(date)
+        } else if let uuid = value as? UUID {
+            container[column] = Record.databaseUUIDEncodingStrategy(for: column).encode(uuid)
+        } else if let convertible = value as? any DatabaseValueConvertible {
+            container[column] = convertible.databaseValue
+        } else {
+            let columnEncoder = ColumnEncoder<Record>(recordEncoder: self, key: key)
+            do {
+                try value.encode(to: columnEncoder)
+            } catch is JSONRequired {
+                // Below.
+            }
+            if columnEncoder.requiresJSON {
+                let json = try Record.databaseJSONEncoder(for: key.stringValue).encode(value)
+                container[column] = String(decoding: json, as: UTF8.self).databaseValue
+            }
+        }
     }
 }
 
-private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let storage: RecordEncoder.Storage
+/// The columns of a record.
+private struct RecordKeyedContainer<Key: CodingKey, Record: EncodableRecord>: KeyedEncodingContainerProtocol {
+    let encoder: RecordEncoder<Record>
     var codingPath: [any CodingKey] { [] }
 
-    private func set(_ value: DatabaseValue, _ key: Key) {
-        storage.container.setValue(value, forColumn: key.stringValue)
+    private func store(_ value: (some DatabaseValueConvertible)?, _ key: Key) {
+        encoder.store(value?.databaseValue ?? .null, forKey: key)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(value.databaseValue, key) }
+    mutating func encodeNil(forKey key: Key) throws { encoder.store(.null, forKey: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { store(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { store(value, key) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder.encode(value, forKey: key) }
 
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try encodeColumnValue(value), key)
-    }
-
-    // Optionals: `nil` is NULL rather than a missing column, so that an
-    // update sets the column to NULL.
+    // Optionals: nil is NULL rather than a missing column, so that an update
+    // sets the column to NULL. Every primitive overload is needed: the
+    // default implementations of the missing ones would leave the column out.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { store(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { store(value, key) }
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encoder.encode(value, forKey: key) } else { encoder.store(.null, forKey: key) }
     }
-    // Every primitive overload is needed: the default implementations of the
-    // missing ones would skip nil and leave the column out.
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { set(value.databaseValue, key) }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { set(value.databaseValue, key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        preconditionFailure("nested containers are not supported: make the nested value Encodable, it is stored as JSON")
+        encoder.reportMisuse("nested containers are not supported: encode a nested Encodable value, it is stored as JSON")
+        return KeyedEncodingContainer(FailingKeyedContainer<NestedKey>(codingPath: [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        preconditionFailure("nested containers are not supported: make the nested value Encodable, it is stored as JSON")
+        encoder.reportMisuse("nested containers are not supported: encode a nested Encodable value, it is stored as JSON")
+        return FailingUnkeyedContainer(codingPath: [key])
     }
 
-    mutating func superEncoder() -> any Encoder { RecordEncoder(storage: storage) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { RecordEncoder(storage: storage) }
+    // A superclass encodes its columns into the same container.
+    mutating func superEncoder() -> any Encoder { encoder }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder }
 }
 
-/// The database value of an `Encodable` value that is not a column primitive.
-///
-/// A ``DatabaseValueConvertible`` value converts as usual. Anything else is
-/// encoded to JSON: a JSON scalar (a `Codable` enum's raw value, a
-/// single-value wrapper) is stored as that scalar, and an object or an array
-/// as JSON text with sorted keys.
-func encodeColumnValue<T: Encodable>(_ value: T) throws -> DatabaseValue {
-    if let convertible = value as? any DatabaseValueConvertible { return convertible.databaseValue }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dataEncodingStrategy = .base64
-    encoder.dateEncodingStrategy = .millisecondsSince1970
-    let json = try encoder.encode(value)
-    switch json.first {
-    case UInt8(ascii: "{"), UInt8(ascii: "["):
-        return String(decoding: json, as: UTF8.self).databaseValue
-    case UInt8(ascii: "\""):
-        return try JSONDecoder().decode(String.self, from: json).databaseValue
-    default:
-        let text = String(decoding: json, as: UTF8.self)
-        switch text {
-        case "null": return .null
-        case "true": return true.databaseValue
-        case "false": return false.databaseValue
-        default: return Int64(text)?.databaseValue ?? Double(text)?.databaseValue ?? text.databaseValue
+/// A record that encodes as a single value: a wrapper around another record
+/// (its columns are stored), or a misuse.
+private struct RecordSingleValueContainer<Record: EncodableRecord>: SingleValueEncodingContainer {
+    let encoder: RecordEncoder<Record>
+    var codingPath: [any CodingKey] { [] }
+
+    private func unsupported() throws -> Never {
+        throw EncodingError.invalidValue(
+            Record.self, .init(codingPath: [], debugDescription: "Can't encode a single value in a database row."))
+    }
+
+    mutating func encodeNil() throws { try unsupported() }
+    mutating func encode(_ value: Bool) throws { try unsupported() }
+    mutating func encode(_ value: String) throws { try unsupported() }
+    mutating func encode(_ value: Double) throws { try unsupported() }
+    mutating func encode(_ value: Float) throws { try unsupported() }
+    mutating func encode(_ value: Int) throws { try unsupported() }
+    mutating func encode(_ value: Int8) throws { try unsupported() }
+    mutating func encode(_ value: Int16) throws { try unsupported() }
+    mutating func encode(_ value: Int32) throws { try unsupported() }
+    mutating func encode(_ value: Int64) throws { try unsupported() }
+    mutating func encode(_ value: UInt) throws { try unsupported() }
+    mutating func encode(_ value: UInt8) throws { try unsupported() }
+    mutating func encode(_ value: UInt16) throws { try unsupported() }
+    mutating func encode(_ value: UInt32) throws { try unsupported() }
+    mutating func encode(_ value: UInt64) throws { try unsupported() }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if let record = value as? any EncodableRecord {
+            try record.encode(to: &encoder.container)
+        } else {
+            try value.encode(to: encoder)
         }
     }
+}
+
+/// Raised by the containers of a value that needs JSON, to stop its encoding.
+private struct JSONRequired: Error {}
+
+/// The `Encoder` of one column value: a single value is stored as is; a
+/// keyed or unkeyed container means the value is stored as JSON.
+private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValueEncodingContainer {
+    let recordEncoder: RecordEncoder<Record>
+    let key: any CodingKey
+    var requiresJSON = false
+
+    init(recordEncoder: RecordEncoder<Record>, key: some CodingKey) {
+        self.recordEncoder = recordEncoder
+        self.key = key
+    }
+
+    var codingPath: [any CodingKey] { [key] }
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        requiresJSON = true
+        return KeyedEncodingContainer(FailingKeyedContainer<Key>(codingPath: [key], error: JSONRequired()))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        requiresJSON = true
+        return FailingUnkeyedContainer(codingPath: [key], error: JSONRequired())
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    private func store(_ value: some DatabaseValueConvertible) { recordEncoder.store(value.databaseValue, forKey: key) }
+
+    func encodeNil() throws { recordEncoder.store(.null, forKey: key) }
+    func encode(_ value: Bool) throws { store(value) }
+    func encode(_ value: String) throws { store(value) }
+    func encode(_ value: Double) throws { store(value) }
+    func encode(_ value: Float) throws { store(value) }
+    func encode(_ value: Int) throws { store(value) }
+    func encode(_ value: Int8) throws { store(value) }
+    func encode(_ value: Int16) throws { store(value) }
+    func encode(_ value: Int32) throws { store(value) }
+    func encode(_ value: Int64) throws { store(value) }
+    func encode(_ value: UInt) throws { store(value) }
+    func encode(_ value: UInt8) throws { store(value) }
+    func encode(_ value: UInt16) throws { store(value) }
+    func encode(_ value: UInt32) throws { store(value) }
+    func encode(_ value: UInt64) throws { store(value) }
+    func encode<T: Encodable>(_ value: T) throws { try recordEncoder.encode(value, forKey: key) }
+}
+
+/// A keyed container that refuses every value, with `error` (a misuse by
+/// default).
+private struct FailingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let codingPath: [any CodingKey]
+    var error: (any Error)?
+
+    init(codingPath: [any CodingKey], error: (any Error)? = nil) {
+        self.codingPath = codingPath
+        self.error = error
+    }
+
+    private func fail() throws -> Never {
+        throw error ?? EncodingError.invalidValue(
+            Key.self, .init(codingPath: codingPath, debugDescription: "nested containers are not supported in a record"))
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try fail() }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try fail() }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>(codingPath: codingPath + [key], error: error))
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        FailingUnkeyedContainer(codingPath: codingPath + [key], error: error)
+    }
+    mutating func superEncoder() -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
+}
+
+/// An unkeyed container that refuses every value.
+private struct FailingUnkeyedContainer: UnkeyedEncodingContainer {
+    let codingPath: [any CodingKey]
+    var error: (any Error)?
+    var count: Int { 0 }
+
+    init(codingPath: [any CodingKey], error: (any Error)? = nil) {
+        self.codingPath = codingPath
+        self.error = error
+    }
+
+    private func fail() throws -> Never {
+        throw error ?? EncodingError.invalidValue(
+            [Any].self, .init(codingPath: codingPath, debugDescription: "unkeyed encoding is not supported in a record"))
+    }
+
+    mutating func encodeNil() throws { try fail() }
+    mutating func encode<T: Encodable>(_ value: T) throws { try fail() }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>(codingPath: codingPath, error: error))
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
+}
+
+/// An encoder whose containers refuse every value.
+private struct FailingEncoder: Encoder, SingleValueEncodingContainer {
+    let codingPath: [any CodingKey]
+    let error: (any Error)?
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    private func fail() throws -> Never {
+        throw error ?? EncodingError.invalidValue(
+            Any.self, .init(codingPath: codingPath, debugDescription: "nested encoders are not supported in a record"))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(FailingKeyedContainer<Key>(codingPath: codingPath, error: error))
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer(codingPath: codingPath, error: error) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+    mutating func encodeNil() throws { try fail() }
+    mutating func encode<T: Encodable>(_ value: T) throws { try fail() }
 }

@@ -1,0 +1,417 @@
+import DatabaseKit
+import Foundation
+import Testing
+
+/// Codable records as GRDB documents them: coding strategies, JSON columns,
+/// scopes, record comparison, and encoding misuses reported as errors.
+@Suite("Codable records: strategies, JSON, scopes, comparison")
+struct RecordCodingTests {
+    struct SnakePlayer: Codable, FetchableRecord, PersistableRecord, Equatable {
+        static let databaseTableName = "player"
+        static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+        static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+        var playerId: Int64
+        var fullName: String
+        var homeUrlString: String?
+    }
+
+    struct Acronyms: Encodable, EncodableRecord {
+        static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+        var playerID = 1
+        var homeURLString = ""
+        var _private = 0
+        var version2Name = ""
+    }
+
+    @Test("snake case strategies name columns as JSONEncoder names keys, and read them back")
+    func snakeCase() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (player_id INTEGER PRIMARY KEY, full_name TEXT, home_url_string TEXT)")
+            let player = SnakePlayer(playerId: 1, fullName: "Arthur", homeUrlString: "https://example.com")
+            #expect(try player.databaseContainer().columns == ["player_id", "full_name", "home_url_string"])
+            try player.insert(db)
+            #expect(try SnakePlayer.fetchOne(db, sql: "SELECT * FROM player") == player)
+            let error = try #require(throws: RowDecodingError.self) {
+                try SnakePlayer.fetchOne(db, sql: "SELECT player_id, home_url_string FROM player")
+            }
+            #expect(String(describing: error).contains("key not found"))
+        }
+        // As JSONEncoder: "playerID" → "player_id"; "player_id" decodes as "playerId".
+        #expect(try Acronyms().databaseContainer().columns == ["player_id", "home_url_string", "_private", "version2_name"])
+    }
+
+    /// A record whose keys are given at run time.
+    struct DynamicKeys: Encodable, EncodableRecord {
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+        var keys: [String]
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for key in keys { try container.encode(0, forKey: Key(stringValue: key)) }
+        }
+    }
+
+    @Test("snake case conversions agree with JSONEncoder and JSONDecoder, key by key")
+    func snakeCaseMatchesFoundation() throws {
+        let keys = [
+            "playerID", "myURLProperty", "_leading", "trailing_", "a", "URL", "aB", "ABc", "version2Name", "already_snake",
+            "x1Y2", "__double__", "HTTPRequest", "oneTwoThree",
+        ]
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        for key in keys {
+            let json = try JSONSerialization.jsonObject(with: encoder.encode(DynamicKeys(keys: [key]))) as? [String: Int]
+            let column = try DynamicKeys(keys: [key]).databaseContainer().columns
+            #expect(column == Array(json?.keys ?? [:].keys), "\(key)")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        struct Probe: Decodable, FetchableRecord {
+            static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            var keys: [String]
+            init(from decoder: any Decoder) throws {
+                keys = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+            }
+        }
+        for column in ["player_id", "my_url_property", "_leading", "trailing_", "a", "url", "version2_name", "__double__", "camelCase", "a__b"] {
+            let fromJSON = try decoder.decode(Probe.self, from: Data("{\"\(column)\": 0}".utf8)).keys
+            let fromRow = try Probe(row: [column: 0])
+            #expect(fromRow.keys == fromJSON, "\(column)")
+        }
+    }
+
+    struct Dated: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "dated"
+        var deferred: Date
+        var reference: Date
+        var since1970: Date
+        var seconds: Date
+        var milliseconds: Date
+        var iso: Date
+        var custom: Date
+
+        static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+            switch column {
+            case "reference": return .timeIntervalSinceReferenceDate
+            case "since1970": return .timeIntervalSince1970
+            case "seconds": return .secondsSince1970
+            case "milliseconds": return .millisecondsSince1970
+            case "iso": return .iso8601
+            case "custom": return .custom { date in "day \(Int(date.timeIntervalSince1970) / 86400)" }
+            default: return .deferredToDate
+            }
+        }
+
+        static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+            switch column {
+            case "reference": return .timeIntervalSinceReferenceDate
+            case "since1970", "seconds": return .timeIntervalSince1970
+            case "milliseconds": return .millisecondsSince1970
+            case "iso": return .iso8601
+            case "custom":
+                return .custom { dbValue in
+                    String.fromDatabaseValue(dbValue).flatMap { Double($0.dropFirst(4)) }.map { Date(timeIntervalSince1970: $0 * 86400) }
+                }
+            default: return .deferredToDate
+            }
+        }
+    }
+
+    @Test("date strategies store and read each documented representation")
+    func dateStrategies() throws {
+        let dbQueue = DatabaseQueue()
+        let date = Date(timeIntervalSince1970: 86400 * 2 + 1.5)
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE dated (deferred, reference, since1970, seconds, milliseconds, iso, custom)")
+            try Dated(
+                deferred: date, reference: date, since1970: date, seconds: date, milliseconds: date, iso: date,
+                custom: Date(timeIntervalSince1970: 86400 * 2)
+            ).insert(db)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM dated"))
+            #expect(row["deferred"] as String == "1970-01-03 00:00:01.500")
+            #expect(row["reference"] as Double == date.timeIntervalSinceReferenceDate)
+            #expect(row["since1970"] as Double == 172801.5)
+            #expect(row["seconds"] as Int64 == 172801)
+            #expect(row["milliseconds"] as Int64 == 172_801_500)
+            #expect(row["iso"] as String == "1970-01-03T00:00:01Z")
+            #expect(row["custom"] as String == "day 2")
+            let decoded = try #require(try Dated.fetchOne(db, sql: "SELECT * FROM dated"))
+            #expect(decoded.deferred == date)
+            #expect(decoded.reference == date)
+            #expect(decoded.since1970 == date)
+            #expect(decoded.seconds == Date(timeIntervalSince1970: 172801))
+            #expect(decoded.milliseconds == date)
+            #expect(decoded.iso == Date(timeIntervalSince1970: 172801))
+            #expect(decoded.custom == Date(timeIntervalSince1970: 86400 * 2))
+        }
+    }
+
+    struct Blobs: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "blobs"
+        var text: Data
+        var blob: Data
+        var upper: UUID
+        var lower: UUID
+        var plain: UUID
+        static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy {
+            column == "text" ? .text : .deferredToData
+        }
+        static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+            switch column {
+            case "upper": return .uppercaseString
+            case "lower": return .lowercaseString
+            default: return .deferredToUUID
+            }
+        }
+    }
+
+    @Test("data and UUID strategies; non-UTF-8 data as text is an encoding error")
+    func dataAndUUIDStrategies() throws {
+        let dbQueue = DatabaseQueue()
+        let uuid = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE blobs (text, blob, upper, lower, plain)")
+            try Blobs(text: Data("hello".utf8), blob: Data([0, 1]), upper: uuid, lower: uuid, plain: uuid).insert(db)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT typeof(text), typeof(blob), upper, lower, typeof(plain) FROM blobs"))
+            #expect(row[0] as String == "text")
+            #expect(row[1] as String == "blob")
+            #expect(row[2] as String == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+            #expect(row[3] as String == "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")
+            #expect(row[4] as String == "blob")
+            // Data decodes from text and blobs; UUID from both forms.
+            let decoded = try #require(try Blobs.fetchOne(db, sql: "SELECT * FROM blobs"))
+            #expect(decoded.text == Data("hello".utf8))
+            #expect(decoded.upper == uuid && decoded.lower == uuid && decoded.plain == uuid)
+            #expect(throws: EncodingError.self) {
+                try Blobs(text: Data([0xFF, 0xFE]), blob: Data(), upper: uuid, lower: uuid, plain: uuid).insert(db)
+            }
+        }
+    }
+
+    struct Nested: Codable, FetchableRecord, PersistableRecord, Equatable {
+        enum Mood: String, Codable { case happy, sad }  // Codable, not DatabaseValueConvertible
+        struct Wrapper: Codable, Equatable {
+            var value: Int
+            init(value: Int) { self.value = value }
+            init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Int.self) }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(value)
+            }
+        }
+        struct Address: Codable, Equatable {
+            var street: String
+            var city: String
+        }
+        static let databaseTableName = "nested"
+        var mood: Mood
+        var wrapper: Wrapper
+        var address: Address
+        var tags: [String]
+        var scores: [String: Int]?
+    }
+
+    @Test("single-value Codable types are stored as their value, containers as JSON with sorted keys")
+    func jsonColumns() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE nested (mood, wrapper, address, tags, scores)")
+            let record = Nested(
+                mood: .happy, wrapper: .init(value: 42), address: .init(street: "Main", city: "Paris"), tags: ["a", "b"],
+                scores: nil)
+            try record.insert(db)
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM nested"))
+            #expect(row["mood"] as String == "happy")
+            #expect(row["wrapper"] as Int == 42)
+            #expect(row["address"] as String == #"{"city":"Paris","street":"Main"}"#)
+            #expect(row["tags"] as String == #"["a","b"]"#)
+            #expect(row.hasNull(atIndex: 4))
+            #expect(try Nested.fetchOne(db, sql: "SELECT * FROM nested") == Nested(
+                mood: .happy, wrapper: .init(value: 42), address: .init(street: "Main", city: "Paris"), tags: ["a", "b"],
+                scores: nil))
+            let error = try #require(throws: (any Error).self) {
+                try Nested.fetchOne(db, sql: "SELECT 'happy' AS mood, 1 AS wrapper, 'not json' AS address, '[]' AS tags")
+            }
+            #expect(error is DecodingError)
+        }
+    }
+
+    struct CustomJSON: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "custom"
+        var payload: [String: Date]
+        static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .secondsSince1970
+            encoder.outputFormatting = .sortedKeys
+            return encoder
+        }
+        static func databaseJSONDecoder(for column: String) -> JSONDecoder {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return decoder
+        }
+    }
+
+    @Test("databaseJSONEncoder and databaseJSONDecoder are used for JSON columns")
+    func customJSONCoders() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE custom (payload)")
+            try CustomJSON(payload: ["b": Date(timeIntervalSince1970: 10), "a": Date(timeIntervalSince1970: 5)]).insert(db)
+            #expect(try String.fetchOne(db, sql: "SELECT payload FROM custom") == #"{"a":5,"b":10}"#)
+            #expect(try CustomJSON.fetchOne(db, sql: "SELECT * FROM custom")?.payload["b"] == Date(timeIntervalSince1970: 10))
+        }
+    }
+
+    struct Informed: Decodable, FetchableRecord {
+        static let key = CodingUserInfoKey(rawValue: "prefix")!
+        static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [key: ">"] }
+        var name: String
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let prefix = decoder.userInfo[Self.key] as? String ?? ""
+            name = try prefix + container.decode(String.self, forKey: .name)
+        }
+        enum CodingKeys: String, CodingKey { case name }
+    }
+
+    @Test("databaseDecodingUserInfo reaches init(from:)")
+    func decodingUserInfo() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            #expect(try Informed.fetchOne(db, sql: "SELECT 'x' AS name")?.name == ">x")
+        }
+    }
+
+    // MARK: Scopes
+
+    struct Team: Codable, FetchableRecord, Equatable {
+        var id: Int64
+        var name: String
+    }
+
+    struct Member: Codable, FetchableRecord, Equatable {
+        var id: Int64
+        var name: String
+    }
+
+    struct MemberInfo: Decodable, FetchableRecord, Equatable {
+        var member: Member  // neither a column nor a scope: the whole row
+        var team: Team?  // the "team" scope
+    }
+
+    @Test("records decode nested records from scopes, and one from the whole row; an all-NULL scope is nil")
+    func scopes() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE team (id INTEGER PRIMARY KEY, name TEXT);
+                    CREATE TABLE member (id INTEGER PRIMARY KEY, name TEXT, teamId INTEGER);
+                    INSERT INTO team VALUES (1, 'Reds');
+                    INSERT INTO member VALUES (1, 'Arthur', 1), (2, 'Barbara', NULL);
+                    """)
+            let adapter = RangeRowAdapter(0..<2).addingScopes(["team": RangeRowAdapter(2..<4)])
+            let infos = try MemberInfo.fetchAll(
+                db, sql: "SELECT member.id, member.name, team.id, team.name FROM member LEFT JOIN team ON team.id = member.teamId ORDER BY member.id",
+                adapter: adapter)
+            #expect(
+                infos == [
+                    MemberInfo(member: Member(id: 1, name: "Arthur"), team: Team(id: 1, name: "Reds")),
+                    MemberInfo(member: Member(id: 2, name: "Barbara"), team: nil),
+                ])
+        }
+    }
+
+    struct TwoRoots: Decodable, FetchableRecord {
+        var first: Member
+        var second: Member
+    }
+
+    @Test("only one property decodes from the whole row")
+    func twoRootKeys() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            let error = try #require(throws: DecodingError.self) {
+                try TwoRoots.fetchOne(db, sql: "SELECT 1 AS id, 'a' AS name")
+            }
+            #expect(String(describing: error).contains("No such key: first or second"))
+        }
+    }
+
+    @Test("a missing column is an error that names it and the row")
+    func missingColumn() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            let error = try #require(throws: RowDecodingError.self) {
+                try Member.fetchOne(db, sql: "SELECT 1 AS id")
+            }
+            #expect(String(describing: error).hasPrefix("column not found: \"name\""))
+        }
+    }
+
+    @Test("FetchableRecordDecoder decodes a record from a row")
+    func recordDecoder() throws {
+        let row: Row = ["id": 1, "name": "Arthur"]
+        #expect(try FetchableRecordDecoder().decode(Member.self, from: row) == Member(id: 1, name: "Arthur"))
+    }
+
+    // MARK: Comparison and containers
+
+    struct Score: Codable, EncodableRecord {
+        var id: Int64
+        var score: Int
+        var bonus: Int?
+    }
+
+    @Test("databaseEquals, databaseChanges(from:), databaseChanges(modify:)")
+    func comparison() throws {
+        var score = Score(id: 1, score: 10, bonus: nil)
+        #expect(score.databaseEquals(Score(id: 1, score: 10, bonus: nil)))
+        #expect(!score.databaseEquals(Score(id: 1, score: 11, bonus: nil)))
+        #expect(try score.databaseChanges(from: Score(id: 1, score: 9, bonus: 3)) == ["score": 9.databaseValue, "bonus": 3.databaseValue])
+        let changes = try score.databaseChanges {
+            $0.score = 10
+            $0.bonus = 5
+        }
+        #expect(changes == ["bonus": .null])
+        #expect(score.bonus == 5)
+        #expect(try score.databaseDictionary == ["id": 1.databaseValue, "score": 10.databaseValue, "bonus": 5.databaseValue])
+    }
+
+    @Test("PersistenceContainer is a collection of columns and values; its getter returns database values")
+    func containerCollection() throws {
+        let container = try Score(id: 1, score: 10, bonus: nil).databaseContainer()
+        #expect(container.map(\.0) == ["id", "score", "bonus"])
+        #expect(container.count == 3)
+        #expect(container[1].1 == 10.databaseValue)
+        #expect(container["SCORE"] as? DatabaseValue == 10.databaseValue)
+        #expect(container[Column("bonus")] as? DatabaseValue == .null)
+        #expect(container["missing"] == nil)
+    }
+
+    struct ArrayRecord: Encodable, EncodableRecord {
+        var values: [Int]
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(values)
+        }
+    }
+
+    @Test("a record that encodes as an array is an encoding error, not a crash")
+    func unkeyedRecordEncoding() throws {
+        #expect(throws: EncodingError.self) { try ArrayRecord(values: [1]).databaseContainer() }
+    }
+}
