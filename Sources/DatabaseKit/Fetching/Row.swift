@@ -42,6 +42,10 @@ public final class Row {
     /// The base row and layout of an adapted row (see ``RowAdapter``).
     let adaptation: (base: Row, layout: LayoutedRowAdapter)?
 
+    /// True for rows read from the database (and their copies), false for
+    /// rows built from values: `Record` tracks changes from fetched rows.
+    let isFetched: Bool
+
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
         self.statement = statement
@@ -51,10 +55,11 @@ public final class Row {
         self.storedColumnNames = []
         self.count = statement.columnCount
         self.adaptation = nil
+        self.isFetched = true
     }
 
     /// A row that holds its values.
-    init(columnNames: [String], values: [DatabaseValue]) {
+    init(columnNames: [String], values: [DatabaseValue], isFetched: Bool = false) {
         self.statement = nil
         self.sqliteStatement = nil
         self.columnNameIndex = nil
@@ -62,6 +67,7 @@ public final class Row {
         self.storedColumnNames = columnNames
         self.count = values.count
         self.adaptation = nil
+        self.isFetched = isFetched
     }
 
     /// A view of `base` through a layout. It reads the base row, so a view
@@ -74,6 +80,7 @@ public final class Row {
         self.storedColumnNames = layout.columnNames
         self.count = layout.columnNames.count
         self.adaptation = (base, layout)
+        self.isFetched = base.isFetched
     }
 
     /// A view of `base` through an adapter.
@@ -114,7 +121,7 @@ public final class Row {
         // scopes and ``unadapted`` stay available.
         if let adaptation { return Row(base: adaptation.base.copy(), layout: adaptation.layout) }
         guard sqliteStatement != nil else { return self }
-        return Row(columnNames: columnNames, values: databaseValues)
+        return Row(columnNames: columnNames, values: databaseValues, isFetched: true)
     }
 
     /// The column names, in order.

@@ -1,90 +1,131 @@
-/// A `WHERE` clause that selects one row by its primary key or a unique key,
-/// with its arguments: what `fetchOne(db, key:)`, `deleteOne(db, key:)`,
-/// `update` and `delete` share.
+/// A `WHERE` clause that selects rows by primary key or unique key, with its
+/// arguments: what `fetchOne(db, key:)`, `fetchAll(db, keys:)`,
+/// `deleteOne(db, key:)` and `exists(db, key:)` share.
 ///
-/// Its statements come from the record statement cache: a lookup by key
-/// builds no SQL once the statement is compiled.
+/// A lookup of one key takes its statement from the record statement cache:
+/// it builds no SQL once the statement is compiled.
 struct KeyFilter {
     let table: String
     let columns: [String]
-    let values: [DatabaseValue]
+    /// One array of values (aligned with `columns`) per key.
+    let keys: [[DatabaseValue]]
 
-    /// `"id" = ?`, `"a" = ? AND "b" = ?`.
-    var sql: String { columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ") }
-
-    /// The row of a single-column primary key, or of the rowid.
-    init(_ db: Database, table: String, primaryKey value: DatabaseValue) throws {
-        let primaryKey = try db.primaryKey(table)
-        guard primaryKey.columns.count == 1 else {
-            throw DatabaseError.misuse(
-                "table \(table) has a primary key of \(primaryKey.columns.count) columns (\(primaryKey.columns.joined(separator: ", "))): pass the key as a dictionary"
-            )
-        }
-        self.init(table: table, columns: primaryKey.columns, values: [value])
+    /// Rows by single-column primary key (or rowid).
+    init(_ db: Database, table: String, primaryKeys values: [DatabaseValue]) throws {
+        let column = try db.filteringPrimaryKeyColumn(table)
+        self.table = table
+        self.columns = [column]
+        // NULL matches no primary key.
+        self.keys = values.filter { !$0.isNull }.map { [$0] }
     }
 
-    /// The row of a unique key given as a dictionary.
-    init(_ db: Database, table: String, uniqueKey: [String: (any DatabaseValueConvertible)?]) throws {
-        let columns = uniqueKey.keys.sorted()
+    /// Rows by unique keys given as dictionaries, all on the same columns.
+    init(_ db: Database, table: String, uniqueKeys dictionaries: [[String: (any DatabaseValueConvertible)?]]) throws {
+        self.table = table
+        guard let first = dictionaries.first else {
+            columns = []
+            keys = []
+            return
+        }
+        let columns = first.keys.sorted()
+        let lowercased = columns.map { $0.lowercased() }
         guard !columns.isEmpty, try db.table(table, hasUniqueKey: columns) else {
             throw DatabaseError.misuse(
                 "table \(table) has no unique key on column(s) \(columns.joined(separator: ", ")): a key must identify at most one row"
             )
         }
-        self.init(table: table, columns: columns, values: columns.map { uniqueKey[$0]??.databaseValue ?? .null })
-    }
-
-    /// The row of a record, by the primary key values in its container.
-    init(_ db: Database, table: String, container: PersistenceContainer) throws {
-        let primaryKey = try db.primaryKey(table)
-        var values: [DatabaseValue] = []
-        for column in primaryKey.columns {
-            guard let value = container.databaseValue(forColumn: column) else {
-                throw DatabaseError.misuse(
-                    "the record of table \(table) does not encode its primary key column \(column)")
+        var keys: [[DatabaseValue]] = []
+        for dictionary in dictionaries {
+            guard dictionary.keys.map({ $0.lowercased() }).sorted() == lowercased.sorted() else {
+                throw DatabaseError.misuse("all keys must have the same columns: \(columns.joined(separator: ", "))")
             }
-            values.append(value)
+            let byColumn = Dictionary(dictionary.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            keys.append(lowercased.map { byColumn[$0].flatMap { $0?.databaseValue } ?? .null })
         }
-        self.init(table: table, columns: primaryKey.columns, values: values)
-    }
-
-    private init(table: String, columns: [String], values: [DatabaseValue]) {
-        self.table = table
         self.columns = columns
-        self.values = values
+        self.keys = keys
     }
 
-    /// True when a key value is NULL: no row can match.
-    var hasNull: Bool { values.contains { $0.isNull } }
+    var isEmpty: Bool { keys.isEmpty }
 
-    var arguments: StatementArguments { StatementArguments(values: values, namedValues: [:]) }
+    /// One key without NULL: the SQL only depends on the columns, so the
+    /// statement can be cached by them.
+    private var isSingleNonNullKey: Bool { keys.count == 1 && !keys[0].contains(where: \.isNull) }
 
-    /// The key as a dictionary, for error messages.
-    var keyDescription: [String: DatabaseValue] {
-        Dictionary(zip(columns, values), uniquingKeysWith: { first, _ in first })
-    }
+    var arguments: StatementArguments { StatementArguments(values: keys.flatMap { $0 }, namedValues: [:]) }
 
-    func delete(_ db: Database) throws -> Bool {
-        if hasNull { return false }
-        try statement(db, .deleteByKey) { "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)" }
-            .execute(arguments: arguments)
-        return db.changesCount > 0
-    }
-
-    func exists(_ db: Database) throws -> Bool {
-        if hasNull { return false }
-        let statement = try statement(db, .existsByKey) {
-            "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(sql))"
+    /// `"id" = ?`, `"id" IN (?, ?)`, `("a" = ? AND "b" IS NULL) OR (...)`.
+    /// A NULL value of a unique key matches NULL, as GRDB's `== nil`.
+    var sql: String {
+        if columns.count == 1 && keys.allSatisfy({ !$0[0].isNull }) {
+            let column = columns[0].quotedDatabaseIdentifier
+            return keys.count == 1 ? "\(column) = ?" : "\(column) IN (\(databaseQuestionMarks(count: keys.count)))"
         }
-        return try Bool.fetchOne(statement, arguments: arguments) ?? false
+        return keys.map { values in
+            let conditions = zip(columns, values).map { column, value in
+                value.isNull ? "\(column.quotedDatabaseIdentifier) IS ?" : "\(column.quotedDatabaseIdentifier) = ?"
+            }
+            let condition = conditions.joined(separator: " AND ")
+            return keys.count == 1 ? condition : "(\(condition))"
+        }.joined(separator: " OR ")
     }
 
-    /// The `SELECT *` of the row.
-    func selectStatement(_ db: Database) throws -> Statement {
-        try statement(db, .selectByKey) { "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(sql)" }
+    /// The `SELECT` of the rows, with the record's selection.
+    func selectStatement(_ db: Database, selection: [any SQLSelectable]) throws -> Statement {
+        let context = SQLGenerationContext(db)
+        let columns = try selection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
+        let sql = "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
+        let statement: Statement
+        if context.arguments.isEmpty && isSingleNonNullKey {
+            statement = try db.recordStatement(.selectByKey(selection: columns), table: table, columns: self.columns) { sql }
+        } else {
+            statement = try db.cachedStatement(sql: sql)
+        }
+        try statement.setArguments(context.arguments + arguments)
+        return statement
     }
 
-    private func statement(_ db: Database, _ kind: RecordStatementCache.Kind, sql: () -> String) throws -> Statement {
-        try db.recordStatement(kind, table: table, columns: columns, sql: sql)
+    /// Deletes the rows, and returns how many were deleted.
+    func delete(_ db: Database) throws -> Int {
+        if isEmpty { return 0 }
+        let sql = "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
+        let statement =
+            isSingleNonNullKey
+            ? try db.recordStatement(.deleteByKey, table: table, columns: columns) { sql } : try db.cachedStatement(sql: sql)
+        statement.setUncheckedArguments(arguments)
+        try statement.execute()
+        return db.changesCount
+    }
+
+    /// True when a row matches.
+    func exists(_ db: Database) throws -> Bool {
+        if isEmpty { return false }
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql))"
+        let statement =
+            isSingleNonNullKey
+            ? try db.recordStatement(.existsByKey, table: table, columns: columns) { sql } : try db.cachedStatement(sql: sql)
+        statement.setUncheckedArguments(arguments)
+        return try Bool.fetchOne(statement) ?? false
+    }
+
+    /// The first key as a dictionary, for errors.
+    var firstKeyDescription: [String: DatabaseValue] {
+        Dictionary(zip(columns, keys.first ?? []), uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension Database {
+    /// The column of a lookup by primary key: the single primary key
+    /// column, or the rowid.
+    ///
+    /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) for a primary key of
+    ///   several columns.
+    func filteringPrimaryKeyColumn(_ table: String) throws -> String {
+        let primaryKey = try primaryKey(table)
+        guard primaryKey.columns.count == 1 else {
+            throw DatabaseError.misuse(
+                "Requesting by key requires a single-column primary key in the table \(table): pass the key as a dictionary")
+        }
+        return primaryKey.columns[0]
     }
 }

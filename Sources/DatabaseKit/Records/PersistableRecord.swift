@@ -1,6 +1,6 @@
 /// A record that can be inserted, updated, saved and deleted, and that does
-/// not change on insertion: `insert` and `save` are not mutating, so they
-/// work on constants and on classes.
+/// not change on insertion: `insert`, `save` and `upsert` are not mutating,
+/// so they work on constants and on classes.
 ///
 /// ```swift
 /// struct Place: Codable, FetchableRecord, PersistableRecord {
@@ -14,30 +14,86 @@ public protocol PersistableRecord: MutablePersistableRecord {
     func willInsert(_ db: Database) throws
     /// Called after the record is inserted.
     func didInsert(_ inserted: InsertionSuccess)
-    /// Called before the record is saved.
-    func willSave(_ db: Database) throws
-    /// Called after the record is saved.
-    func didSave(_ saved: PersistenceSuccess)
 }
 
+// The non-mutating methods run their mutating counterparts on a copy: the
+// callbacks of a PersistableRecord do not mutate, so the copy is the record.
 extension PersistableRecord {
     public func willInsert(_ db: Database) throws {}
     public func didInsert(_ inserted: InsertionSuccess) {}
-    public func willSave(_ db: Database) throws {}
-    public func didSave(_ saved: PersistenceSuccess) {}
 
-    /// Inserts the record, then calls ``didInsert(_:)``.
-    ///
-    /// - parameter conflictResolution: `INSERT OR ...`; by default the
-    ///   record's ``MutablePersistableRecord/persistenceConflictPolicy``.
+    /// Inserts the record; see ``MutablePersistableRecord/insert(_:onConflict:)``.
     public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
         var record = self
-        try record.performInsert(db, onConflict: conflictResolution)
+        try record.insertWithSaveCallbacks(db, onConflict: conflictResolution)
     }
 
-    /// Updates the record's row if it has one, inserts the record otherwise.
+    /// Inserts the record and returns the inserted row decoded as `T`.
+    public func insertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type
+    ) throws -> T {
+        var record = self
+        return try record.insertAndFetchWithSaveCallbacks(
+            db, onConflict: conflictResolution, selection: T.databaseSelection, fetch: fetchRecord(T.self, db))
+    }
+
+    /// Inserts the record, and returns what `fetch` reads from the statement.
+    public func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T
+    ) throws -> T {
+        var record = self
+        return try record.insertAndFetchWithSaveCallbacks(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
+    }
+
+    /// Updates or inserts the record; see ``MutablePersistableRecord/save(_:onConflict:)``.
     public func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
         var record = self
-        try record.performSave(db, onConflict: conflictResolution)
+        try record.saveWithSaveCallbacks(db, onConflict: conflictResolution)
+    }
+
+    /// Saves the record and returns the saved row decoded as `T`.
+    public func saveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type
+    ) throws -> T {
+        var record = self
+        return try record.saveAndFetchWithSaveCallbacks(
+            db, onConflict: conflictResolution, selection: T.databaseSelection, fetch: fetchRecord(T.self, db))
+    }
+
+    /// Saves the record, and returns what `fetch` reads from the statement.
+    public func saveAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T
+    ) throws -> T {
+        var record = self
+        return try record.saveAndFetchWithSaveCallbacks(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
+    }
+
+    /// Upserts the record; see ``MutablePersistableRecord/upsert(_:)``.
+    public func upsert(_ db: Database) throws {
+        var record = self
+        try record.upsertWithSaveCallbacks(db)
+    }
+
+    /// Upserts the record and returns the inserted or updated row.
+    public func upsertAndFetch(
+        _ db: Database, onConflict conflictTarget: [String] = [], updating strategy: UpsertUpdateStrategy = .allColumns,
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil
+    ) throws -> Self where Self: FetchableRecord {
+        var record = self
+        return try record.upsertAndFetchWithSaveCallbacks(
+            db, as: Self.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
+    }
+
+    /// Upserts the record and returns the row decoded as `T`.
+    public func upsertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil
+    ) throws -> T {
+        var record = self
+        return try record.upsertAndFetchWithSaveCallbacks(
+            db, as: T.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
 }

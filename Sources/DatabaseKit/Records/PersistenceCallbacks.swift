@@ -1,11 +1,17 @@
 /// What a successful insertion reports to ``MutablePersistableRecord/didInsert(_:)``.
 public struct InsertionSuccess: Sendable {
     /// The rowid of the inserted row.
-    public let rowID: Int64
+    public var rowID: Int64
     /// The column that aliases the rowid (an `INTEGER PRIMARY KEY`), or nil.
-    public let rowIDColumn: String?
+    public var rowIDColumn: String?
     /// The values as encoded, before the rowid was known.
     let insertedContainer: PersistenceContainer
+
+    init(rowID: Int64, rowIDColumn: String?, insertedContainer: PersistenceContainer) {
+        self.rowID = rowID
+        self.rowIDColumn = rowIDColumn
+        self.insertedContainer = insertedContainer
+    }
 
     /// The inserted values, with the rowid column set to ``rowID``. Built
     /// when asked for: most records only read ``rowID``.
@@ -19,7 +25,16 @@ public struct InsertionSuccess: Sendable {
 /// What a successful update or save reports.
 public struct PersistenceSuccess: Sendable {
     /// The values that were written.
-    public let persistenceContainer: PersistenceContainer
+    public var persistenceContainer: PersistenceContainer
+
+    init(persistenceContainer: PersistenceContainer) {
+        self.persistenceContainer = persistenceContainer
+    }
+
+    /// The success of an insertion, as a save reports it.
+    init(_ inserted: InsertionSuccess) {
+        self.persistenceContainer = inserted.persistenceContainer
+    }
 }
 
 /// The conflict resolutions a record uses by default, when `insert` and

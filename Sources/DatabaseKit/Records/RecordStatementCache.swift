@@ -6,7 +6,9 @@ struct RecordStatementCache {
         case insert(Database.ConflictResolution)
         /// `columns` are the key columns of this one and of the three below.
         case update(Database.ConflictResolution, assigned: [String])
-        case selectByKey, deleteByKey, existsByKey
+        /// `selection` is the SQL of the selected columns.
+        case selectByKey(selection: String)
+        case deleteByKey, existsByKey
     }
 
     struct Key: Hashable {

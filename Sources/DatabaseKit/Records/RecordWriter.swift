@@ -1,82 +1,200 @@
-/// The SQL of the persistence methods.
-enum RecordWriter {
-    /// Inserts the record's columns, and returns what ``MutablePersistableRecord/didInsert(_:)`` receives.
-    static func insert<Record: MutablePersistableRecord>(
-        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
-    ) throws -> InsertionSuccess {
-        let container = try record.databaseContainer()
-        let table = Record.databaseTableName
-        let statement = try db.recordStatement(.insert(onConflict), table: table, columns: container.columns) {
-            insertSQL(table: table, columns: container.columns, onConflict: onConflict)
+/// The statements of the persistence methods for one record: its encoded
+/// columns, and its table's primary key. Built once per operation.
+///
+/// The plain statements come from the record statement cache: an insert or
+/// an update builds no SQL once its statement is compiled.
+struct RecordWriter {
+    let db: Database
+    let table: String
+    let container: PersistenceContainer
+    let primaryKey: PrimaryKeyInfo
+
+    init<Record: MutablePersistableRecord>(_ db: Database, _ record: Record) throws {
+        self.db = db
+        // The dynamic type: a Record subclass names its own table.
+        table = type(of: record).databaseTableName
+        primaryKey = try db.primaryKey(table)
+        container = try record.databaseContainer()
+    }
+
+    /// The values of the primary key columns; an absent column is NULL.
+    var primaryKeyValues: [DatabaseValue] {
+        primaryKey.columns.map { container.databaseValue(forColumn: $0) ?? .null }
+    }
+
+    /// True when every primary key value is NULL: no row can match.
+    var hasNilPrimaryKey: Bool {
+        primaryKeyValues.allSatisfy(\.isNull)
+    }
+
+    /// The error of a record that has no row.
+    func recordNotFound() -> RecordError {
+        RecordError.recordNotFound(
+            databaseTableName: table,
+            key: Dictionary(zip(primaryKey.columns, primaryKeyValues), uniquingKeysWith: { first, _ in first }))
+    }
+
+    // MARK: Insert
+
+    func insertStatement(onConflict: Database.ConflictResolution, returning selection: [any SQLSelectable]) throws -> Statement {
+        let columns = container.columns
+        let arguments = StatementArguments(values: container.databaseValues, namedValues: [:])
+        let sql = { () -> String in
+            let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
+            let table = self.table.quotedDatabaseIdentifier
+            if columns.isEmpty { return "\(verb) INTO \(table) DEFAULT VALUES" }
+            let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            return "\(verb) INTO \(table) (\(columnList)) VALUES (\(databaseQuestionMarks(count: columns.count)))"
         }
-        try statement.execute(arguments: StatementArguments(values: container.databaseValues, namedValues: [:]))
-        return InsertionSuccess(
-            rowID: db.lastInsertedRowID, rowIDColumn: try db.primaryKey(table).rowIDColumn,
-            insertedContainer: container)
+        return try statement(.insert(onConflict), keyColumns: columns, sql: sql, arguments: arguments, returning: selection)
     }
 
-    /// The `INSERT` statement of a record, and its arguments.
-    static func insertStatement<Record: MutablePersistableRecord>(
-        _ record: Record, _ db: Database, onConflict: Database.ConflictResolution
-    ) throws -> (String, StatementArguments) {
-        let container = try record.databaseContainer()
-        let sql = insertSQL(table: Record.databaseTableName, columns: container.columns, onConflict: onConflict)
-        return (sql, StatementArguments(values: container.databaseValues, namedValues: [:]))
-    }
+    // MARK: Update
 
-    private static func insertSQL(table: String, columns: [String], onConflict: Database.ConflictResolution) -> String {
-        let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
-        let table = table.quotedDatabaseIdentifier
-        if columns.isEmpty { return "\(verb) INTO \(table) DEFAULT VALUES" }
-        let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        return "\(verb) INTO \(table) (\(columnList)) VALUES (\(placeholders))"
-    }
-
-    /// Updates the columns (all when nil) of the row with the container's
-    /// primary key.
-    static func update(
-        _ container: PersistenceContainer, _ tableName: String, _ db: Database, columns: Set<String>?,
-        onConflict: Database.ConflictResolution
-    ) throws {
-        let filter = try KeyFilter(db, table: tableName, container: container)
-        guard !filter.hasNull else {
-            throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
-        }
-        let keyColumns = Set(filter.columns.map { $0.lowercased() })
-        var assigned: [String] = []
-        var values: [DatabaseValue] = []
-        for (column, value) in zip(container.columns, container.databaseValues) {
+    /// The `UPDATE` of `columns` (those the record encodes and the table
+    /// has, primary key excluded), or nil when the primary key is nil.
+    func updateStatement(
+        columns: Set<String>, onConflict: Database.ConflictResolution, returning selection: [any SQLSelectable]
+    ) throws -> Statement? {
+        let keyColumns = primaryKey.columns
+        let keyValues = primaryKeyValues
+        if keyValues.allSatisfy(\.isNull) { return nil }
+        let requested = Set(columns.map { $0.lowercased() })
+        let keys = Set(keyColumns.map { $0.lowercased() })
+        // In the table's order, so that the same record always builds the same SQL.
+        var assigned = try db.columns(in: table).map(\.name).filter { column in
             let lowercased = column.lowercased()
-            if keyColumns.contains(lowercased) { continue }
-            if let columns, !columns.contains(lowercased) { continue }
-            assigned.append(column)
-            values.append(value)
+            return requested.contains(lowercased) && !keys.contains(lowercased) && container.index(of: column) != nil
         }
         if assigned.isEmpty {
-            // Nothing but the key to write: set it to itself, so that a missing
-            // row is still reported.
-            assigned = filter.columns
-            values = filter.values
+            // Set the key to itself: the row is still touched, so that a
+            // missing row is reported and observers see the update.
+            assigned = keyColumns
         }
-        let statement = try db.recordStatement(.update(onConflict, assigned: assigned), table: tableName, columns: filter.columns) {
+        let values = assigned.map { container.databaseValue(forColumn: $0) ?? .null }
+        let sql = { () -> String in
             let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
             let assignments = assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
-            return "\(verb) \(tableName.quotedDatabaseIdentifier) SET \(assignments) WHERE \(filter.sql)"
+            return "\(verb) \(self.table.quotedDatabaseIdentifier) SET \(assignments) WHERE \(Self.keyCondition(keyColumns))"
         }
-        try statement.execute(arguments: StatementArguments(values: values + filter.values, namedValues: [:]))
-        if db.changesCount == 0 {
-            throw RecordError.recordNotFound(databaseTableName: tableName, key: filter.keyDescription)
-        }
+        return try statement(
+            .update(onConflict, assigned: assigned), keyColumns: keyColumns, sql: sql,
+            arguments: StatementArguments(values: values + keyValues, namedValues: [:]), returning: selection)
     }
 
-    /// True when the encoded record has a primary key value, none of it NULL.
-    static func hasNonNullPrimaryKey(_ container: PersistenceContainer, _ tableName: String, _ db: Database) throws
-        -> Bool
-    {
-        for column in try db.primaryKey(tableName).columns {
-            guard let value = container.databaseValue(forColumn: column), !value.isNull else { return false }
-        }
-        return true
+    // MARK: Delete and exists
+
+    func deleteStatement() throws -> Statement? {
+        if hasNilPrimaryKey { return nil }
+        let keyColumns = primaryKey.columns
+        return try statement(
+            .deleteByKey, keyColumns: keyColumns,
+            sql: { "DELETE FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns))" },
+            arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]), returning: [])
     }
+
+    func existsStatement() throws -> Statement? {
+        if hasNilPrimaryKey { return nil }
+        let keyColumns = primaryKey.columns
+        return try statement(
+            .existsByKey, keyColumns: keyColumns,
+            sql: { "SELECT EXISTS (SELECT 1 FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns)))" },
+            arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]), returning: [])
+    }
+
+    // MARK: Upsert
+
+    /// `INSERT ... ON CONFLICT DO UPDATE SET ...`: the assignments, then
+    /// (with `.allColumns`) every other encoded column but the primary key
+    /// and the conflict target, overwritten with the inserted value.
+    func upsertStatement(
+        onConflict conflictTarget: [String], updating strategy: UpsertUpdateStrategy,
+        assignments: [ColumnAssignment], returning selection: [any SQLSelectable]
+    ) throws -> Statement {
+        let columns = container.columns
+        let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        var sql = "INSERT INTO \(table.quotedDatabaseIdentifier) (\(columnList)) VALUES (\(databaseQuestionMarks(count: columns.count)))"
+        var arguments = StatementArguments(values: container.databaseValues, namedValues: [:])
+        if conflictTarget.isEmpty {
+            sql += " ON CONFLICT"
+        } else {
+            sql += " ON CONFLICT(\(conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))"
+        }
+        sql += " DO UPDATE SET "
+        var assignments = assignments
+        if strategy.contains(.allColumns) {
+            let excludedColumns = Set((primaryKey.columns + conflictTarget).map { $0.lowercased() })
+            for column in columns {
+                let lowercased = column.lowercased()
+                if excludedColumns.contains(lowercased) { continue }
+                if assignments.contains(where: { $0.columnName.lowercased() == lowercased }) { continue }
+                assignments.append(ColumnAssignment(columnName: column, value: SQLExpression(.column(column, table: "excluded"))))
+            }
+        }
+        let context = SQLGenerationContext(db)
+        let updates = try assignments.compactMap { try $0.sql(context) }.joined(separator: ", ")
+        if updates.isEmpty {
+            // Nothing to overwrite: without an assignment, a conflicting
+            // upsert would return no row. Assign the key to itself.
+            let column = (primaryKey.columns.first ?? "rowid").quotedDatabaseIdentifier
+            sql += "\(column) = \(column)"
+        } else {
+            sql += updates
+            arguments += context.arguments
+        }
+        sql += try returningClause(selection, arguments: &arguments)
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return statement
+    }
+
+    // MARK: Helpers
+
+    private static func keyCondition(_ columns: [String]) -> String {
+        columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+    }
+
+    /// A statement from the record statement cache, or, with a `RETURNING`
+    /// clause, from the SQL statement cache.
+    private func statement(
+        _ kind: RecordStatementCache.Kind, keyColumns: [String], sql: () -> String, arguments: StatementArguments,
+        returning selection: [any SQLSelectable]
+    ) throws -> Statement {
+        if selection.isEmpty {
+            let statement = try db.recordStatement(kind, table: table, columns: keyColumns, sql: sql)
+            statement.setUncheckedArguments(arguments)
+            return statement
+        }
+        var arguments = arguments
+        let sql = try sql() + returningClause(selection, arguments: &arguments)
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return statement
+    }
+
+    /// ` RETURNING ...`, empty without selection.
+    private func returningClause(_ selection: [any SQLSelectable], arguments: inout StatementArguments) throws -> String {
+        if selection.isEmpty { return "" }
+        let context = SQLGenerationContext(db)
+        let sql = try " RETURNING " + selection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
+        arguments += context.arguments
+        return sql
+    }
+
+    /// Runs `body` and returns how many rows of the table it changed; for a
+    /// view, the rows its INSTEAD OF triggers changed.
+    func countingChanges<T>(_ body: () throws -> T) throws -> (changes: Int, result: T) {
+        if try db.viewExists(table) {
+            let before = db.totalChangesCount
+            let result = try body()
+            return (db.totalChangesCount - before, result)
+        }
+        let result = try body()
+        return (db.changesCount, result)
+    }
+}
+
+/// `?, ?, ?`.
+func databaseQuestionMarks(count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
 }

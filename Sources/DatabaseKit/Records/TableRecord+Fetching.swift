@@ -1,52 +1,59 @@
-// Fetching the records of a table: `Place.fetchAll(db)`, `Place.fetchOne(db, key: 1)`.
+// Fetching the records of a table by key: `Player.fetchAll(db)`,
+// `Player.fetchOne(db, key: 1)`, `Player.find(db, id: 1)`, with the
+// record's `databaseSelection`.
+
+extension TableRecord {
+    /// `SELECT <databaseSelection> FROM <table>`, and its arguments.
+    static func selectAllStatement(_ db: Database, suffix: String = "") throws -> Statement {
+        let context = SQLGenerationContext(db)
+        let columns = try databaseSelection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM \(databaseTableName.quotedDatabaseIdentifier)\(suffix)")
+        try statement.setArguments(context.arguments)
+        return statement
+    }
+}
 
 extension FetchableRecord where Self: TableRecord {
-    private static var selectAllSQL: String { "SELECT * FROM \(databaseTableName.quotedDatabaseIdentifier)" }
-
     /// A cursor over all the records of the table.
     public static func fetchCursor(_ db: Database) throws -> RecordCursor<Self> {
-        try fetchCursor(db, sql: selectAllSQL)
+        try fetchCursor(selectAllStatement(db))
     }
 
     /// All the records of the table.
     public static func fetchAll(_ db: Database) throws -> [Self] {
-        try fetchAll(db, sql: selectAllSQL)
+        try fetchAll(selectAllStatement(db))
     }
 
     /// The first record of the table, if any.
     public static func fetchOne(_ db: Database) throws -> Self? {
-        try fetchOne(db, sql: selectAllSQL + " LIMIT 1")
+        try fetchOne(selectAllStatement(db, suffix: " LIMIT 1"))
     }
 
-    /// The record with this primary key (a single-column key, or the rowid),
-    /// or nil.
+    // MARK: By primary key
+
+    /// The record with this primary key (a single-column key, or the
+    /// rowid), or nil. A nil key gives nil.
     ///
-    /// ```swift
-    /// let place = try Place.fetchOne(db, key: 1)
-    /// ```
+    /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) when the primary key
+    ///   has several columns.
     public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
-        let filter = try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue)
-        if filter.hasNull { return nil }
-        return try fetchOne(filter.selectStatement(db), arguments: filter.arguments)
+        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: [key.databaseValue])
+        if filter.isEmpty { return nil }
+        return try fetchOne(filter.selectStatement(db, selection: databaseSelection))
     }
 
-    /// The record with these values of a unique key (or of the primary key), or nil.
-    ///
-    /// ```swift
-    /// let player = try Player.fetchOne(db, key: ["email": "arthur@example.com"])
-    /// ```
-    ///
-    /// - throws: ``DatabaseError`` (SQLITE_MISUSE) when the columns are not a unique key.
-    public static func fetchOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Self? {
-        let filter = try KeyFilter(db, table: databaseTableName, uniqueKey: key)
-        if filter.hasNull { return nil }
-        return try fetchOne(filter.selectStatement(db), arguments: filter.arguments)
+    /// A cursor over the records with these primary keys, in no particular order.
+    public static func fetchCursor(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> RecordCursor<Self> {
+        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: keys.map(\.databaseValue))
+        if filter.isEmpty { return try fetchCursor(selectAllStatement(db, suffix: " WHERE 0")) }
+        return try fetchCursor(filter.selectStatement(db, selection: databaseSelection))
     }
 
     /// The records with these primary keys, in no particular order.
-    public static func fetchAll<Keys: Sequence>(_ db: Database, keys: Keys) throws -> [Self]
-    where Keys.Element: DatabaseValueConvertible {
-        try keys.compactMap { try fetchOne(db, key: $0) }
+    public static func fetchAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> [Self] {
+        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: keys.map(\.databaseValue))
+        if filter.isEmpty { return [] }
+        return try fetchAll(filter.selectStatement(db, selection: databaseSelection))
     }
 
     /// The record with this primary key.
@@ -55,15 +62,97 @@ extension FetchableRecord where Self: TableRecord {
     ///   there is none.
     public static func find(_ db: Database, key: some DatabaseValueConvertible) throws -> Self {
         if let record = try fetchOne(db, key: key) { return record }
-        let filter = try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue)
-        throw RecordError.recordNotFound(databaseTableName: databaseTableName, key: filter.keyDescription)
+        throw recordNotFound(db, key: key)
+    }
+
+    // MARK: By unique key
+
+    /// The record with these values of a unique key (or of the primary key),
+    /// or nil. A nil key gives nil.
+    ///
+    /// ```swift
+    /// let player = try Player.fetchOne(db, key: ["email": "arthur@example.com"])
+    /// ```
+    ///
+    /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) when the columns are not a unique key.
+    public static func fetchOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]?) throws -> Self? {
+        guard let key else { return nil }
+        let filter = try KeyFilter(db, table: databaseTableName, uniqueKeys: [key])
+        return try fetchOne(filter.selectStatement(db, selection: databaseSelection))
+    }
+
+    /// A cursor over the records with these unique keys, in no particular order.
+    public static func fetchCursor(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> RecordCursor<Self> {
+        let filter = try KeyFilter(db, table: databaseTableName, uniqueKeys: keys)
+        if filter.isEmpty { return try fetchCursor(selectAllStatement(db, suffix: " WHERE 0")) }
+        return try fetchCursor(filter.selectStatement(db, selection: databaseSelection))
+    }
+
+    /// The records with these unique keys, in no particular order.
+    public static func fetchAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
+        let filter = try KeyFilter(db, table: databaseTableName, uniqueKeys: keys)
+        if filter.isEmpty { return [] }
+        return try fetchAll(filter.selectStatement(db, selection: databaseSelection))
+    }
+
+    /// The record with these values of a unique key.
+    ///
+    /// - throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when
+    ///   there is none.
+    public static func find(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Self {
+        if let record = try fetchOne(db, key: key) { return record }
+        throw recordNotFound(key: key)
     }
 }
 
 extension FetchableRecord where Self: TableRecord & Hashable {
     /// The distinct records of the table.
     public static func fetchSet(_ db: Database) throws -> Set<Self> {
-        try fetchSet(db, sql: selectAllSQL)
+        try fetchSet(selectAllStatement(db))
+    }
+
+    /// The distinct records with these primary keys.
+    public static func fetchSet(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Set<Self> {
+        try Set(fetchAll(db, keys: keys))
+    }
+
+    /// The distinct records with these unique keys.
+    public static func fetchSet(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Set<Self> {
+        try Set(fetchAll(db, keys: keys))
+    }
+}
+
+// MARK: - Identifiable records
+
+extension FetchableRecord where Self: TableRecord & Identifiable, ID: DatabaseValueConvertible {
+    /// The record with this id (its primary key), or nil.
+    public static func fetchOne(_ db: Database, id: ID) throws -> Self? {
+        try fetchOne(db, key: id)
+    }
+
+    /// The record with this id.
+    ///
+    /// - throws: ``RecordError/recordNotFound(databaseTableName:key:)`` when
+    ///   there is none.
+    public static func find(_ db: Database, id: ID) throws -> Self {
+        try find(db, key: id)
+    }
+
+    /// A cursor over the records with these ids, in no particular order.
+    public static func fetchCursor(_ db: Database, ids: some Collection<ID>) throws -> RecordCursor<Self> {
+        try fetchCursor(db, keys: ids)
+    }
+
+    /// The records with these ids, in no particular order.
+    public static func fetchAll(_ db: Database, ids: some Collection<ID>) throws -> [Self] {
+        try fetchAll(db, keys: ids)
+    }
+}
+
+extension FetchableRecord where Self: TableRecord & Identifiable & Hashable, ID: DatabaseValueConvertible {
+    /// The distinct records with these ids.
+    public static func fetchSet(_ db: Database, ids: some Collection<ID>) throws -> Set<Self> {
+        try fetchSet(db, keys: ids)
     }
 }
 
@@ -80,5 +169,31 @@ public enum RecordError: Error, CustomStringConvertible {
             let keyText = key.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
             return "Key not found in table \(table): [\(keyText)]"
         }
+    }
+}
+
+extension TableRecord {
+    /// The error of a missing row with this primary key:
+    /// ``RecordError/recordNotFound(databaseTableName:key:)``, or the error
+    /// that prevented knowing the primary key column.
+    public static func recordNotFound(_ db: Database, key: some DatabaseValueConvertible) -> any Error {
+        do {
+            let column = try db.filteringPrimaryKeyColumn(databaseTableName)
+            return RecordError.recordNotFound(databaseTableName: databaseTableName, key: [column: key.databaseValue])
+        } catch {
+            return error
+        }
+    }
+
+    /// The error of a missing row with this key.
+    public static func recordNotFound(key: [String: (any DatabaseValueConvertible)?]) -> RecordError {
+        RecordError.recordNotFound(databaseTableName: databaseTableName, key: key.mapValues { $0?.databaseValue ?? .null })
+    }
+}
+
+extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
+    /// The error of a missing row with this id.
+    public static func recordNotFound(_ db: Database, id: ID) -> any Error {
+        recordNotFound(db, key: id)
     }
 }

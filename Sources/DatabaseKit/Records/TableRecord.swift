@@ -54,8 +54,13 @@ extension TableRecord {
     /// rowid), and returns whether there was one.
     @discardableResult
     public static func deleteOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
-        let filter = try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue)
-        return try filter.delete(db)
+        try KeyFilter(db, table: databaseTableName, primaryKeys: [key.databaseValue]).delete(db) > 0
+    }
+
+    /// Deletes the rows with these primary keys, and returns how many were deleted.
+    @discardableResult
+    public static func deleteAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Int {
+        try KeyFilter(db, table: databaseTableName, primaryKeys: keys.map(\.databaseValue)).delete(db)
     }
 
     /// Deletes the row with these values of a unique key (or of the primary
@@ -68,25 +73,41 @@ extension TableRecord {
     /// - throws: ``DatabaseError`` (SQLITE_MISUSE) when the columns are not a unique key.
     @discardableResult
     public static func deleteOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
-        try KeyFilter(db, table: databaseTableName, uniqueKey: key).delete(db)
+        try KeyFilter(db, table: databaseTableName, uniqueKeys: [key]).delete(db) > 0
     }
 
-    /// Deletes the rows with these primary keys, and returns how many were deleted.
+    /// Deletes the rows with these unique keys, and returns how many were deleted.
     @discardableResult
-    public static func deleteAll<Keys: Sequence>(_ db: Database, keys: Keys) throws -> Int
-    where Keys.Element: DatabaseValueConvertible {
-        var count = 0
-        for key in keys where try deleteOne(db, key: key) { count += 1 }
-        return count
+    public static func deleteAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
+        try KeyFilter(db, table: databaseTableName, uniqueKeys: keys).delete(db)
     }
 
     /// True when a row has this primary key.
     public static func exists(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
-        try KeyFilter(db, table: databaseTableName, primaryKey: key.databaseValue).exists(db)
+        try KeyFilter(db, table: databaseTableName, primaryKeys: [key.databaseValue]).exists(db)
     }
 
     /// True when a row has these values of a unique key.
     public static func exists(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
-        try KeyFilter(db, table: databaseTableName, uniqueKey: key).exists(db)
+        try KeyFilter(db, table: databaseTableName, uniqueKeys: [key]).exists(db)
+    }
+}
+
+extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
+    /// Deletes the row with this id, and returns whether there was one.
+    @discardableResult
+    public static func deleteOne(_ db: Database, id: ID) throws -> Bool {
+        try deleteOne(db, key: id)
+    }
+
+    /// Deletes the rows with these ids, and returns how many were deleted.
+    @discardableResult
+    public static func deleteAll(_ db: Database, ids: some Collection<ID>) throws -> Int {
+        try deleteAll(db, keys: ids)
+    }
+
+    /// True when a row has this id.
+    public static func exists(_ db: Database, id: ID) throws -> Bool {
+        try exists(db, key: id)
     }
 }

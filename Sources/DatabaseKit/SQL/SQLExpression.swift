@@ -19,6 +19,8 @@ public struct SQLExpression: Sendable {
         case function(String, [SQLExpression])
         /// An expression with a collation: `name COLLATE NOCASE`.
         case collated(SQLExpression, String)
+        /// An arithmetic operation: `score + 1`.
+        case binary(String, SQLExpression, SQLExpression)
     }
 
     let impl: Impl
@@ -43,6 +45,7 @@ public struct SQLExpression: Sendable {
         case .column(let name, nil): return SQLExpression(.column(name, table: table))
         case .function(let name, let arguments): return SQLExpression(.function(name, arguments.map { $0.qualified(with: table) }))
         case .collated(let expression, let collation): return SQLExpression(.collated(expression.qualified(with: table), collation))
+        case let .binary(op, lhs, rhs): return SQLExpression(.binary(op, lhs.qualified(with: table), rhs.qualified(with: table)))
         default: return self
         }
     }
@@ -62,7 +65,15 @@ public struct SQLExpression: Sendable {
             return try name + "(" + arguments.map { try $0.sql(context) }.joined(separator: ", ") + ")"
         case let .collated(expression, collation):
             return try expression.sql(context) + " COLLATE " + collation
+        case let .binary(op, lhs, rhs):
+            return try lhs.operandSQL(context) + " " + op + " " + rhs.operandSQL(context)
         }
+    }
+
+    /// The SQL of an operand: an operation is parenthesized.
+    private func operandSQL(_ context: SQLGenerationContext) throws -> String {
+        if case .binary = impl { return try "(" + sql(context) + ")" }
+        return try sql(context)
     }
 }
 
