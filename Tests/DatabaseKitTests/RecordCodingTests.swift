@@ -414,4 +414,42 @@ struct RecordCodingTests {
     func unkeyedRecordEncoding() throws {
         #expect(throws: EncodingError.self) { try ArrayRecord(values: [1]).databaseContainer() }
     }
+
+    // MARK: Codable values
+
+    struct Address: Codable, DatabaseValueConvertible, Equatable {
+        var street: String
+        var city: String
+    }
+
+    struct Meters: Codable, DatabaseValueConvertible, Equatable {
+        var value: Double
+        init(_ value: Double) { self.value = value }
+        init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+
+    enum Color: String, Codable, DatabaseValueConvertible { case red, green }
+
+    @Test("Codable values convert as their single value, or as JSON text; raw-value enums as their raw value")
+    func codableValues() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE place (address, length, color)")
+            let address = Address(street: "Main", city: "Paris")
+            try db.execute(sql: "INSERT INTO place VALUES (?, ?, ?)", arguments: [address, Meters(12.5), Color.green])
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM place"))
+            #expect(row["address"] as String == #"{"city":"Paris","street":"Main"}"#)
+            #expect(row["length"] as Double == 12.5)
+            #expect(row["color"] as String == "green")
+            #expect(try Address.fetchOne(db, sql: "SELECT address FROM place") == address)
+            #expect(try Meters.fetchOne(db, sql: "SELECT length FROM place") == Meters(12.5))
+            #expect(try Color.fetchOne(db, sql: "SELECT color FROM place") == .green)
+            #expect(Address.fromDatabaseValue("not json".databaseValue) == nil)
+            #expect(Meters.fromDatabaseValue("twelve".databaseValue) == nil)
+        }
+    }
 }

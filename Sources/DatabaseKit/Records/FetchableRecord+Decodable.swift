@@ -32,9 +32,6 @@ public final class FetchableRecordDecoder: Sendable {
     }
 }
 
-/// Raised by the containers of a column decoder when the value needs JSON.
-private struct JSONRequired: Error {}
-
 /// A `Decoder` over a row.
 private struct RowDecoder<Record: FetchableRecord>: Decoder {
     let row: Row
@@ -266,7 +263,7 @@ private func decodeColumnValue<T: Decodable, Record: FetchableRecord>(
     }
     do {
         return try T(from: ColumnDecoder<Record>(row: row, index: index, codingPath: codingPath))
-    } catch is JSONRequired {
+    } catch is JSONRequiredError {
         return try row.withUnsafeData(atIndex: index) { data in
             guard let data else {
                 throw DecodingError.valueNotFound(Data.self, .init(codingPath: codingPath, debugDescription: "Missing Data"))
@@ -310,8 +307,8 @@ private struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecod
 
     private var column: String { row.columnNames[index] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw JSONRequired() }
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw JSONRequired() }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw JSONRequiredError() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw JSONRequiredError() }
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func decodeNil() -> Bool { row.hasNull(atIndex: index) }

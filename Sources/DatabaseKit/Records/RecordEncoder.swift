@@ -63,7 +63,7 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
             let columnEncoder = ColumnEncoder<Record>(recordEncoder: self, key: key)
             do {
                 try value.encode(to: columnEncoder)
-            } catch is JSONRequired {
+            } catch is JSONRequiredError {
                 // Below.
             }
             if columnEncoder.requiresJSON {
@@ -174,9 +174,6 @@ private struct RecordSingleValueContainer<Record: EncodableRecord>: SingleValueE
     }
 }
 
-/// Raised by the containers of a value that needs JSON, to stop its encoding.
-private struct JSONRequired: Error {}
-
 /// The `Encoder` of one column value: a single value is stored as is; a
 /// keyed or unkeyed container means the value is stored as JSON.
 private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValueEncodingContainer {
@@ -194,12 +191,12 @@ private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValue
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         requiresJSON = true
-        return KeyedEncodingContainer(FailingKeyedContainer<Key>(codingPath: [key], error: JSONRequired()))
+        return KeyedEncodingContainer(FailingKeyedContainer<Key>(codingPath: [key], error: JSONRequiredError()))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         requiresJSON = true
-        return FailingUnkeyedContainer(codingPath: [key], error: JSONRequired())
+        return FailingUnkeyedContainer(codingPath: [key], error: JSONRequiredError())
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -222,79 +219,4 @@ private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValue
     func encode(_ value: UInt32) throws { store(value) }
     func encode(_ value: UInt64) throws { store(value) }
     func encode<T: Encodable>(_ value: T) throws { try recordEncoder.encode(value, forKey: key) }
-}
-
-/// A keyed container that refuses every value, with `error` (a misuse by
-/// default).
-private struct FailingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let codingPath: [any CodingKey]
-    var error: (any Error)?
-
-    init(codingPath: [any CodingKey], error: (any Error)? = nil) {
-        self.codingPath = codingPath
-        self.error = error
-    }
-
-    private func fail() throws -> Never {
-        throw error ?? EncodingError.invalidValue(
-            Key.self, .init(codingPath: codingPath, debugDescription: "nested containers are not supported in a record"))
-    }
-
-    mutating func encodeNil(forKey key: Key) throws { try fail() }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try fail() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey>
-    {
-        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>(codingPath: codingPath + [key], error: error))
-    }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        FailingUnkeyedContainer(codingPath: codingPath + [key], error: error)
-    }
-    mutating func superEncoder() -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
-}
-
-/// An unkeyed container that refuses every value.
-private struct FailingUnkeyedContainer: UnkeyedEncodingContainer {
-    let codingPath: [any CodingKey]
-    var error: (any Error)?
-    var count: Int { 0 }
-
-    init(codingPath: [any CodingKey], error: (any Error)? = nil) {
-        self.codingPath = codingPath
-        self.error = error
-    }
-
-    private func fail() throws -> Never {
-        throw error ?? EncodingError.invalidValue(
-            [Any].self, .init(codingPath: codingPath, debugDescription: "unkeyed encoding is not supported in a record"))
-    }
-
-    mutating func encodeNil() throws { try fail() }
-    mutating func encode<T: Encodable>(_ value: T) throws { try fail() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>(codingPath: codingPath, error: error))
-    }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
-    mutating func superEncoder() -> any Encoder { FailingEncoder(codingPath: codingPath, error: error) }
-}
-
-/// An encoder whose containers refuse every value.
-private struct FailingEncoder: Encoder, SingleValueEncodingContainer {
-    let codingPath: [any CodingKey]
-    let error: (any Error)?
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    private func fail() throws -> Never {
-        throw error ?? EncodingError.invalidValue(
-            Any.self, .init(codingPath: codingPath, debugDescription: "nested encoders are not supported in a record"))
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(FailingKeyedContainer<Key>(codingPath: codingPath, error: error))
-    }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer(codingPath: codingPath, error: error) }
-    func singleValueContainer() -> any SingleValueEncodingContainer { self }
-    mutating func encodeNil() throws { try fail() }
-    mutating func encode<T: Encodable>(_ value: T) throws { try fail() }
 }

@@ -46,6 +46,12 @@ public protocol DatabaseValueConvertible: SQLExpressible, StatementBinding {
     /// The value for a column that a row does not contain, or nil to report
     /// an error. Only `Optional` returns a value (nil): do not implement it.
     static func fromMissingColumn() -> Self?
+
+    /// The decoder of the JSON that a `Decodable` value is stored as.
+    static func databaseJSONDecoder() -> JSONDecoder
+
+    /// The encoder of the JSON that an `Encodable` value is stored as.
+    static func databaseJSONEncoder() -> JSONEncoder
 }
 
 extension DatabaseValueConvertible {
