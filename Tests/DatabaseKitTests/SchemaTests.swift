@@ -29,7 +29,7 @@ struct SchemaTests {
             }
             try db.create(index: "player_on_score", on: "player", columns: ["score"])
             try db.create(indexOn: "player", columns: ["name", "score"], options: [.unique, .ifNotExists])
-            try db.create(index: "partial", on: "team", columns: ["name"], options: .unique, condition: "id <> ''")
+            try db.create(index: "partial", on: "team", columns: ["name"], options: .unique, condition: SQL("id <> ''"))
             try db.execute(sql: "CREATE VIEW ranking AS SELECT name, score FROM player ORDER BY score DESC")
             try db.execute(sql: "CREATE TRIGGER t AFTER INSERT ON player BEGIN SELECT 1; END")
         }
@@ -44,7 +44,7 @@ struct SchemaTests {
             #expect(
                 sql == """
                     CREATE TABLE "player" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL UNIQUE, \
-                    "score" INTEGER NOT NULL DEFAULT 0 CHECK (score >= 0), "teamId" TEXT REFERENCES "team" ON DELETE CASCADE, \
+                    "score" INTEGER NOT NULL CHECK (score >= 0) DEFAULT 0, "teamId" TEXT REFERENCES "team"("id") ON DELETE CASCADE, \
                     "bonus" DOUBLE DEFAULT (-1.5), "doubled" INTEGER GENERATED ALWAYS AS (score * 2) VIRTUAL)
                     """)
             #expect(try db.indexExists("index_player_on_teamId"))

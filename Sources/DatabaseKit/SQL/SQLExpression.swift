@@ -21,6 +21,8 @@ public struct SQLExpression: Sendable {
         case collated(SQLExpression, String)
         /// An arithmetic operation: `score + 1`.
         case binary(String, SQLExpression, SQLExpression)
+        /// `CAST(expression AS type)`.
+        case cast(SQLExpression, String)
     }
 
     let impl: Impl
@@ -46,6 +48,7 @@ public struct SQLExpression: Sendable {
         case .function(let name, let arguments): return SQLExpression(.function(name, arguments.map { $0.qualified(with: table) }))
         case .collated(let expression, let collation): return SQLExpression(.collated(expression.qualified(with: table), collation))
         case let .binary(op, lhs, rhs): return SQLExpression(.binary(op, lhs.qualified(with: table), rhs.qualified(with: table)))
+        case let .cast(expression, type): return SQLExpression(.cast(expression.qualified(with: table), type))
         default: return self
         }
     }
@@ -67,6 +70,8 @@ public struct SQLExpression: Sendable {
             return try expression.sql(context) + " COLLATE " + collation
         case let .binary(op, lhs, rhs):
             return try lhs.operandSQL(context) + " " + op + " " + rhs.operandSQL(context)
+        case let .cast(expression, type):
+            return try "CAST(" + expression.sql(context) + " AS " + type + ")"
         }
     }
 
@@ -328,4 +333,9 @@ final class SQLGenerationContext {
         }
         arguments.append(contentsOf: other)
     }
+}
+
+/// `CAST(expression AS storageClass)`.
+public func cast(_ expression: some SQLSpecificExpressible, as storageClass: Database.StorageClass) -> SQLExpression {
+    SQLExpression(.cast(expression.sqlExpression, storageClass.rawValue))
 }

@@ -10,6 +10,10 @@ extension Database {
 
         /// TEXT affinity.
         public static let text = ColumnType(rawValue: "TEXT")
+        /// `TEXT`, for JSON text.
+        public static let jsonText = ColumnType(rawValue: "TEXT")
+        /// `BLOB`, for SQLite's binary JSON (JSONB).
+        public static let jsonb = ColumnType(rawValue: "BLOB")
         /// INTEGER affinity.
         public static let integer = ColumnType(rawValue: "INTEGER")
         /// REAL affinity, declared "DOUBLE".
@@ -57,6 +61,22 @@ extension Database {
         case setNull = "SET NULL"
         /// Sets the child columns to their defaults.
         case setDefault = "SET DEFAULT"
+    }
+
+    /// An SQLite storage class: <https://www.sqlite.org/datatype3.html>.
+    public struct StorageClass: RawRepresentable, Hashable, Sendable {
+        /// The SQL of the storage class: "INTEGER", "REAL", ...
+        public let rawValue: String
+        /// A storage class.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// `INTEGER`.
+        public static let integer = StorageClass(rawValue: "INTEGER")
+        /// `REAL`.
+        public static let real = StorageClass(rawValue: "REAL")
+        /// `TEXT`.
+        public static let text = StorageClass(rawValue: "TEXT")
+        /// `BLOB`.
+        public static let blob = StorageClass(rawValue: "BLOB")
     }
 
     /// A collation name, for `COLLATE` clauses.

@@ -13,7 +13,7 @@ public final class TableAlteration {
 
     private enum Change {
         case add(ColumnDefinition)
-        case addSQL(String)
+        case addLiteral(SQL)
         case rename(String, String)
         case drop(String)
     }
@@ -32,7 +32,12 @@ public final class TableAlteration {
 
     /// Adds a column written in SQL.
     public func addColumn(sql: String) {
-        changes.append(.addSQL(sql))
+        changes.append(.addLiteral(SQL(sql: sql)))
+    }
+
+    /// Adds a column written in SQL, with interpolated values written as literals.
+    public func addColumn(literal: SQL) {
+        changes.append(.addLiteral(literal))
     }
 
     /// Renames a column (SQLite 3.25+).
@@ -47,22 +52,22 @@ public final class TableAlteration {
 
     /// One `ALTER TABLE` statement per change, then the `CREATE INDEX`
     /// statements of the added ``ColumnDefinition/indexed()`` columns.
-    var statements: [String] {
+    func statements(_ db: Database) throws -> [String] {
         let table = "ALTER TABLE \(name.quotedDatabaseIdentifier) "
         var statements: [String] = []
         var indexes: [String] = []
         for change in changes {
             switch change {
             case .add(let column):
-                statements.append(table + "ADD COLUMN " + column.sql)
+                statements.append(try table + "ADD COLUMN " + column.sql(db, table: name))
                 if column.isIndexed {
                     indexes.append(
                         createIndexSQL(
                             Database.defaultIndexName(on: name, columns: [column.name]), on: name,
                             columns: [column.name], options: [], condition: nil))
                 }
-            case .addSQL(let sql):
-                statements.append(table + "ADD COLUMN " + sql)
+            case .addLiteral(let literal):
+                statements.append(try table + "ADD COLUMN " + rawSQL(literal, db))
             case .rename(let old, let new):
                 statements.append(table + "RENAME COLUMN \(old.quotedDatabaseIdentifier) TO \(new.quotedDatabaseIdentifier)")
             case .drop(let column):
