@@ -134,8 +134,18 @@ struct DatabaseValueConvertibleTests {
         #expect(date("2023-11-15T00:13:20+02:00") == 1_700_000_000)
         #expect(date("2023-11-14 20:13:20-02:00") == 1_700_000_000)
         #expect(date("not a date") == nil)
-        #expect(date("2023-13-01") == nil)
-        #expect(date("2023-11-14 25:00") == nil)
+        // Out-of-range components carry over, as Foundation's calendar does.
+        #expect(date("2023-13-01") == date("2024-01-01"))
+        #expect(date("2023-11-14 25:00") == date("2023-11-15 01:00"))
+        // Before the Gregorian reform, Foundation's calendar, as GRDB.
+        #expect(date("0000-00-00") == -62_170_156_800)
+        #expect(Date(timeIntervalSince1970: -62_167_219_200).databaseValue == "0001-01-03 00:00:00.000".databaseValue)
+        // Only three digits of fractional seconds count.
+        #expect(date("2023-11-14 22:13:20.1239") == date("2023-11-14 22:13:20.123"))
+        // A time alone is not a date, nor a numeric text.
+        #expect(date("22:13") == nil)
+        #expect(date("1700000000") == nil)
+        #expect(abs((Date(julianDay: 2_440_587.75)?.timeIntervalSince1970 ?? 0) - 21600) < 0.001)
         #expect(Date.fromDatabaseValue(1_700_000_000.databaseValue)?.timeIntervalSince1970 == 1_700_000_000)
         #expect(Date.fromDatabaseValue(1.5.databaseValue)?.timeIntervalSince1970 == 1.5)
         // SQLite's own date functions understand what DatabaseKit stores.

@@ -40,13 +40,24 @@ struct ValueChapterTests {
         let utc = try #require(DatabaseDateComponents.fromDatabaseValue("2026-11-23T08:00:00Z".databaseValue))
         #expect(utc.format == .YMD_HMS)
         #expect(utc.dateComponents.timeZone?.secondsFromGMT() == 0)
-        #expect(utc.databaseValue == "2026-11-23 08:00:00Z".databaseValue)
+        // As GRDB: the time zone is read, not written.
+        #expect(utc.databaseValue == "2026-11-23 08:00:00".databaseValue)
         let offset = try #require(DatabaseDateComponents.fromDatabaseValue("08:00-05:30".databaseValue))
         #expect(offset.dateComponents.timeZone?.secondsFromGMT() == -(5 * 3600 + 30 * 60))
-        #expect(offset.databaseValue == "08:00-05:30".databaseValue)
+        #expect(offset.databaseValue == "08:00".databaseValue)
+        // A missing month or day is written 1.
         let sparse = DatabaseDateComponents(DateComponents(year: 2026, hour: 9), format: .YMD_HM)
-        #expect(sparse.databaseValue == "2026-00-00 09:00".databaseValue)
-        for invalid in ["", "2026-13-01", "2026-11-23 25:00", "14", "14:30:", "2026-11-23x", "today"] {
+        #expect(sparse.databaseValue == "2026-01-01 09:00".databaseValue)
+        // Values are not range-checked: "0000-00-00" is an undefined date, not an error.
+        let undefined = try #require(DatabaseDateComponents.fromDatabaseValue("0000-00-00".databaseValue))
+        #expect(undefined.format == .YMD)
+        #expect([undefined.dateComponents.year, undefined.dateComponents.month, undefined.dateComponents.day] == [0, 0, 0])
+        #expect(DatabaseDateComponents.fromDatabaseValue("2026-11-23 25:00".databaseValue)?.dateComponents.hour == 25)
+        // Fractional seconds keep three digits, truncated.
+        let precise = try #require(DatabaseDateComponents.fromDatabaseValue("12:00:00.123999Z".databaseValue))
+        #expect(precise.format == .HMSS && precise.dateComponents.nanosecond == 123_000_000)
+        #expect(DatabaseDateComponents.fromDatabaseValue("12:00:00.5".databaseValue)?.dateComponents.nanosecond == 500_000_000)
+        for invalid in ["", "14", "14:30:", "2026-11-23x", "today", "2026-11-23 12:00Zx", "12:00:00."] {
             #expect(DatabaseDateComponents.fromDatabaseValue(invalid.databaseValue) == nil, "\(invalid)")
         }
         #expect(DatabaseDateComponents.fromDatabaseValue(12.databaseValue) == nil)

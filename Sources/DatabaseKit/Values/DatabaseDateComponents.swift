@@ -14,7 +14,10 @@ import Foundation
 ///
 /// Reading accepts every format below, with "T" instead of the space, and an
 /// optional time zone ("Z" or "±HH:MM") that sets `dateComponents.timeZone`.
-/// Writing appends the time zone when the components have one.
+/// Values are not range-checked ("0000-00-00" reads as year, month and day
+/// zero), and fractional seconds keep their first three digits. Writing
+/// uses the format's components only: a missing month or day is 1, other
+/// missing components 0, and the time zone is not written.
 public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashable, Sendable {
     /// The stored formats.
     public enum Format: String, CaseIterable, Sendable {
@@ -39,8 +42,7 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
         var hasMilliseconds: Bool { rawValue.contains("SSS") }
     }
 
-    /// The components. Only those of ``format`` are stored (missing ones as
-    /// zero); nanoseconds are stored to the millisecond.
+    /// The components.
     public let dateComponents: DateComponents
     /// The stored format.
     public let format: Format
@@ -60,9 +62,9 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
         if format.hasDate {
             appendPadded(Int64(components.year ?? 0), width: 4, to: &text)
             text += "-"
-            appendPadded(Int64(components.month ?? 0), width: 2, to: &text)
+            appendPadded(Int64(components.month ?? 1), width: 2, to: &text)
             text += "-"
-            appendPadded(Int64(components.day ?? 0), width: 2, to: &text)
+            appendPadded(Int64(components.day ?? 1), width: 2, to: &text)
             if format.hasTime { text += " " }
         }
         if format.hasTime {
@@ -75,18 +77,7 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
             }
             if format.hasMilliseconds {
                 text += "."
-                appendPadded(Int64((components.nanosecond ?? 0) / 1_000_000), width: 3, to: &text)
-            }
-            if let timeZone = components.timeZone {
-                let offset = timeZone.secondsFromGMT()
-                if offset == 0 {
-                    text += "Z"
-                } else {
-                    text += offset < 0 ? "-" : "+"
-                    appendPadded(Int64(abs(offset) / 3600), width: 2, to: &text)
-                    text += ":"
-                    appendPadded(Int64(abs(offset) / 60 % 60), width: 2, to: &text)
-                }
+                appendPadded(Int64((Double(components.nanosecond ?? 0) / 1_000_000).rounded()), width: 3, to: &text)
             }
         }
         return text.databaseValue
@@ -94,57 +85,65 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
 
     // MARK: Reading
 
-    /// Components from text in one of the formats; nil for anything else.
+    /// Components from text (or a value that converts to text) in one of
+    /// the formats; nil for anything else.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseDateComponents? {
-        guard case .string(let string) = dbValue.storage else { return nil }
-        return DatabaseDateComponents(parsing: string)
+        guard var string = String.fromDatabaseValue(dbValue) else { return nil }
+        return string.withUTF8 { parse($0) }.map { DatabaseDateComponents($0.dateComponents, format: $0.format) }
     }
 
-    /// Components from text in one of the formats; nil for anything else.
-    init?(parsing string: String) {
-        var scanner = DigitScanner(Array(string.utf8))
-        var components = DateComponents()
-        var hasDate = false
-        // A date starts with four digits and a dash; a time with two and a colon.
-        var probe = scanner
-        if probe.number(digits: 4) != nil, probe.skip("-") {
+    /// Parses the formats; nil for anything else.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDateComponents? {
+        guard bytes.count >= 5 else { return nil }
+        var scanner = DateScanner(bytes: bytes)
+        var parsed = ParsedDateComponents()
+        if bytes[4] == UInt8(ascii: "-") {
             guard let year = scanner.number(digits: 4), scanner.skip("-"),
                 let month = scanner.number(digits: 2), scanner.skip("-"),
-                let day = scanner.number(digits: 2), (1...12).contains(month), (1...31).contains(day)
+                let day = scanner.number(digits: 2)
             else { return nil }
-            (components.year, components.month, components.day) = (Int(year), Int(month), Int(day))
-            hasDate = true
-            guard !scanner.isAtEnd else {
-                self.init(components, format: .YMD)
-                return
+            (parsed.year, parsed.month, parsed.day) = (year, month, day)
+            parsed.format = .YMD
+            if scanner.isAtEnd { return parsed }
+            guard scanner.skip(" ") || scanner.skip("T"), let timeFormat = parseTime(&scanner, into: &parsed) else { return nil }
+            switch timeFormat {
+            case .HM: parsed.format = .YMD_HM
+            case .HMS: parsed.format = .YMD_HMS
+            default: parsed.format = .YMD_HMSS
             }
-            guard scanner.skip(" ") || scanner.skip("T") else { return nil }
+            return parsed
         }
-        guard let hour = scanner.number(digits: 2), scanner.skip(":"),
-            let minute = scanner.number(digits: 2), hour < 24, minute < 60
-        else { return nil }
-        (components.hour, components.minute) = (Int(hour), Int(minute))
-        var format: Format = hasDate ? .YMD_HM : .HM
-        if scanner.skip(":") {
-            guard let second = scanner.number(digits: 2), second < 60 else { return nil }
-            components.second = Int(second)
-            format = hasDate ? .YMD_HMS : .HMS
-            if scanner.skip(".") {
-                guard let fraction = scanner.fraction() else { return nil }
-                components.nanosecond = Int((fraction * 1000).rounded()) * 1_000_000
-                format = hasDate ? .YMD_HMSS : .HMSS
-            }
+        if bytes[2] == UInt8(ascii: ":") {
+            guard let format = parseTime(&scanner, into: &parsed) else { return nil }
+            parsed.format = format
+            return parsed
         }
-        if scanner.skip("Z") {
-            components.timeZone = TimeZone(secondsFromGMT: 0)
-        } else if let sign = scanner.sign() {
-            guard let hours = scanner.number(digits: 2), scanner.skip(":"), let minutes = scanner.number(digits: 2),
-                let timeZone = TimeZone(secondsFromGMT: Int(sign * (hours * 3600 + minutes * 60)))
-            else { return nil }
-            components.timeZone = timeZone
+        return nil
+    }
+
+    /// Parses "HH:MM", "HH:MM:SS", "HH:MM:SS.SSS" (more digits are ignored),
+    /// each with an optional time zone, to the end of the text.
+    private static func parseTime(_ scanner: inout DateScanner, into parsed: inout ParsedDateComponents) -> Format? {
+        guard let hour = scanner.number(digits: 2), scanner.skip(":"), let minute = scanner.number(digits: 2) else { return nil }
+        (parsed.hour, parsed.minute) = (hour, minute)
+        if scanner.timeZoneAtEnd(into: &parsed) { return .HM }
+        guard scanner.skip(":"), let second = scanner.number(digits: 2) else { return nil }
+        parsed.second = second
+        if scanner.timeZoneAtEnd(into: &parsed) { return .HMS }
+        guard scanner.skip(".") else { return nil }
+        var millisecond = 0
+        var scale = 100
+        guard let first = scanner.digit() else { return nil }
+        millisecond = first * scale
+        while scale > 1, let digit = scanner.digit() {
+            scale /= 10
+            millisecond += digit * scale
         }
-        guard scanner.isAtEnd else { return nil }
-        self.init(components, format: format)
+        while scanner.digit() != nil {}
+        parsed.millisecond = millisecond
+        parsed.hasMilliseconds = true
+        guard scanner.timeZoneAtEnd(into: &parsed) else { return nil }
+        return .HMSS
     }
 
     // MARK: Codable, as the stored text
@@ -152,7 +151,7 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
-        guard let value = DatabaseDateComponents(parsing: string) else {
+        guard let value = DatabaseDateComponents.fromDatabaseValue(string.databaseValue) else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "invalid date components: \(String(reflecting: string))")
         }
@@ -163,5 +162,80 @@ public struct DatabaseDateComponents: DatabaseValueConvertible, Codable, Hashabl
         var container = encoder.singleValueContainer()
         guard case .string(let string) = databaseValue.storage else { return }
         try container.encode(string)
+    }
+}
+
+/// The parsed fields of a date text, without building `DateComponents`
+/// (the fast path of `Date`).
+struct ParsedDateComponents {
+    var format: DatabaseDateComponents.Format = .YMD
+    var year = 0
+    var month = 0
+    var day = 0
+    var hour = 0
+    var minute = 0
+    var second = 0
+    var millisecond = 0
+    var hasMilliseconds = false
+    var offsetSeconds: Int?
+
+    /// The components of the format, with the time zone when one was read.
+    var dateComponents: DateComponents {
+        var components = DateComponents()
+        if format.hasDate { (components.year, components.month, components.day) = (year, month, day) }
+        if format.hasTime { (components.hour, components.minute) = (hour, minute) }
+        if format.hasSeconds { components.second = second }
+        if format.hasMilliseconds { components.nanosecond = millisecond * 1_000_000 }
+        if let offsetSeconds { components.timeZone = TimeZone(secondsFromGMT: offsetSeconds) }
+        return components
+    }
+}
+
+/// A cursor over the ASCII bytes of a date text.
+private struct DateScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard position < bytes.count, bytes[position] == UInt8(character.value) else { return false }
+        position += 1
+        return true
+    }
+
+    mutating func digit() -> Int? {
+        guard position < bytes.count, (48...57).contains(bytes[position]) else { return nil }
+        defer { position += 1 }
+        return Int(bytes[position] - 48)
+    }
+
+    mutating func number(digits: Int) -> Int? {
+        var value = 0
+        for _ in 0..<digits {
+            guard let digit = digit() else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    /// True at the end of the text, after an optional "Z" or "±HH:MM".
+    mutating func timeZoneAtEnd(into parsed: inout ParsedDateComponents) -> Bool {
+        if isAtEnd { return true }
+        let start = position
+        if skip("Z") {
+            parsed.offsetSeconds = 0
+        } else if let sign = skip("+") ? 1 : (skip("-") ? -1 : nil), let hours = number(digits: 2), skip(":"),
+            let minutes = number(digits: 2)
+        {
+            parsed.offsetSeconds = sign * (hours * 3600 + minutes * 60)
+        } else {
+            position = start
+            return false
+        }
+        if isAtEnd { return true }
+        position = start
+        parsed.offsetSeconds = nil
+        return false
     }
 }

@@ -1,9 +1,12 @@
 import Foundation
 
 // Dates are stored as UTC text "yyyy-MM-dd HH:mm:ss.SSS", the format SQLite's
-// date functions understand and that sorts chronologically. Formatting and
-// parsing are done by hand: DateFormatter is slow and not needed for one fixed
-// format. See <https://www.sqlite.org/lang_datefunc.html>.
+// date functions understand and that sorts chronologically. The usual years
+// are formatted and parsed by hand: DateFormatter and Calendar are slow.
+// Years before the Gregorian reform (1582) and after 9999, and components
+// out of range ("0000-00-00"), go through Foundation's Gregorian calendar,
+// as GRDB does, so that they give the same dates.
+// See <https://www.sqlite.org/lang_datefunc.html>.
 
 extension Date: DatabaseValueConvertible {
     /// Stored as UTC text "yyyy-MM-dd HH:mm:ss.SSS" (millisecond precision).
@@ -11,10 +14,11 @@ extension Date: DatabaseValueConvertible {
         DatabaseValue(storage: .string(formatDatabaseDate(self)))
     }
 
-    /// Reads the text formats SQLite's date functions accept
+    /// Reads the text formats of ``DatabaseDateComponents`` that have a date
     /// ("yyyy-MM-dd", "yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss",
-    /// "yyyy-MM-dd HH:mm:ss.SSS", with "T" instead of the space, and an optional
-    /// "Z" or "±HH:MM" time zone; UTC when absent), and numbers as Unix timestamps.
+    /// "yyyy-MM-dd HH:mm:ss.SSS", with "T" instead of the space, and an
+    /// optional "Z" or "±HH:MM" time zone; UTC when absent), and numbers as
+    /// Unix timestamps.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Date? {
         switch dbValue.storage {
         case .int64(let int64): return Date(timeIntervalSince1970: TimeInterval(int64))
@@ -23,17 +27,27 @@ extension Date: DatabaseValueConvertible {
         default: return nil
         }
     }
+
+    /// The date of a Julian day number, as SQLite's `julianday()` returns.
+    public init?(julianDay: Double) {
+        // Julian day 2440587.5 is 1970-01-01 00:00:00 UTC; SQLite computes in
+        // milliseconds.
+        guard julianDay.isFinite, abs(julianDay) < 1e12 else { return nil }
+        let milliseconds = (julianDay * 86_400_000).rounded(.towardZero) - 2_440_587.5 * 86_400_000
+        self.init(timeIntervalSince1970: milliseconds / 1000)
+    }
 }
 
-/// Formats a date as "yyyy-MM-dd HH:mm:ss.SSS" in UTC.
+/// Formats a date as "yyyy-MM-dd HH:mm:ss.SSS" in UTC, the milliseconds
+/// rounded half up, as DateFormatter does.
 func formatDatabaseDate(_ date: Date) -> String {
-    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-    let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
+    let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
+    // 1583-01-01 ... 9999-12-31: the proleptic arithmetic is exact.
+    guard milliseconds >= -12_212_553_600_000, milliseconds < 253_402_300_800_000 else {
+        return GregorianFallback.formatter.string(from: date)
+    }
+    let (days, msOfDay) = floorDivide(Int64(milliseconds), 86_400_000)
     let (year, month, day) = civilDate(fromDaysSince1970: days)
-    let hour = msOfDay / 3_600_000
-    let minute = msOfDay / 60_000 % 60
-    let second = msOfDay / 1000 % 60
-    let millisecond = msOfDay % 1000
     var text = ""
     text.reserveCapacity(23)
     appendPadded(year, width: 4, to: &text)
@@ -42,103 +56,51 @@ func formatDatabaseDate(_ date: Date) -> String {
     text += "-"
     appendPadded(day, width: 2, to: &text)
     text += " "
-    appendPadded(hour, width: 2, to: &text)
+    appendPadded(msOfDay / 3_600_000, width: 2, to: &text)
     text += ":"
-    appendPadded(minute, width: 2, to: &text)
+    appendPadded(msOfDay / 60_000 % 60, width: 2, to: &text)
     text += ":"
-    appendPadded(second, width: 2, to: &text)
+    appendPadded(msOfDay / 1000 % 60, width: 2, to: &text)
     text += "."
-    appendPadded(millisecond, width: 3, to: &text)
+    appendPadded(msOfDay % 1000, width: 3, to: &text)
     return text
 }
 
-/// Parses the date formats listed on ``Date/fromDatabaseValue(_:)``.
+/// The date of text in one of the date formats of ``DatabaseDateComponents``.
 func parseDatabaseDate(_ string: String) -> Date? {
-    var scanner = DigitScanner(Array(string.utf8))
-    guard let year = scanner.number(digits: 4), scanner.skip("-"),
-        let month = scanner.number(digits: 2), scanner.skip("-"),
-        let day = scanner.number(digits: 2),
-        (1...12).contains(month), (1...31).contains(day)
-    else { return nil }
-
-    var hour: Int64 = 0
-    var minute: Int64 = 0
-    var second: Int64 = 0
-    var fraction = 0.0
-    var offsetSeconds: Int64 = 0
-    if scanner.skip(" ") || scanner.skip("T") {
-        guard let h = scanner.number(digits: 2), scanner.skip(":"),
-            let m = scanner.number(digits: 2), h < 24, m < 60
-        else { return nil }
-        hour = h
-        minute = m
-        if scanner.skip(":") {
-            guard let s = scanner.number(digits: 2), s < 60 else { return nil }
-            second = s
-            if scanner.skip(".") {
-                guard let f = scanner.fraction() else { return nil }
-                fraction = f
-            }
-        }
-        if scanner.skip("Z") {
-            // UTC
-        } else if let sign = scanner.sign() {
-            guard let oh = scanner.number(digits: 2), scanner.skip(":"),
-                let om = scanner.number(digits: 2)
-            else { return nil }
-            offsetSeconds = sign * (oh * 3600 + om * 60)
-        }
-    }
-    guard scanner.isAtEnd else { return nil }
-
-    let days = daysSince1970(year: year, month: month, day: day)
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-    return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
+    var string = string
+    return string.withUTF8 { DatabaseDateComponents.parse($0).flatMap(date(from:)) }
 }
 
-/// A cursor over ASCII bytes for the date parser.
-struct DigitScanner {
-    let bytes: [UInt8]
-    var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { position == bytes.count }
-
-    mutating func skip(_ character: Unicode.Scalar) -> Bool {
-        guard position < bytes.count, bytes[position] == UInt8(character.value) else { return false }
-        position += 1
-        return true
+/// The date of parsed components; nil for a time without a date.
+func date(from parsed: ParsedDateComponents) -> Date? {
+    guard parsed.format.hasDate else { return nil }
+    let c = parsed
+    if c.year >= 1583, (1...12).contains(c.month), (1...31).contains(c.day), c.hour < 24, c.minute < 60, c.second < 60 {
+        let days = daysSince1970(year: Int64(c.year), month: Int64(c.month), day: Int64(c.day))
+        let seconds = days * 86_400 + Int64(c.hour * 3600 + c.minute * 60 + c.second) - Int64(c.offsetSeconds ?? 0)
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(c.millisecond) / 1000)
     }
+    return GregorianFallback.calendar.date(from: parsed.dateComponents)
+}
 
-    mutating func number(digits: Int) -> Int64? {
-        guard position + digits <= bytes.count else { return nil }
-        var value: Int64 = 0
-        for byte in bytes[position..<(position + digits)] {
-            guard (48...57).contains(byte) else { return nil }
-            value = value * 10 + Int64(byte - 48)
-        }
-        position += digits
-        return value
-    }
+/// Foundation's Gregorian calendar in UTC, as GRDB uses it, for the dates
+/// the arithmetic does not cover.
+private enum GregorianFallback {
+    static let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        return formatter
+    }()
 
-    mutating func fraction() -> Double? {
-        var value = 0.0
-        var scale = 0.1
-        let start = position
-        while position < bytes.count, (48...57).contains(bytes[position]) {
-            value += Double(bytes[position] - 48) * scale
-            scale /= 10
-            position += 1
-        }
-        return position > start ? value : nil
-    }
-
-    mutating func sign() -> Int64? {
-        if skip("+") { return 1 }
-        if skip("-") { return -1 }
-        return nil
-    }
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        return calendar
+    }()
 }
 
 func appendPadded(_ value: Int64, width: Int, to text: inout String) {

@@ -154,7 +154,9 @@ extension Date: StatementColumnConvertible {
         case SQLITE_INTEGER, SQLITE_FLOAT:
             self.init(timeIntervalSince1970: sqlite3_column_double(sqliteStatement, index))
         case SQLITE_TEXT:
-            guard let date = parseDatabaseDate(columnString(sqliteStatement, index)) else { return nil }
+            guard let text = sqlite3_column_text(sqliteStatement, index) else { return nil }
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(sqliteStatement, index)))
+            guard let parsed = DatabaseDateComponents.parse(bytes), let date = date(from: parsed) else { return nil }
             self = date
         default:
             return nil
