@@ -377,6 +377,8 @@ public final class DatabaseFuture<Value: Sendable>: @unchecked Sendable {
         ready.wait()
         // Let other waiters through too.
         ready.signal()
-        return try result!.get()  // set before the signal
+        // Set before the signal.
+        guard let result else { throw DatabaseError.misuse("the concurrent read has no result") }
+        return try result.get()
     }
 }

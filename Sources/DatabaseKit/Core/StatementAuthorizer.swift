@@ -87,7 +87,7 @@ final class StatementAuthorizer {
                 let table = String(cString: string1)
                 let column = String(cString: string2)
                 // An empty column name is a read of the whole table (COUNT(*)).
-                recording!.selectedRegion.formUnion(
+                recording?.selectedRegion.formUnion(
                     column.isEmpty ? DatabaseRegion(table: table) : DatabaseRegion(table: table, columns: [column]))
             }
             return SQLITE_OK
@@ -103,7 +103,7 @@ final class StatementAuthorizer {
             return SQLITE_OK
         case SQLITE_INSERT:
             if recording != nil, let string1 {
-                recording!.eventKinds.append(.insert(tableName: String(cString: string1)))
+                recording?.eventKinds.append(.insert(tableName: String(cString: string1)))
             }
             return SQLITE_OK
         case SQLITE_DELETE:
@@ -151,7 +151,7 @@ final class StatementAuthorizer {
         else { return SQLITE_OK }
         let tableName = String(cString: table)
         if recording != nil {
-            recording!.eventKinds.append(.delete(tableName: tableName))
+            recording?.eventKinds.append(.delete(tableName: tableName))
         }
         // SQLITE_IGNORE disables the truncate optimization, which deletes all
         // rows at once without reporting them to the update hook.
@@ -162,14 +162,15 @@ final class StatementAuthorizer {
     }
 
     private func recordUpdate(table: String, column: String) {
-        for (index, kind) in recording!.eventKinds.enumerated() {
+        guard let eventKinds = recording?.eventKinds else { return }
+        for (index, kind) in eventKinds.enumerated() {
             if case .update(let updatedTable, var columns) = kind, updatedTable == table {
                 columns.insert(column)
-                recording!.eventKinds[index] = .update(tableName: table, columnNames: columns)
+                recording?.eventKinds[index] = .update(tableName: table, columnNames: columns)
                 return
             }
         }
-        recording!.eventKinds.append(.update(tableName: table, columnNames: [column]))
+        recording?.eventKinds.append(.update(tableName: table, columnNames: [column]))
     }
 }
 

@@ -275,7 +275,13 @@ public struct DatabasePreUpdateEvent {
 extension DatabasePreUpdateEvent: Sendable {}
 
 extension DatabasePreUpdateEvent: DatabaseEventProtocol {
-    var eventKindTag: DatabaseEvent.Kind { DatabaseEvent.Kind(rawValue: kind.rawValue)! }
+    var eventKindTag: DatabaseEvent.Kind {
+        switch kind {
+        case .insert: return .insert
+        case .delete: return .delete
+        case .update: return .update
+        }
+    }
 
     func send(to observation: TransactionObservation) {
         observation.databaseWillChange(with: self)

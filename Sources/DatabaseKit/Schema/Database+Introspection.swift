@@ -290,9 +290,10 @@ extension Database {
         var index = 0
         while index < rows.count {
             let id: Int = rows[index][0]
+            let first = rows[index]
             let group = rows[index...].prefix { $0[0] as Int == id }
             index += group.count
-            let destinationTable: String = group.first![1]  // the group holds at least the row at `index`
+            let destinationTable: String = first[1]
             let origins: [String] = group.map { $0[2] }
             var destinations = group.compactMap { $0[3] as String? }
             if destinations.count != group.count {
@@ -307,7 +308,7 @@ extension Database {
                 ForeignKeyInfo(
                     id: id, destinationTable: destinationTable,
                     mapping: zip(origins, destinations).map { (origin: $0, destination: $1) },
-                    onDelete: group.first![5], onUpdate: group.first![4]))
+                    onDelete: first[5], onUpdate: first[4]))
         }
         return keys
     }
