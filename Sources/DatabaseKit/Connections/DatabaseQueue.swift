@@ -161,7 +161,12 @@ public final class DatabaseQueue: DatabaseWriter {
 
     /// From a write access outside of a transaction: runs `value` right
     /// away, in a read-only transaction (a queue has one connection).
+    /// Called from anywhere else, `value` receives a misuse error.
     public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        guard writer.isOnQueue else {
+            value(.failure(DatabaseError.misuse("spawnConcurrentRead must be called from a writer access, such as writeWithoutTransaction")))
+            return
+        }
         writer.execute { db in
             guard !db.isInsideTransaction else {
                 value(.failure(DatabaseError.misuse("spawnConcurrentRead must not be called from inside a transaction")))
