@@ -16,7 +16,7 @@ MAN_DATE := 2026-11-22
 BIN_PATH = $$($(SWIFT) build --show-bin-path)
 
 # The suites that exercise threads and processes, run under ThreadSanitizer.
-TSAN_SUITES := FunctionTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
+TSAN_SUITES := FunctionTests|ReaderWriterTests|TransactionObserverTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
 
 all: build
 
