@@ -21,23 +21,20 @@ extension NSNumber: DatabaseValueConvertible {
         }
     }
 
-    /// An `NSNumber` (or `NSDecimalNumber`) from an INTEGER or a REAL; an
-    /// `NSDecimalNumber` also from a TEXT holding a decimal number.
+    /// An `NSNumber` (or `NSDecimalNumber`) from an INTEGER or a REAL, and
+    /// an `NSDecimalNumber` from a TEXT holding a decimal number (for
+    /// `NSNumber` too, as GRDB does).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        if self is NSDecimalNumber.Type {
-            switch dbValue.storage {
-            case .int64(let int64): return NSDecimalNumber(value: int64) as? Self
-            case .double(let double): return NSDecimalNumber(value: double) as? Self
-            case .string(let string):
-                guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
-                return NSDecimalNumber(decimal: decimal) as? Self
-            default: return nil
-            }
-        }
         switch dbValue.storage {
-        case .int64(let int64): return NSNumber(value: int64) as? Self
-        case .double(let double): return NSNumber(value: double) as? Self
-        default: return nil
+        case .int64(let int64):
+            return (self is NSDecimalNumber.Type ? NSDecimalNumber(value: int64) : NSNumber(value: int64)) as? Self
+        case .double(let double):
+            return (self is NSDecimalNumber.Type ? NSDecimalNumber(value: double) : NSNumber(value: double)) as? Self
+        case .string(let string):
+            guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            return NSDecimalNumber(decimal: decimal) as? Self
+        default:
+            return nil
         }
     }
 }
