@@ -125,6 +125,22 @@ struct ReaderWriterTests {
         #expect(try count(writer) == 2)
     }
 
+    @Test("cancelling a task during a long statement interrupts it: CancellationError, the write rolled back", arguments: WriterKind.allCases)
+    func cancellationDuringStatement(kind: WriterKind) async throws {
+        let directory = TemporaryDirectory()
+        let writer = try makeWriter(kind, directory)
+        let task = Task {
+            try await writer.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (9)")
+                try db.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT COUNT(*) FROM c")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try count(writer) == 2)
+    }
+
     @Test("asyncWriteWithoutTransaction, asyncRead, spawnConcurrentRead and unsafeReentrantWrite", arguments: WriterKind.allCases)
     func asyncMembers(kind: WriterKind) async throws {
         let directory = TemporaryDirectory()
@@ -254,6 +270,29 @@ struct ReaderWriterTests {
         #expect(steps > 1)
         #expect(try count(destination) == 2)
         #expect(try destination.read { db in try db.tableExists("other") } == false)
+    }
+
+    @Test("observesSuspensionNotifications: writes fail with SQLITE_ABORT while suspended, WAL reads go on, resume restores", arguments: WriterKind.allCases)
+    func suspension(kind: WriterKind) throws {
+        let directory = TemporaryDirectory()
+        var config = Configuration()
+        config.observesSuspensionNotifications = true
+        config.journalMode = .wal
+        let writer = try makeWriter(kind, directory, configuration: config)
+        let otherDirectory = TemporaryDirectory()
+        let ignoring = try makeWriter(kind, otherDirectory)
+        NotificationCenter.default.post(name: Database.suspendNotification, object: nil)
+        defer { NotificationCenter.default.post(name: Database.resumeNotification, object: nil) }
+        let error = expectDatabaseError(.SQLITE_ABORT) {
+            try writer.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }
+        }
+        #expect(error?.message == "Database is suspended")
+        #expect(try count(writer) == 2)
+        // A writer that does not observe the notifications is not suspended.
+        try ignoring.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }
+        NotificationCenter.default.post(name: Database.resumeNotification, object: nil)
+        try writer.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }
+        #expect(try count(writer) == 3)
     }
 
     @Test("labels as GRDB names them, and targetQueue runs the accesses")
