@@ -1,6 +1,5 @@
 @preconcurrency import Dispatch
 import Foundation
-import Synchronization
 
 /// Concurrent access to a database in WAL mode: one writer, and up to
 /// ``Configuration/maximumReaderCount`` readers that run in parallel with each
@@ -31,7 +30,7 @@ import Synchronization
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedDatabase
     private let readers: ReaderPool
-    private let snapshotCount = Mutex(0)
+    private let snapshotCount = Locked(0)
     private let suspensionObservers: SuspensionObservers
 
     /// The configuration of the connections.

@@ -1,6 +1,5 @@
 @preconcurrency import Dispatch
 import Foundation
-import Synchronization
 
 /// The reader connections of a pool: opened on demand, reused, and never more
 /// than the maximum at once.
@@ -17,7 +16,7 @@ final class ReaderPool: Sendable {
         var nextReaderNumber = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let permits: DispatchSemaphore
     private let inUse = DispatchGroup()
     private let maximumCount: Int

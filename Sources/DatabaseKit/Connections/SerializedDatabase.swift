@@ -1,6 +1,5 @@
 @preconcurrency import Dispatch
 import Foundation
-import Synchronization
 
 /// A connection confined to a serial dispatch queue: every access runs on the
 /// queue, one at a time.
@@ -177,7 +176,7 @@ private func rethrowing<T>(_ body: () throws -> T) rethrows -> T {
 /// (the connection may already run another access).
 private final class AsyncAccess: Sendable {
     private enum State { case pending, running, finished }
-    private let state = Mutex(State.pending)
+    private let state = Locked(State.pending)
     private let interruption: ConnectionInterruption
 
     init(interruption: ConnectionInterruption) {

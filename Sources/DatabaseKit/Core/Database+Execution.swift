@@ -154,7 +154,7 @@ final class ConnectionInterruption: Sendable {
 
     /// The connection to interrupt, nil once closed. Locked, so that
     /// ``interrupt()`` never calls SQLite with a closed connection.
-    private let handle = Mutex<SendableConnection?>(nil)
+    private let handle = Locked<SendableConnection?>(nil)
 
     /// A connection handle that may cross threads: only
     /// `sqlite3_interrupt`, which SQLite documents as thread-safe, is

@@ -1,6 +1,5 @@
 internal import DatabaseKitSQLite
 import Foundation
-import Synchronization
 
 extension Database {
     /// A function that receives SQLite's error log.
@@ -34,7 +33,7 @@ extension Database {
     }
 }
 
-private let logErrorFunction = Mutex<Database.LogErrorFunction?>(nil)
+private let logErrorFunction = Locked<Database.LogErrorFunction?>(nil)
 
 /// What DatabaseKit sets up in SQLite once, before the first connection: the
 /// error log callback, which forwards to ``Database/logError``.
