@@ -3,7 +3,15 @@ import GRDB
 
 // GRDB 7.10 through its public API, written as for DatabaseKit.
 
-extension Item: GRDB.FetchableRecord {
+/// `Item` for GRDB: both libraries declare the same record requirements, so
+/// one type can not adopt both without choosing.
+struct GRDBItem: Sendable, GRDB.FetchableRecord {
+    var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int
+
+    static func checksum(_ items: [GRDBItem]) -> Int64 {
+        Item.checksum(items.map { Item(i0: $0.i0, i1: $0.i1, i2: $0.i2, i3: $0.i3, i4: $0.i4, i5: $0.i5, i6: $0.i6, i7: $0.i7, i8: $0.i8, i9: $0.i9) })
+    }
+
     init(row: GRDB.Row) {
         i0 = row["i0"]
         i1 = row["i1"]
@@ -18,7 +26,16 @@ extension Item: GRDB.FetchableRecord {
     }
 }
 
-extension DecodableItem: GRDB.FetchableRecord {}
+/// `DecodableItem` for GRDB.
+struct GRDBDecodableItem: Decodable, Sendable, GRDB.FetchableRecord {
+    var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int
+
+    static func checksum(_ items: [GRDBDecodableItem]) -> Int64 {
+        items.reduce(0) { sum, item in
+            sum &+ Int64(item.i0 + item.i1 + item.i2 + item.i3 + item.i4 + item.i5 + item.i6 + item.i7 + item.i8 + item.i9)
+        }
+    }
+}
 
 enum GRDBWorkloads {
     static func insert(named: Bool, _ fixtures: Fixtures) throws -> Outcome {
@@ -98,17 +115,17 @@ enum GRDBWorkloads {
     static func fetchStructs(_ fixtures: Fixtures) throws -> Outcome {
         let dbQueue = try DatabaseQueue(path: fixtures.fetchPath)
         let (items, seconds) = try measuredRegion {
-            try dbQueue.read { db in try Item.fetchAll(db, sql: "SELECT * FROM item") }
+            try dbQueue.read { db in try GRDBItem.fetchAll(db, sql: "SELECT * FROM item") }
         }
-        return Outcome(seconds: seconds, checksum: Item.checksum(items))
+        return Outcome(seconds: seconds, checksum: GRDBItem.checksum(items))
     }
 
     static func fetchDecodables(_ fixtures: Fixtures) throws -> Outcome {
         let dbQueue = try DatabaseQueue(path: fixtures.fetchPath)
         let (items, seconds) = try measuredRegion {
-            try dbQueue.read { db in try DecodableItem.fetchAll(db, sql: "SELECT * FROM item") }
+            try dbQueue.read { db in try GRDBDecodableItem.fetchAll(db, sql: "SELECT * FROM item") }
         }
-        return Outcome(seconds: seconds, checksum: DecodableItem.checksum(items))
+        return Outcome(seconds: seconds, checksum: GRDBDecodableItem.checksum(items))
     }
 
     static func smallTransactions(_ fixtures: Fixtures) throws -> Outcome {

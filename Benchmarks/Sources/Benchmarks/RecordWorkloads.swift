@@ -128,7 +128,7 @@ let recordWorkloads: [Workload] = [
             case .databaseKit:
                 return try DatabaseKitWorkloads.insertRecords(codablePlayersToInsert(), id: \.id, score: \.score, fixtures)
             case .grdb:
-                return try GRDBWorkloads.insertRecords(codablePlayersToInsert(), id: \.id, score: \.score, fixtures)
+                return try GRDBWorkloads.insertRecords(grdbCodablePlayersToInsert(), id: \.id, score: \.score, fixtures)
             }
         }),
     Workload(
@@ -138,7 +138,7 @@ let recordWorkloads: [Workload] = [
             switch implementation {
             case .raw: return try RawWorkloads.insertRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.insertRecords(playersToInsert(), id: \.id, score: \.score, fixtures)
-            case .grdb: return try GRDBWorkloads.insertRecords(playersToInsert(), id: \.id, score: \.score, fixtures)
+            case .grdb: return try GRDBWorkloads.insertRecords(grdbPlayersToInsert(), id: \.id, score: \.score, fixtures)
             }
         }),
     Workload(
@@ -148,7 +148,7 @@ let recordWorkloads: [Workload] = [
             switch implementation {
             case .raw: return try RawWorkloads.fetchRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchRecords(CodablePlayer.self, score: \.score, fixtures)
-            case .grdb: return try GRDBWorkloads.fetchRecords(CodablePlayer.self, score: \.score, fixtures)
+            case .grdb: return try GRDBWorkloads.fetchRecords(GRDBCodablePlayer.self, score: \.score, fixtures)
             }
         }),
     Workload(
@@ -158,7 +158,7 @@ let recordWorkloads: [Workload] = [
             switch implementation {
             case .raw: return try RawWorkloads.fetchRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchRecords(Player.self, score: \.score, fixtures)
-            case .grdb: return try GRDBWorkloads.fetchRecords(Player.self, score: \.score, fixtures)
+            case .grdb: return try GRDBWorkloads.fetchRecords(GRDBPlayer.self, score: \.score, fixtures)
             }
         }),
 ]

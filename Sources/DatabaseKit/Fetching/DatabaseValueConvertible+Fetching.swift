@@ -1,12 +1,18 @@
+internal import DatabaseKitSQLite
+
 // Fetching values: the first column of each row is converted. `fetchAll`,
 // `fetchSet` and `fetchCursor` throw on NULL (use an Optional type to get nil);
 // `fetchOne` returns nil when there is no row or the value is NULL.
 
 extension DatabaseValueConvertible {
-    /// The first column of a row, nil for NULL.
+    /// The first column of a row, nil for NULL (unless the type decodes NULL,
+    /// as `DatabaseValue` does). Written without `Self?` as a type argument:
+    /// in this generic code its metadata would be looked up at each call.
     @inline(__always)
     fileprivate static func decodeOne(_ row: Row) throws -> Self? {
-        try row.decode(Self?.self, atIndex: 0)
+        let dbValue = row.databaseValue(atIndex: 0)
+        if dbValue.isNull { return fromDatabaseValue(.null) }
+        return try row.decode(Self.self, atIndex: 0)
     }
 
     @inline(__always)
@@ -134,9 +140,19 @@ extension DatabaseValueConvertible where Self: Hashable {
 // conform.
 
 extension DatabaseValueConvertible where Self: StatementColumnConvertible {
+    /// The first column of a row, nil for NULL, read straight from the
+    /// statement when the row is a statement row.
     @inline(__always)
     fileprivate static func decodeOne(_ row: Row) throws -> Self? {
-        try row.decode(Self?.self, atIndex: 0)
+        if let sqliteStatement = row.sqliteStatement {
+            // NULL goes through fromDatabaseValue: an Optional type decodes
+            // it as `.some(nil)`, which tells NULL from no row.
+            if sqlite3_column_type(sqliteStatement, 0) == SQLITE_NULL { return fromDatabaseValue(.null) }
+            if let value = Self(sqliteStatement: sqliteStatement, index: 0) { return value }
+        } else if row.hasNull(atIndex: 0) {
+            return fromDatabaseValue(.null)
+        }
+        return try row.decode(Self.self, atIndex: 0)
     }
 
     @inline(__always)

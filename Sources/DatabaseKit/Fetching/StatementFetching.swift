@@ -115,14 +115,17 @@ struct FetchSource {
         }
     }
 
+    @inline(__always)
     func fetchAll<T>(_ element: (Row) throws -> T) throws -> [T] {
         try statement.fetchAll(arguments: arguments, adapter: adapter, element)
     }
 
+    @inline(__always)
     func fetchSet<T: Hashable>(_ element: (Row) throws -> T) throws -> Set<T> {
         try statement.fetchSet(arguments: arguments, adapter: adapter, element)
     }
 
+    @inline(__always)
     func fetchOne<T>(_ element: (Row) throws -> T?) throws -> T? {
         try statement.fetchOne(arguments: arguments, adapter: adapter, element)
     }

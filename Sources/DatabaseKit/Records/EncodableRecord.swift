@@ -115,7 +115,7 @@ extension EncodableRecord where Self: Encodable {
     /// Encodes the record with its `Encodable` conformance; see
     /// ``EncodableRecord`` for how each kind of value is stored.
     public func encode(to container: inout PersistenceContainer) throws {
-        let encoder = RecordEncoder<Self>(container: container)
+        let encoder = RecordEncoder(recordType: Self.self, container: container)
         try encode(to: encoder)
         if let misuse = encoder.misuse { throw misuse }
         container = encoder.container

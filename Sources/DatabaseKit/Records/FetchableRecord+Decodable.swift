@@ -28,19 +28,21 @@ public final class FetchableRecordDecoder: Sendable {
 
     /// Decodes a record from a row.
     public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
-        try T(from: RowDecoder<T>(row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy))
+        try T(from: RowDecoder(recordType: T.self, row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy))
     }
 }
 
-/// A `Decoder` over a row.
-private struct RowDecoder<Record: FetchableRecord>: Decoder {
+/// A `Decoder` over a row. Not generic over the record: the record type is a
+/// value, so that decoding pays no generic metadata lookup.
+private struct RowDecoder: Decoder {
+    let recordType: any FetchableRecord.Type
     let row: Row
     let codingPath: [any CodingKey]
     let columnStrategy: DatabaseColumnDecodingStrategy
-    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key, Record>(decoder: self))
+        KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -58,24 +60,24 @@ private struct RowDecoder<Record: FetchableRecord>: Decoder {
             guard !row.isEmpty else {
                 throw RowDecodingError.columnNotFound("0", row: row)
             }
-            return ColumnDecoder<Record>(row: row, index: 0, codingPath: codingPath)
+            return ColumnDecoder(recordType: recordType, row: row, index: 0, codingPath: codingPath)
         }
         guard let index = row.index(forColumn: key.stringValue) else {
             throw RowDecodingError.columnNotFound(key.stringValue, row: row)
         }
-        return ColumnDecoder<Record>(row: row, index: index, codingPath: codingPath)
+        return ColumnDecoder(recordType: recordType, row: row, index: index, codingPath: codingPath)
     }
 }
 
 /// The columns and scopes of a row, by coding key.
-private final class RowKeyedContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder<Record>
+private final class RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: RowDecoder
     /// The column of each key, when the strategy renames columns.
     private let columnForKey: [String: String]?
     /// The key that decoded from the whole row: only one may.
     private var rootKey: (any CodingKey)?
 
-    init(decoder: RowDecoder<Record>) {
+    init(decoder: RowDecoder) {
         self.decoder = decoder
         if case .useDefaultKeys = decoder.columnStrategy {
             columnForKey = nil
@@ -191,8 +193,9 @@ private final class RowKeyedContainer<Key: CodingKey, Record: FetchableRecord>: 
                     debugDescription: "not implemented: building a nested JSON container for the column '\(column)'"))
         }
         if let scoped = row.scopesTree[key.stringValue] {
-            let nested = RowDecoder<Record>(row: scoped, codingPath: codingPath + [key], columnStrategy: decoder.columnStrategy)
-            return KeyedDecodingContainer(RowKeyedContainer<NestedKey, Record>(decoder: nested))
+            let nested = RowDecoder(
+                recordType: decoder.recordType, row: scoped, codingPath: codingPath + [key], columnStrategy: decoder.columnStrategy)
+            return KeyedDecodingContainer(RowKeyedContainer<NestedKey>(decoder: nested))
         }
         throw DecodingError.typeMismatch(
             KeyedDecodingContainer<NestedKey>.self,
@@ -217,13 +220,14 @@ private final class RowKeyedContainer<Key: CodingKey, Record: FetchableRecord>: 
         if let recordType = T.self as? any FetchableRecord.Type {
             return try cast(recordType.init(row: row), key: key)
         }
-        return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key], columnStrategy: .useDefaultKeys))
+        return try T(
+            from: RowDecoder(recordType: decoder.recordType, row: row, codingPath: codingPath + [key], columnStrategy: .useDefaultKeys))
     }
 
     /// A value from a column.
     private func decodeColumn<T: Decodable>(_ type: T.Type, column: String, index: Int, key: Key) throws -> T {
         try decodeColumnValue(
-            T.self, row: row, column: column, index: index, codingPath: codingPath + [key], key: key, record: Record.self)
+            T.self, row: row, column: column, index: index, codingPath: codingPath + [key], key: key, recordType: decoder.recordType)
     }
 
     private func cast<T>(_ value: Any, key: Key) throws -> T {
@@ -237,20 +241,20 @@ private final class RowKeyedContainer<Key: CodingKey, Record: FetchableRecord>: 
 /// A value of type `T` from the column at `index`: `Data` and `Date` with
 /// the record's strategies, convertible types as they convert, other types
 /// from a single value, or from JSON.
-private func decodeColumnValue<T: Decodable, Record: FetchableRecord>(
+private func decodeColumnValue<T: Decodable>(
     _ type: T.Type, row: Row, column: String, index: Int, codingPath: [any CodingKey], key: any CodingKey,
-    record: Record.Type = Record.self
+    recordType: any FetchableRecord.Type
 ) throws -> T {
     if T.self == Data.self {
         let dbValue = row.databaseValue(atIndex: index)
-        guard let data = Record.databaseDataDecodingStrategy(for: column).decode(dbValue) as? T else {
+        guard let data = recordType.databaseDataDecodingStrategy(for: column).decode(dbValue) as? T else {
             throw RowDecodingError.valueMismatch(Data.self, dbValue, row: row, key: .columnName(column))
         }
         return data
     }
     if T.self == Date.self {
         let dbValue = row.databaseValue(atIndex: index)
-        guard let date = Record.databaseDateDecodingStrategy(for: column).decode(dbValue) as? T else {
+        guard let date = recordType.databaseDateDecodingStrategy(for: column).decode(dbValue) as? T else {
             throw RowDecodingError.valueMismatch(Date.self, dbValue, row: row, key: .columnName(column))
         }
         return date
@@ -262,13 +266,13 @@ private func decodeColumnValue<T: Decodable, Record: FetchableRecord>(
         return try castValue(decodeConvertible(convertibleType, row: row, index: index, column: column), codingPath)
     }
     do {
-        return try T(from: ColumnDecoder<Record>(row: row, index: index, codingPath: codingPath))
+        return try T(from: ColumnDecoder(recordType: recordType, row: row, index: index, codingPath: codingPath))
     } catch is JSONRequiredError {
         return try row.withUnsafeData(atIndex: index) { data in
             guard let data else {
                 throw DecodingError.valueNotFound(Data.self, .init(codingPath: codingPath, debugDescription: "Missing Data"))
             }
-            return try Record.databaseJSONDecoder(for: key.stringValue).decode(T.self, from: data)
+            return try recordType.databaseJSONDecoder(for: key.stringValue).decode(T.self, from: data)
         }
     }
 }
@@ -299,11 +303,12 @@ private func castValue<T>(_ value: Any, _ codingPath: [any CodingKey]) throws ->
 
 /// A `Decoder` over one column: single values decode from the column;
 /// a keyed or unkeyed container means the value is JSON.
-private struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecodingContainer {
+private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+    let recordType: any FetchableRecord.Type
     let row: Row
     let index: Int
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
     private var column: String { row.columnNames[index] }
 
@@ -335,7 +340,7 @@ private struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecod
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let key = codingPath.last ?? RowColumnKey(stringValue: column)
         return try decodeColumnValue(
-            T.self, row: row, column: column, index: index, codingPath: codingPath, key: key, record: Record.self)
+            T.self, row: row, column: column, index: index, codingPath: codingPath, key: key, recordType: recordType)
     }
 }
 

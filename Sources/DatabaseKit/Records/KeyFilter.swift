@@ -7,8 +7,11 @@
 struct KeyFilter {
     let table: String
     let columns: [String]
-    /// One array of values (aligned with `columns`) per key.
-    let keys: [[DatabaseValue]]
+    /// The values of the keys, one after the other, each aligned with
+    /// `columns` (flat: a lookup by one key allocates one array).
+    let values: [DatabaseValue]
+    /// The number of keys.
+    let keyCount: Int
 
     /// Rows by single-column primary key (or rowid).
     init(_ db: Database, table: String, primaryKeys values: [DatabaseValue]) throws {
@@ -16,7 +19,8 @@ struct KeyFilter {
         self.table = table
         self.columns = [column]
         // NULL matches no primary key.
-        self.keys = values.filter { !$0.isNull }.map { [$0] }
+        self.values = values.contains(where: \.isNull) ? values.filter { !$0.isNull } : values
+        self.keyCount = self.values.count
     }
 
     /// Rows by unique keys given as dictionaries, all on the same columns.
@@ -24,7 +28,8 @@ struct KeyFilter {
         self.table = table
         guard let first = dictionaries.first else {
             columns = []
-            keys = []
+            values = []
+            keyCount = 0
             return
         }
         let columns = first.keys.sorted()
@@ -34,44 +39,58 @@ struct KeyFilter {
                 "table \(table) has no unique key on column(s) \(columns.joined(separator: ", ")): a key must identify at most one row"
             )
         }
-        var keys: [[DatabaseValue]] = []
+        var values: [DatabaseValue] = []
         for dictionary in dictionaries {
             guard dictionary.keys.map({ $0.lowercased() }).sorted() == lowercased.sorted() else {
                 throw DatabaseError.misuse("all keys must have the same columns: \(columns.joined(separator: ", "))")
             }
             let byColumn = Dictionary(dictionary.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-            keys.append(lowercased.map { byColumn[$0].flatMap { $0?.databaseValue } ?? .null })
+            values += lowercased.map { byColumn[$0].flatMap { $0?.databaseValue } ?? .null }
         }
         self.columns = columns
-        self.keys = keys
+        self.values = values
+        self.keyCount = dictionaries.count
     }
 
-    var isEmpty: Bool { keys.isEmpty }
+    var isEmpty: Bool { keyCount == 0 }
+
+    /// The values of the key at `index`.
+    private func key(_ index: Int) -> ArraySlice<DatabaseValue> {
+        values[(index * columns.count)..<((index + 1) * columns.count)]
+    }
 
     /// One key without NULL: the SQL only depends on the columns, so the
     /// statement can be cached by them.
-    private var isSingleNonNullKey: Bool { keys.count == 1 && !keys[0].contains(where: \.isNull) }
+    private var isSingleNonNullKey: Bool { keyCount == 1 && !values.contains(where: \.isNull) }
 
-    var arguments: StatementArguments { StatementArguments(values: keys.flatMap { $0 }, namedValues: [:]) }
+    var arguments: StatementArguments { StatementArguments(values: values, namedValues: [:]) }
 
     /// `"id" = ?`, `"id" IN (?, ?)`, `("a" = ? AND "b" IS NULL) OR (...)`.
     /// A NULL value of a unique key matches NULL, as GRDB's `== nil`.
     var sql: String {
-        if columns.count == 1 && keys.allSatisfy({ !$0[0].isNull }) {
+        if columns.count == 1 && !values.contains(where: \.isNull) {
             let column = columns[0].quotedDatabaseIdentifier
-            return keys.count == 1 ? "\(column) = ?" : "\(column) IN (\(databaseQuestionMarks(count: keys.count)))"
+            return keyCount == 1 ? "\(column) = ?" : "\(column) IN (\(databaseQuestionMarks(count: keyCount)))"
         }
-        return keys.map { values in
-            let conditions = zip(columns, values).map { column, value in
+        return (0..<keyCount).map { index in
+            let conditions = zip(columns, key(index)).map { column, value in
                 value.isNull ? "\(column.quotedDatabaseIdentifier) IS ?" : "\(column.quotedDatabaseIdentifier) = ?"
             }
             let condition = conditions.joined(separator: " AND ")
-            return keys.count == 1 ? condition : "(\(condition))"
+            return keyCount == 1 ? condition : "(\(condition))"
         }.joined(separator: " OR ")
     }
 
     /// The `SELECT` of the rows, with the record's selection.
     func selectStatement(_ db: Database, selection: [any SQLSelectable]) throws -> Statement {
+        if isSingleNonNullKey, selection.count == 1, selection[0].sqlSelection.isAllColumns {
+            // The usual lookup: no SQL is built once the statement is cached.
+            let statement = try db.recordStatement(.selectByKey(selection: "*"), table: table, columns: columns) {
+                "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
+            }
+            statement.setUncheckedArguments(arguments)
+            return statement
+        }
         let context = SQLGenerationContext(db)
         let columns = try selection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
@@ -110,7 +129,7 @@ struct KeyFilter {
 
     /// The first key as a dictionary, for errors.
     var firstKeyDescription: [String: DatabaseValue] {
-        Dictionary(zip(columns, keys.first ?? []), uniquingKeysWith: { first, _ in first })
+        Dictionary(zip(columns, isEmpty ? [] : key(0)), uniquingKeysWith: { first, _ in first })
     }
 }
 

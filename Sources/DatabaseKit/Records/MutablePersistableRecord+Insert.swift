@@ -12,11 +12,31 @@ extension MutablePersistableRecord {
     /// The insertion of the mutating and non-mutating `insert`.
     mutating func insertWithSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
         try withSaveCallbacks(db) {
-            let (inserted, _) = try insertAndFetchWithCallbacks(
-                db, onConflict: conflictResolution, selection: []
-            ) { try $0.execute() }
-            return (PersistenceSuccess(inserted), ())
+            try PersistenceSuccess(insertWithCallbacks(db, onConflict: conflictResolution))
         }
+    }
+
+    /// The insertion without `RETURNING`, between `willInsert` and
+    /// `didInsert`, inside `aroundInsert`.
+    mutating func insertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws
+        -> InsertionSuccess
+    {
+        try willInsert(db)
+        var inserted: InsertionSuccess?
+        try aroundInsert(db) {
+            let writer = try RecordWriter(db, self)
+            let statement = try writer.insertStatement(
+                onConflict: conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert,
+                returning: [])
+            try statement.execute()
+            let result = InsertionSuccess(
+                rowID: db.lastInsertedRowID, rowIDColumn: writer.primaryKey.rowIDColumn, insertedContainer: writer.container)
+            inserted = result
+            return result
+        }
+        guard let inserted else { throw persistenceCallbackMisuse("aroundInsert") }
+        didInsert(inserted)
+        return inserted
     }
 
     /// Inserts a copy of the record, and returns it after ``didInsert(_:)``.

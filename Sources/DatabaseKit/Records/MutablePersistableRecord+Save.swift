@@ -8,7 +8,16 @@ extension MutablePersistableRecord {
     /// The save of the mutating and non-mutating `save`.
     mutating func saveWithSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
         try withSaveCallbacks(db) {
-            try updateOrInsertAndFetchWithCallbacks(db, onConflict: conflictResolution, selection: []) { try $0.execute() }
+            let writer = try RecordWriter(db, self)
+            if !writer.hasNilPrimaryKey {
+                let columns = try Set(db.columns(in: type(of: self).databaseTableName).map(\.name))
+                do {
+                    return try updateWithCallbacks(db, onConflict: conflictResolution, columns: columns)
+                } catch let error as RecordError where error.isNotFound(writer.recordNotFound()) {
+                    // No row has the key: insert below.
+                }
+            }
+            return try PersistenceSuccess(insertWithCallbacks(db, onConflict: conflictResolution))
         }
     }
 

@@ -15,10 +15,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, columns: some Collection<String>
     ) throws {
         try withSaveCallbacks(db) {
-            let (updated, _) = try updateAndFetchWithCallbacks(
-                db, onConflict: conflictResolution, columns: Set(columns), selection: []
-            ) { try $0.execute() }
-            return (updated, ())
+            try updateWithCallbacks(db, onConflict: conflictResolution, columns: Set(columns))
         }
     }
 
@@ -157,6 +154,33 @@ extension MutablePersistableRecord {
             if let fetched = try T.fetchOne(statement) { return fetched }
             throw record.recordNotFound(db)
         }
+    }
+
+    /// The update without `RETURNING`, between `willUpdate` and `didUpdate`,
+    /// inside `aroundUpdate`.
+    func updateWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?, columns: Set<String>)
+        throws -> PersistenceSuccess
+    {
+        try willUpdate(db, columns: columns)
+        var updated: PersistenceSuccess?
+        try aroundUpdate(db, columns: columns) {
+            let writer = try RecordWriter(db, self)
+            guard
+                let statement = try writer.updateStatement(
+                    columns: columns,
+                    onConflict: conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate,
+                    returning: [])
+            else {
+                throw writer.recordNotFound()
+            }
+            if try writer.countingChanges({ try statement.execute() }).changes == 0 { throw writer.recordNotFound() }
+            let result = PersistenceSuccess(persistenceContainer: writer.container)
+            updated = result
+            return result
+        }
+        guard let updated else { throw persistenceCallbackMisuse("aroundUpdate") }
+        didUpdate(updated)
+        return updated
     }
 
     /// The update, between `willUpdate` and `didUpdate`, inside `aroundUpdate`.

@@ -85,6 +85,23 @@ extension MutablePersistableRecord {
     }
 
     /// Runs `body` inside `aroundSave`, between `willSave` and `didSave`.
+    /// Not generic: the plain insert, update and save pay no generic
+    /// metadata lookups (this module is not specialized for the records
+    /// of its clients).
+    func withSaveCallbacks(_ db: Database, _ body: () throws -> PersistenceSuccess) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            let result = try body()
+            saved = result
+            return result
+        }
+        guard let saved else { throw persistenceCallbackMisuse("aroundSave") }
+        didSave(saved)
+    }
+
+    /// Runs `body` inside `aroundSave`, between `willSave` and `didSave`,
+    /// and returns what it fetched.
     func withSaveCallbacks<T>(_ db: Database, _ body: () throws -> (PersistenceSuccess, T)) throws -> T {
         try willSave(db)
         var success: (saved: PersistenceSuccess, returned: T)?

@@ -24,16 +24,33 @@ public struct InsertionSuccess: Sendable {
 
 /// What a successful update or save reports.
 public struct PersistenceSuccess: Sendable {
+    /// The written values, or the insertion whose values they are: most
+    /// records never read them, so an insertion's are built when asked for.
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case container(PersistenceContainer)
+        case inserted(InsertionSuccess)
+    }
+
     /// The values that were written.
-    public var persistenceContainer: PersistenceContainer
+    public var persistenceContainer: PersistenceContainer {
+        get {
+            switch storage {
+            case .container(let container): return container
+            case .inserted(let inserted): return inserted.persistenceContainer
+            }
+        }
+        set { storage = .container(newValue) }
+    }
 
     init(persistenceContainer: PersistenceContainer) {
-        self.persistenceContainer = persistenceContainer
+        storage = .container(persistenceContainer)
     }
 
     /// The success of an insertion, as a save reports it.
     init(_ inserted: InsertionSuccess) {
-        self.persistenceContainer = inserted.persistenceContainer
+        storage = .inserted(inserted)
     }
 }
 

@@ -44,11 +44,11 @@ public struct PersistenceContainer: Sendable {
     }
 
     /// The position of a column: an exact match first, the usual case, then a
-    /// case-insensitive one.
+    /// case-insensitive one, as SQLite compares identifiers (ASCII letters
+    /// only), without allocating.
     func index(of column: String) -> Int? {
         if let index = columns.firstIndex(of: column) { return index }
-        let lowercased = column.lowercased()
-        return columns.firstIndex { $0.lowercased() == lowercased }
+        return columns.firstIndex { identifiersAreEqual($0, column) }
     }
 
     /// The columns whose value differs in `other` (a column `other` lacks
@@ -72,5 +72,25 @@ extension PersistenceContainer: RandomAccessCollection {
     /// The column and the value at `position`.
     public subscript(position: Int) -> (String, DatabaseValue) {
         (columns[position], databaseValues[position])
+    }
+}
+
+/// True when two identifiers are equal for SQLite: ASCII letters compare
+/// case-insensitively, other characters exactly.
+func identifiersAreEqual(_ lhs: String, _ rhs: String) -> Bool {
+    var lhs = lhs
+    var rhs = rhs
+    return lhs.withUTF8 { lhs in
+        rhs.withUTF8 { rhs in
+            guard lhs.count == rhs.count else { return false }
+            for index in 0..<lhs.count {
+                let a = lhs[index]
+                let b = rhs[index]
+                if a == b { continue }
+                // 0x20 is the only bit that differs between an ASCII upper- and lowercase letter.
+                guard a | 0x20 == b | 0x20, (0x61...0x7A).contains(a | 0x20) else { return false }
+            }
+            return true
+        }
     }
 }

@@ -12,20 +12,29 @@ import Foundation
 ///
 /// What a record can not encode (an array at the top level) is reported by
 /// the error thrown from `encode(to:)`, never by a trap.
-final class RecordEncoder<Record: EncodableRecord>: Encoder {
+///
+/// Not generic: the record type is a value, so that encoding a record pays no
+/// generic metadata lookup (this module is not specialized for its clients).
+final class RecordEncoder: Encoder {
     var container: PersistenceContainer
     /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
     var misuse: EncodingError?
+    /// The record type, whose static members tell how to encode.
+    let recordType: any EncodableRecord.Type
+    /// The record's column strategy, read once.
+    private let columnStrategy: DatabaseColumnEncodingStrategy
 
-    init(container: PersistenceContainer) {
+    init(recordType: any EncodableRecord.Type, container: PersistenceContainer) {
+        self.recordType = recordType
         self.container = container
+        self.columnStrategy = recordType.databaseColumnEncodingStrategy
     }
 
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseEncodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedContainer<Key, Record>(encoder: self))
+        KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -39,44 +48,51 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
 
     func reportMisuse(_ message: String) {
         if misuse == nil {
-            misuse = EncodingError.invalidValue(Record.self, .init(codingPath: [], debugDescription: message))
+            misuse = EncodingError.invalidValue(recordType, .init(codingPath: [], debugDescription: message))
         }
     }
 
     /// Stores a column value, with the column named by the strategy.
     func store(_ value: DatabaseValue, forKey key: some CodingKey) {
-        container[Record.databaseColumnEncodingStrategy.column(forKey: key)] = value
+        container.setValue(value, forColumn: column(forKey: key))
+    }
+
+    /// The column of a coding key.
+    @inline(__always)
+    private func column(forKey key: some CodingKey) -> String {
+        if case .useDefaultKeys = columnStrategy { return key.stringValue }
+        return columnStrategy.column(forKey: key)
     }
 
     /// Stores any `Encodable` value in the column of `key`.
     func encode<T: Encodable>(_ value: T, forKey key: some CodingKey) throws {
-        let column = Record.databaseColumnEncodingStrategy.column(forKey: key)
+        let column = column(forKey: key)
         if let data = value as? Data {
-            container[column] = try Record.databaseDataEncodingStrategy(for: column).encode(data)
+            container.setValue(try recordType.databaseDataEncodingStrategy(for: column).encode(data), forColumn: column)
         } else if let date = value as? Date {
-            container[column] = Record.databaseDateEncodingStrategy(for: column).encode(date)
+            container.setValue(recordType.databaseDateEncodingStrategy(for: column).encode(date), forColumn: column)
         } else if let uuid = value as? UUID {
-            container[column] = Record.databaseUUIDEncodingStrategy(for: column).encode(uuid)
+            container.setValue(recordType.databaseUUIDEncodingStrategy(for: column).encode(uuid), forColumn: column)
         } else if let convertible = value as? any DatabaseValueConvertible {
-            container[column] = convertible.databaseValue
+            container.setValue(convertible.databaseValue, forColumn: column)
         } else {
-            let columnEncoder = ColumnEncoder<Record>(recordEncoder: self, key: key)
+            let columnEncoder = ColumnEncoder(recordEncoder: self, key: key)
             do {
                 try value.encode(to: columnEncoder)
             } catch is JSONRequiredError {
                 // Below.
             }
             if columnEncoder.requiresJSON {
-                let json = try Record.databaseJSONEncoder(for: key.stringValue).encode(value)
-                container[column] = String(decoding: json, as: UTF8.self).databaseValue
+                let json = try recordType.databaseJSONEncoder(for: key.stringValue).encode(value)
+                container.setValue(String(decoding: json, as: UTF8.self).databaseValue, forColumn: column)
             }
         }
     }
 }
 
 /// The columns of a record.
-private struct RecordKeyedContainer<Key: CodingKey, Record: EncodableRecord>: KeyedEncodingContainerProtocol {
-    let encoder: RecordEncoder<Record>
+private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: RecordEncoder
     var codingPath: [any CodingKey] { [] }
 
     private func store(_ value: (some DatabaseValueConvertible)?, _ key: Key) {
@@ -140,13 +156,13 @@ private struct RecordKeyedContainer<Key: CodingKey, Record: EncodableRecord>: Ke
 
 /// A record that encodes as a single value: a wrapper around another record
 /// (its columns are stored), or a misuse.
-private struct RecordSingleValueContainer<Record: EncodableRecord>: SingleValueEncodingContainer {
-    let encoder: RecordEncoder<Record>
+private struct RecordSingleValueContainer: SingleValueEncodingContainer {
+    let encoder: RecordEncoder
     var codingPath: [any CodingKey] { [] }
 
     private func unsupported() throws -> Never {
         throw EncodingError.invalidValue(
-            Record.self, .init(codingPath: [], debugDescription: "Can't encode a single value in a database row."))
+            encoder.recordType, .init(codingPath: [], debugDescription: "Can't encode a single value in a database row."))
     }
 
     mutating func encodeNil() throws { try unsupported() }
@@ -176,18 +192,18 @@ private struct RecordSingleValueContainer<Record: EncodableRecord>: SingleValueE
 
 /// The `Encoder` of one column value: a single value is stored as is; a
 /// keyed or unkeyed container means the value is stored as JSON.
-private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValueEncodingContainer {
-    let recordEncoder: RecordEncoder<Record>
+private final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
+    let recordEncoder: RecordEncoder
     let key: any CodingKey
     var requiresJSON = false
 
-    init(recordEncoder: RecordEncoder<Record>, key: some CodingKey) {
+    init(recordEncoder: RecordEncoder, key: some CodingKey) {
         self.recordEncoder = recordEncoder
         self.key = key
     }
 
     var codingPath: [any CodingKey] { [key] }
-    var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { recordEncoder.recordType.databaseEncodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         requiresJSON = true

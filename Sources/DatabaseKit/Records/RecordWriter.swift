@@ -37,16 +37,17 @@ struct RecordWriter {
     // MARK: Insert
 
     func insertStatement(onConflict: Database.ConflictResolution, returning selection: [any SQLSelectable]) throws -> Statement {
-        let columns = container.columns
-        let arguments = StatementArguments(values: container.databaseValues, namedValues: [:])
-        let sql = { () -> String in
+        try statement(
+            .insert(onConflict), keyColumns: container.columns,
+            arguments: StatementArguments(values: container.databaseValues, namedValues: [:]), returning: selection
+        ) {
             let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
             let table = self.table.quotedDatabaseIdentifier
+            let columns = container.columns
             if columns.isEmpty { return "\(verb) INTO \(table) DEFAULT VALUES" }
             let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
             return "\(verb) INTO \(table) (\(columnList)) VALUES (\(databaseQuestionMarks(count: columns.count)))"
         }
-        return try statement(.insert(onConflict), keyColumns: columns, sql: sql, arguments: arguments, returning: selection)
     }
 
     // MARK: Update
@@ -72,14 +73,14 @@ struct RecordWriter {
             assigned = keyColumns
         }
         let values = assigned.map { container.databaseValue(forColumn: $0) ?? .null }
-        let sql = { () -> String in
+        return try statement(
+            .update(onConflict, assigned: assigned), keyColumns: keyColumns,
+            arguments: StatementArguments(values: values + keyValues, namedValues: [:]), returning: selection
+        ) {
             let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
             let assignments = assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
             return "\(verb) \(self.table.quotedDatabaseIdentifier) SET \(assignments) WHERE \(Self.keyCondition(keyColumns))"
         }
-        return try statement(
-            .update(onConflict, assigned: assigned), keyColumns: keyColumns, sql: sql,
-            arguments: StatementArguments(values: values + keyValues, namedValues: [:]), returning: selection)
     }
 
     // MARK: Delete and exists
@@ -88,18 +89,18 @@ struct RecordWriter {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .deleteByKey, keyColumns: keyColumns,
-            sql: { "DELETE FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns))" },
-            arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]), returning: [])
+            .deleteByKey, keyColumns: keyColumns, arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]),
+            returning: []
+        ) { "DELETE FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns))" }
     }
 
     func existsStatement() throws -> Statement? {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .existsByKey, keyColumns: keyColumns,
-            sql: { "SELECT EXISTS (SELECT 1 FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns)))" },
-            arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]), returning: [])
+            .existsByKey, keyColumns: keyColumns, arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]),
+            returning: []
+        ) { "SELECT EXISTS (SELECT 1 FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns)))" }
     }
 
     // MARK: Upsert
@@ -157,8 +158,8 @@ struct RecordWriter {
     /// A statement from the record statement cache, or, with a `RETURNING`
     /// clause, from the SQL statement cache.
     private func statement(
-        _ kind: RecordStatementCache.Kind, keyColumns: [String], sql: () -> String, arguments: StatementArguments,
-        returning selection: [any SQLSelectable]
+        _ kind: RecordStatementCache.Kind, keyColumns: [String], arguments: StatementArguments,
+        returning selection: [any SQLSelectable], sql: () -> String
     ) throws -> Statement {
         if selection.isEmpty {
             let statement = try db.recordStatement(kind, table: table, columns: keyColumns, sql: sql)

@@ -20,8 +20,12 @@ public protocol TableRecord {
 extension TableRecord {
     public static var databaseTableName: String { defaultTableName(for: String(describing: Self.self)) }
 
-    public static var databaseSelection: [any SQLSelectable] { [AllColumns()] }
+    public static var databaseSelection: [any SQLSelectable] { allColumnsSelection }
 }
+
+/// The default selection, `*`: one shared array, so that the lookups that
+/// read it allocate nothing. Immutable, and its element is a value.
+nonisolated(unsafe) let allColumnsSelection: [any SQLSelectable] = [AllColumns()]
 
 /// "Player" → "player", "HTTPRequest" → "httpRequest", "URL" → "url".
 func defaultTableName(for typeName: String) -> String {

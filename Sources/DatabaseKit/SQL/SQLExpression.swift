@@ -163,6 +163,12 @@ public struct SQLSelection: Sendable {
 
     init(_ impl: Impl) { self.impl = impl }
 
+    /// True for `*`.
+    var isAllColumns: Bool {
+        if case .allColumns(nil) = impl { return true }
+        return false
+    }
+
     /// The selection qualified with a table.
     func qualified(with table: String) -> SQLSelection {
         switch impl {

@@ -166,6 +166,11 @@ extension Database {
     /// - throws: ``DatabaseError`` "no such table", or "database view ... has
     ///   no primary key".
     public func primaryKey(_ tableName: String, in schemaName: String? = nil) throws -> PrimaryKeyInfo {
+        // The lookup of every record insert and update: straight to the cache.
+        try validateSchemaCache()
+        if case .some(.some(let primaryKey)) = schemaCache.primaryKeys[SchemaCache.Key(table: tableName, schema: schemaName)] {
+            return primaryKey
+        }
         if let primaryKey = try lookUp(\.primaryKeys, tableName, in: schemaName, primaryKey(of:)) { return primaryKey }
         if try viewExists(tableName, in: schemaName) {
             throw DatabaseError(message: "database view \(tableName) has no primary key")

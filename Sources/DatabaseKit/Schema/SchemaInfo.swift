@@ -121,22 +121,26 @@ public struct PrimaryKeyInfo: Sendable, Hashable {
 
     private let impl: Impl
 
+    /// The primary key columns, in key order. `["rowid"]` for a table without
+    /// an explicit primary key. Stored: record persistence reads it on every
+    /// insert and lookup.
+    public let columns: [String]
+
+    private init(impl: Impl) {
+        self.impl = impl
+        switch impl {
+        case .hiddenRowID: columns = [Column.rowID.name]
+        case .rowID(let column): columns = [column.name]
+        case .regular(let columns, _): self.columns = columns.map(\.name)
+        }
+    }
+
     static let hiddenRowID = PrimaryKeyInfo(impl: .hiddenRowID)
 
     static func rowID(_ column: ColumnInfo) -> PrimaryKeyInfo { PrimaryKeyInfo(impl: .rowID(column)) }
 
     static func regular(_ columns: [ColumnInfo], tableHasRowID: Bool) -> PrimaryKeyInfo {
         PrimaryKeyInfo(impl: .regular(columns, tableHasRowID: tableHasRowID))
-    }
-
-    /// The primary key columns, in key order. `["rowid"]` for a table without
-    /// an explicit primary key.
-    public var columns: [String] {
-        switch impl {
-        case .hiddenRowID: return [Column.rowID.name]
-        case .rowID(let column): return [column.name]
-        case .regular(let columns, _): return columns.map(\.name)
-        }
     }
 
     /// The information of the key columns; nil for the hidden rowid.

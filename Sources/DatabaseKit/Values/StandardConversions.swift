@@ -53,6 +53,12 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     public init(sqliteStatement: SQLiteStatement, index: CInt) {
         self = sqlite3_column_int64(sqliteStatement, index) != 0
     }
+
+    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Bool? {
+        guard let value = columnValue(sqliteStatement, index) else { return nil }
+        return sqlite3_value_int64(value) != 0
+    }
 }
 
 extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
@@ -81,6 +87,12 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
     public init(sqliteStatement: SQLiteStatement, index: CInt) {
         self = sqlite3_column_int64(sqliteStatement, index)
     }
+
+    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Int64? {
+        guard let value = columnValue(sqliteStatement, index) else { return nil }
+        return sqlite3_value_int64(value)
+    }
 }
 
 /// The signed and unsigned integers other than Int64: converted through
@@ -99,6 +111,23 @@ extension NarrowDatabaseInteger {
     static func narrow(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Self? {
         Self(exactly: sqlite3_column_int64(sqliteStatement, index))
     }
+
+    /// nil for NULL, or when the value does not fit; one call into SQLite
+    /// (see ``columnValue(_:_:)``).
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self? {
+        guard let value = columnValue(sqliteStatement, index) else { return nil }
+        return Self(exactly: sqlite3_value_int64(value))
+    }
+}
+
+/// The value of a column, nil when it is NULL: one call that takes the
+/// connection's mutex, where `sqlite3_column_type` followed by
+/// `sqlite3_column_int64` would take it twice. The value is read at once, on
+/// the connection's thread, as the `sqlite3_column_*` functions do.
+@inline(__always)
+func columnValue(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> OpaquePointer? {
+    guard let value = sqlite3_column_value(sqliteStatement, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+    return value
 }
 
 extension Int: NarrowDatabaseInteger {
@@ -256,6 +285,12 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     /// SQLite's REAL conversion of the column.
     public init(sqliteStatement: SQLiteStatement, index: CInt) {
         self = sqlite3_column_double(sqliteStatement, index)
+    }
+
+    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Double? {
+        guard let value = columnValue(sqliteStatement, index) else { return nil }
+        return sqlite3_value_double(value)
     }
 }
 
