@@ -651,13 +651,16 @@ _dbtool_backup_verify() {
 
 _dbtool_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --quiet -q --version -h --help)
+    non_repeating_flags=(--force --live --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format)
+    non_repeating_options=(--timeout --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
+    '--timeout')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return

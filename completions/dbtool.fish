@@ -57,7 +57,7 @@ function __dbtool_parse_tokens -S
                 __dbtool_parse_subcommand 1 'format=' 'q/quiet' 'version' 'h/help'
             end
         case 'restore'
-            __dbtool_parse_subcommand 2 'force' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 2 'force' 'live' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'schema'
             __dbtool_parse_subcommand 0 'table=+' 'sql' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'help'
@@ -151,7 +151,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate up" version' -l 'version' -d 'Show the version.'
@@ -160,7 +160,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate status" version' -l 'version' -d 'Show the version.'
@@ -169,7 +169,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate rollback" version' -l 'version' -d 'Show the version.'
@@ -177,7 +177,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate repair" version' -l 'version' -d 'Show the version.'
@@ -185,7 +185,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" migrations' -l 'migrations' -d 'The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate baseline" version' -l 'version' -d 'Show the version.'
@@ -198,7 +198,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" snapshot' -l 'snapshot' -d 'The snapshot to restore (default: the latest taken before migrating).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool migrate restore-snapshot" version' -l 'version' -d 'Show the version.'
@@ -210,13 +210,13 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" format' -l 'format' -d 'table, csv, tsv, json or jsonl.' -rfka 'table csv tsv json jsonl'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool exec" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" mode' -l 'mode' -d 'passive, full, restart or truncate.' -rfka 'passive full restart truncate'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" version' -l 'version' -d 'Show the version.'
@@ -228,7 +228,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" vacuum' -l 'vacuum' -d 'Compact the copy (VACUUM INTO).'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" version' -l 'version' -d 'Show the version.'
@@ -248,7 +248,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool backup verify" -eq 1' -F
@@ -258,7 +258,9 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool restore" -eq 1' -F
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool restore" -eq 2' -fa '(__dbtool_complete_directories)'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" force' -l 'force' -d 'Replace the content of a non-empty DIR.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" force' -l 'force' -d 'Replace the content of a non-empty DIR (refused while its database is in use).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" live' -l 'live' -d 'Restore into DIR\'s database in place, while applications keep it open.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" timeout' -l 'timeout' -d 'With --live: how long to wait for the database\'s write lock before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" version' -l 'version' -d 'Show the version.'
@@ -267,7 +269,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" sql' -l 'sql' -d 'Print the CREATE statements instead of the summary.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75.' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool schema" version' -l 'version' -d 'Show the version.'

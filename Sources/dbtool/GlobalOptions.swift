@@ -15,13 +15,15 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: "The name of the database file inside its directory.")
     var fileName: String = DatabaseLocation.defaultFileName
 
-    @Option(name: .long, help: ArgumentHelp("How long to wait for a locked database before exiting with 75.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long to wait for a locked database before exiting with 75 (0 to \(Int(DatabaseLocation.maximumTimeout)); default 5).",
+            valueName: "seconds"))
     var timeout: Double = 5
 
     func validate() throws {
-        guard timeout >= 0, timeout.isFinite else {
-            throw ValidationError("--timeout must be a number of seconds, 0 or more (got \(timeout))")
-        }
+        try validateTimeout(timeout)
         if resolvedPath == nil {
             throw ValidationError("no database: pass --database PATH or set DBTOOL_DATABASE")
         }
@@ -48,4 +50,13 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
+}
+
+/// Checks a --timeout: NaN, negative, infinite or beyond a day exits 64.
+func validateTimeout(_ timeout: Double) throws {
+    // NaN fails both comparisons.
+    guard timeout >= 0, timeout <= DatabaseLocation.maximumTimeout else {
+        throw ValidationError(
+            "--timeout must be a number of seconds from 0 to \(Int(DatabaseLocation.maximumTimeout)) (one day); got \(timeout)")
+    }
 }

@@ -84,7 +84,8 @@ struct MigrateCommandTests {
         let before = FileManager.default.contents(atPath: database + "/db.sqlite")
         let result = try migrate(database, migrations, ["--dry-run"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("would run up 1_create_author"))
+        // Migrations are named by their file, as the user wrote it.
+        #expect(result.stdout.contains("would run up 0001_create_author.sql:"))
         #expect(result.stdout.contains("CREATE TABLE author"))
         #expect(FileManager.default.contents(atPath: database + "/db.sqlite") == before)
         #expect(!FileManager.default.fileExists(atPath: database + "/.dbtool-migrate.lock"))
@@ -99,8 +100,8 @@ struct MigrateCommandTests {
         let text = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
         // status writes nothing: no -wal or -shm left behind either.
         #expect(directoryFingerprint(database) == before)
-        #expect(text.stdout.contains("applied      2_create_book"))
-        #expect(text.stdout.contains("pending      3_create_loan"))
+        #expect(text.stdout.contains("applied      0002_create_book.sql"))
+        #expect(text.stdout.contains("pending      0003_create_loan.sql"))
         let json = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations, "--format", "json", "--exit-code"])
         #expect(json.status == 1)
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -129,7 +130,7 @@ struct MigrateCommandTests {
         #expect(refused.stderr.contains("migration 1 (\(path)) was modified"))
         #expect(refused.stderr.contains("dbtool migrate repair 1"))
         let status = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
-        #expect(status.stdout.contains("modified     1_create_author"))
+        #expect(status.stdout.contains("modified     0001_create_author.sql"))
         let repair = try dbtool(["migrate", "repair", "1", "--database", database, "--migrations", migrations])
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(try migrate(database, migrations).status == 0)

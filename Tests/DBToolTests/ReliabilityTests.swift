@@ -109,7 +109,7 @@ struct ReliabilityTests {
             #expect(all.count == processes)
             #expect(all.allSatisfy { $0.status == 0 }, "trial \(trial): \(all.map(\.stderr))")
             // Every migration is applied by exactly one process.
-            for name in ["1_create_author", "6_once"] {
+            for name in ["0001_create_author.sql", "0006_once.sql"] {
                 #expect(all.filter { $0.stdout.contains("applied \(name)") }.count == 1, "trial \(trial): \(name)")
             }
             #expect(try migrate.appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")

@@ -12,6 +12,14 @@ import Foundation
 //   TestWorkload hold-write-lock DATABASE SIGNALS
 //       takes the write lock, creates SIGNALS/held, and releases the lock
 //       once SIGNALS/release exists.
+//   TestWorkload app-writer DATABASE SIGNALS
+//       an application: one connection kept open, a row inserted into
+//       `event` every 10 ms; creates SIGNALS/started after its first
+//       commit; once SIGNALS/stop exists, writes the sequence number of its
+//       last commit to SIGNALS/last and exits (1 on any error).
+//   TestWorkload hold-open DATABASE SIGNALS
+//       opens a connection, reads once, creates SIGNALS/held, and keeps the
+//       connection open (and idle) until SIGNALS/release exists.
 
 /// Moves money between the accounts, up to 500 transactions a second.
 func transfer(path: String, until stop: String) throws {
@@ -42,13 +50,45 @@ func holdWriteLock(path: String, signals: String) throws {
     try dbQueue.close()
 }
 
+/// Inserts a row every 10 ms through one open connection, as an application does.
+func appWriter(path: String, signals: String) throws {
+    var config = Configuration()
+    config.busyMode = .timeout(30)
+    let dbQueue = try DatabaseQueue(path: path, configuration: config)
+    try dbQueue.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL)") }
+    var last = 0
+    while !FileManager.default.fileExists(atPath: signals + "/stop") {
+        last += 1
+        let seq = last
+        // Unique across restores: a restore may bring back rows of an older state.
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO event(seq, at) VALUES (?, julianday('now'))", arguments: [1_000_000 + seq])
+        }
+        if seq == 1 { _ = FileManager.default.createFile(atPath: signals + "/started", contents: nil) }
+        usleep(10_000)
+    }
+    try dbQueue.close()
+    _ = FileManager.default.createFile(atPath: signals + "/last", contents: Data("\(1_000_000 + last)".utf8))
+}
+
+/// Keeps an idle connection open until `signals/release` appears.
+func holdOpen(path: String, signals: String) throws {
+    let dbQueue = try DatabaseQueue(path: path)
+    _ = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+    _ = FileManager.default.createFile(atPath: signals + "/held", contents: nil)
+    while !FileManager.default.fileExists(atPath: signals + "/release") { usleep(10_000) }
+    try dbQueue.close()
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 do {
     switch (arguments.first, arguments.count) {
     case ("transfer", 3): try transfer(path: arguments[2], until: arguments[3])
     case ("hold-write-lock", 3): try holdWriteLock(path: arguments[2], signals: arguments[3])
+    case ("app-writer", 3): try appWriter(path: arguments[2], signals: arguments[3])
+    case ("hold-open", 3): try holdOpen(path: arguments[2], signals: arguments[3])
     default:
-        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock DATABASE SIGNALS\n".utf8))
+        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|hold-open DATABASE SIGNALS\n".utf8))
         exit(64)
     }
 } catch {

@@ -104,10 +104,7 @@ public struct BackupOperation: Sendable {
     private func writeArchive(
         _ plan: ArchivePlan, staging: String, to temp: String, now: Date
     ) throws -> (BackupManifest, ConsistentCopy.State) {
-        let descriptor = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw DBToolError(.cantCreate, "can not create \(temp): \(systemError())")
-        }
+        let descriptor = try createNewFile(temp)
         defer { close(descriptor) }
         let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, threads: threads, destination: temp)
         let folder = plan.folder
@@ -165,11 +162,11 @@ public struct BackupOperation: Sendable {
         guard let outputDirectory else {
             throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
         }
-        guard isDirectory(outputDirectory) else {
-            throw DBToolError(.cantCreate, "the output directory \(outputDirectory) does not exist", hint: "Create it first (mkdir -p).")
-        }
-        return URL(fileURLWithPath: outputDirectory).standardizedFileURL
-            .appendingPathComponent("\(archiveStem)-\(Self.timestamp(now)).\(format.fileExtension)").path
+        let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
+        let destination = directory.appendingPathComponent("\(archiveStem)-\(Self.timestamp(now)).\(format.fileExtension)").path
+        try checkOutsideDatabase(directory.path, destination: destination)  // before creating anything
+        try createOutputDirectory(directory.path)
+        return destination
     }
 
     static func timestamp(_ date: Date) -> String {
@@ -198,6 +195,11 @@ public struct BackupOperation: Sendable {
                 .noPermission, "can not write \(destination): the directory \(directory) is not writable",
                 hint: "Check its permissions, or choose another destination.")
         }
+        try checkOutsideDatabase(directory, destination: destination)
+    }
+
+    /// An archive inside the directory it archives would archive itself.
+    private func checkOutsideDatabase(_ directory: String, destination: String) throws {
         let source = location.directoryPath + "/"
         if location.namesDirectory && (directory + "/").hasPrefix(source) {
             throw DBToolError(

@@ -152,10 +152,7 @@ struct ConsistentCopy {
     /// Copies an open file into a new file at `path`, with the same
     /// permissions and times, in 64 MiB kernel copies.
     private static func copy(_ source: Int32, info: stat, to path: String, copied: (Int64) -> Void) throws {
-        let destination = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard destination >= 0 else {
-            throw DBToolError(.cantCreate, "can not create \(path): \(systemError())")
-        }
+        let destination = try createNewFile(path)
         defer { close(destination) }
         var offset: off_t = 0
         let size = off_t(info.st_size)

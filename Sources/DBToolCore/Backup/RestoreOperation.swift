@@ -7,15 +7,29 @@ import Foundation
 /// The archive is read whole and checked first (``ArchiveInspection``):
 /// a malicious, truncated or damaged archive is refused before anything is
 /// written. It is then extracted into a staging directory beside DIR, whose
-/// database must pass `PRAGMA integrity_check`; only then does the staging
-/// directory take DIR's place by rename. With `--force`, a non-empty DIR is
-/// first moved aside, brought back if the last rename fails, and removed
-/// once the restore is complete.
+/// database must pass `PRAGMA integrity_check`. Then, one of two ways:
+///
+/// - By default, the staging directory takes DIR's place by rename. With
+///   `--force`, a non-empty DIR is first moved aside, brought back if the
+///   last rename fails, and removed once the restore is complete. Files can
+///   only be swapped under a database nobody uses: DIR's database is held
+///   with a ``DatabaseExclusion`` across the swap, and a database in use is
+///   refused (75), nothing changed.
+/// - With `--live`, DIR's database is restored in place, through SQLite's
+///   online backup API, in one write transaction of the live database: its
+///   connections (other processes included) see the restored content from
+///   their next transaction, and nothing they committed before is
+///   corrupted. The archive's other files replace theirs one by one (by
+///   rename); files of DIR that the archive does not hold are kept.
 public struct RestoreOperation: Sendable {
     public var archive: String
     public var directory: String
     /// Replace a non-empty DIR.
     public var force = false
+    /// Restore into DIR's database in place, while applications use it.
+    public var live = false
+    /// With ``live``: how long to wait for the database's write lock.
+    public var timeout: TimeInterval = 5
     public var progress: (@Sendable (Int64, Int64) -> Void)?
 
     public init(archive: String, directory: String) {
@@ -31,8 +45,10 @@ public struct RestoreOperation: Sendable {
         /// The backup's manifest.
         public var manifest: BackupManifest
         public var integrity: String
-        /// True when DIR held data that was replaced (--force).
+        /// True when DIR held data that was replaced (--force, --live).
         public var replaced: Bool
+        /// True when the database was restored in place (--live).
+        public var live: Bool
     }
 
     static let tempPrefix = ".dbtool-restore-"
@@ -45,11 +61,16 @@ public struct RestoreOperation: Sendable {
         let hasContent = try checkTarget(target)
 
         let inspection = try ArchiveInspection(archive: archive)
+        let existingDatabase = target + "/" + inspection.manifest.databaseFile
+        let restoresInPlace = live && DatabaseExclusion.FileIdentity(path: existingDatabase) != nil
+        if !restoresInPlace && DatabaseExclusion.FileIdentity(path: existingDatabase) != nil {
+            // Early, before the long work; checked again, and held, at the swap.
+            try DatabaseExclusion(database: existingDatabase).release()
+        }
 
-        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        try createMissingDirectories(parent)
         removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
         let staging = parent + "/" + tempName(prefix: Self.tempPrefix, for: name)
-        let aside = parent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".old")
         defer { try? FileManager.default.removeItem(atPath: staging) }
         guard mkdir(staging, 0o700) == 0 else {
             throw DBToolError(
@@ -60,6 +81,23 @@ public struct RestoreOperation: Sendable {
         let integrity = try DatabaseCheck.run(database: database, archive: archive, foreignKeys: false)
         try Interruption.check()
 
+        if restoresInPlace {
+            try LiveRestore(staging: staging, target: target, databaseFile: inspection.manifest.databaseFile, timeout: timeout).run()
+        } else {
+            try swap(staging, into: target, parent: parent, name: name, database: existingDatabase)
+        }
+        return Report(
+            archive: archive, directory: target, database: existingDatabase,
+            manifest: inspection.manifest, integrity: integrity, replaced: hasContent, live: restoresInPlace)
+    }
+
+    /// Puts the staging directory in DIR's place, holding DIR's database (if
+    /// any) so that no connection starts on it meanwhile; puts DIR back when
+    /// a process opened the database during the swap.
+    private func swap(_ staging: String, into target: String, parent: String, name: String, database: String) throws {
+        let exclusion = DatabaseExclusion.FileIdentity(path: database) != nil ? try DatabaseExclusion(database: database) : nil
+        defer { exclusion?.release() }
+        let aside = parent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".old")
         let exists = FileManager.default.fileExists(atPath: target)
         if exists {
             guard rename(target, aside) == 0 else {
@@ -78,12 +116,19 @@ public struct RestoreOperation: Sendable {
             throw DBToolError(
                 .cantCreate, "can not move the restored directory to \(target): \(reason)", hint: "Check the permissions of \(parent).")
         }
+        // A process that opened the old database before the swap completed
+        // would write into files about to be deleted: undo the swap.
+        if let exclusion, let users = exclusion.latecomers() {
+            if rename(target, staging) == 0 && rename(aside, target) == 0 {
+                throw DatabaseExclusion.inUse(database, by: users)
+            }
+            throw DBToolError(
+                .cantCreate, "the database \(database) was opened during the restore (\(users)), and its old directory could not be put back: it is in \(aside)",
+                hint: "Stop the application, then move it back with: mv '\(aside)' '\(target)'")
+        }
         // The restore is complete from here: the old content is no longer needed.
         if exists { try? FileManager.default.removeItem(atPath: aside) }
         try fsyncPath(parent)
-        return Report(
-            archive: archive, directory: target, database: target + "/" + inspection.manifest.databaseFile,
-            manifest: inspection.manifest, integrity: integrity, replaced: hasContent)
     }
 
     /// Whether DIR holds something; throws when it may not be replaced.
@@ -94,10 +139,11 @@ public struct RestoreOperation: Sendable {
             throw DBToolError(.cantCreate, "\(target) exists and is not a directory", hint: "Restore into a directory.")
         }
         let content = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
-        if !content.isEmpty && !force {
+        if !content.isEmpty && !force && !live {
             throw DBToolError(
                 .cantCreate, "\(target) is not empty (\(content.count) entries)",
-                hint: "Restore into a new directory, or pass --force to replace its content (it is kept if the restore fails).")
+                hint:
+                    "Restore into a new directory, or pass --force to replace its content (it is kept if the restore fails), or --live to restore into a database applications are using.")
         }
         return !content.isEmpty
     }

@@ -24,6 +24,8 @@ public struct MigrateOperation: Sendable {
     public struct Step: Codable, Sendable, Equatable {
         public var version: UInt64
         public var name: String
+        /// The file's name, as written in the migrations directory (`0001_log.sql`).
+        public var file: String
         public var direction: String
         public var durationMs: Int64?
         /// The SQL, in a dry run.
@@ -66,14 +68,14 @@ public struct MigrateOperation: Sendable {
     private func migrate(_ db: Database, _ state: MigrationState, ups: [MigrationFile], downs: [MigrationFile]) throws -> Report {
         var steps: [Step] = []
         if dryRun {
-            steps += downs.map { Step(version: $0.version, name: $0.name, direction: "down", sql: $0.down) }
-            steps += ups.map { Step(version: $0.version, name: $0.name, direction: "up", sql: $0.up) }
+            steps += downs.map { Step(version: $0.version, name: $0.name, file: $0.fileName, direction: "down", sql: $0.down) }
+            steps += ups.map { Step(version: $0.version, name: $0.name, file: $0.fileName, direction: "up", sql: $0.up) }
             return Report(database: location.filePath, dryRun: true, steps: steps, version: state.newestApplied)
         }
         for file in downs {
             let start = Date()
             try revert(file, in: db)
-            steps.append(Step(version: file.version, name: file.name, direction: "down", durationMs: milliseconds(since: start)))
+            steps.append(Step(version: file.version, name: file.name, file: file.fileName, direction: "down", durationMs: milliseconds(since: start)))
         }
         let runner = MigrationRunner(recorder: MigrationsTable(files: ups))
         for file in ups {
@@ -83,7 +85,7 @@ public struct MigrateOperation: Sendable {
                 runsInTransaction: !file.runsOutsideTransaction
             ) { db in try file.run(file.up, firstLine: file.upFirstLine, in: db) }
             if try applyNamingViolations(step, of: file, with: runner, in: db) {
-                steps.append(Step(version: file.version, name: file.name, direction: "up", durationMs: milliseconds(since: start)))
+                steps.append(Step(version: file.version, name: file.name, file: file.fileName, direction: "up", durationMs: milliseconds(since: start)))
             }
         }
         let newest = try MigrationsTable.records(db).map(\.version).max()

@@ -13,6 +13,8 @@ public struct MigrationFile: Sendable, Equatable {
     public let version: UInt64
     /// The digits as written in the file name, such as "0001".
     public let versionText: String
+    /// The file's name, as written (`0001_log.sql`): how output names the migration.
+    public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
     /// The name after the version, without `.sql`.
     public let name: String
     /// The file's path.
@@ -43,10 +45,16 @@ public struct MigrationFile: Sendable, Equatable {
     ///   out of order or repeated.
     public init(path: String, contents: String) throws {
         let fileName = URL(fileURLWithPath: path).lastPathComponent
-        guard let (versionText, name) = MigrationFile.parseName(fileName), let version = UInt64(versionText) else {
+        guard let (versionText, name) = MigrationFile.parseName(fileName) else {
             throw DBToolError(
                 .dataError, "\(path): the name is not VERSION_name.sql",
                 hint: "Name migration files like 0001_create_users.sql or 20261122130500_add_index.sql.")
+        }
+        // Versions are stored as SQLite integers (64-bit signed).
+        guard let version = UInt64(versionText), version <= UInt64(Int64.max) else {
+            throw DBToolError(
+                .dataError, "\(path): the version \(versionText) is too large (at most \(Int64.max))",
+                hint: "Use a shorter version, like a timestamp 20261122130500.")
         }
         self.version = version
         self.versionText = versionText

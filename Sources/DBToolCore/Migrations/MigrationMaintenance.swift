@@ -53,7 +53,7 @@ public struct MigrationMaintenance: Sendable {
             for file in files {
                 let start = Date()
                 try revert(file, in: db)
-                steps.append(.init(version: file.version, name: file.name, direction: "down", durationMs: milliseconds(since: start)))
+                steps.append(.init(version: file.version, name: file.name, file: file.fileName, direction: "down", durationMs: milliseconds(since: start)))
             }
             return MigrateOperation.Report(
                 database: location.filePath, dryRun: false, steps: steps, version: try MigrationsTable.records(db).map(\.version).max())
@@ -77,7 +77,10 @@ public struct MigrationMaintenance: Sendable {
                     arguments: [file.checksum, Date(), Int64(version)])
                 return .commit
             }
-            return try MigrationsTable.records(db).first { $0.version == version }!
+            guard let record = try MigrationsTable.records(db).first(where: { $0.version == version }) else {
+                throw DBToolError(.software, "migration \(version) vanished from \(MigrationsTable.name) during its repair")
+            }
+            return record
         }
     }
 
@@ -129,9 +132,15 @@ public struct MigrationMaintenance: Sendable {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw DBToolError(.cantCreate, "\(path) already exists")
         }
-        let template = "-- migrate:up\n\n\n-- migrate:down\n\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(template.utf8)) else {
-            throw DBToolError(.cantCreate, "can not create \(path)", hint: "Check the permissions of \(migrationsPath).")
+        let template = Array("-- migrate:up\n\n\n-- migrate:down\n\n".utf8)
+        // Source code for the project's repository: readable by others, as
+        // the files around it (never writable by them, whatever the umask).
+        let descriptor = try createNewFile(path, mode: 0o644, what: "the migration file")
+        defer { close(descriptor) }
+        guard write(descriptor, template, template.count) == template.count else {
+            let code = errno
+            unlink(path)
+            throw DBToolError(writeFailureStatus(code), "can not write \(path): \(String(cString: strerror(code)))")
         }
         return path
     }

@@ -14,8 +14,7 @@ public enum MigrationSnapshots {
     /// Takes a snapshot of the database and records its path.
     static func take(_ location: DatabaseLocation, timeout: TimeInterval) throws -> String {
         let directory = location.directoryPath + "/snapshots"
-        try FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try createPrivateDirectory(directory)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -25,7 +24,7 @@ public enum MigrationSnapshots {
         operation.timeout = timeout
         let snapshot = try operation.run().snapshot
         let recordPath = location.directoryPath + "/" + recordFileName
-        try Data((snapshot + "\n").utf8).write(to: URL(fileURLWithPath: recordPath), options: .atomic)
+        try writeSmallFile(recordPath, contents: snapshot + "\n")
         return snapshot
     }
 

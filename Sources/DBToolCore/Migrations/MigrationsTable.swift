@@ -72,10 +72,24 @@ public struct MigrationsTable: MigrationRecorder {
             try Bool.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [name]) ?? false
         guard exists else { return [] }
         return try Row.fetchAll(db, sql: "SELECT * FROM \(name) ORDER BY version").map { row in
-            Record(
-                version: UInt64(row["version"] as Int64), name: row["name"], checksum: row["checksum"],
-                appliedAt: row["applied_at"], durationMs: row["duration_ms"], baseline: row["baseline"],
-                repairedAt: row["repaired_at"])
+            // Decoded with errors rather than subscripts: a table edited by
+            // hand must be reported, not stop the process.
+            do {
+                let stored = try row.decode(Int64.self, forColumn: "version")
+                guard let version = UInt64(exactly: stored) else {
+                    throw DBToolError(
+                        .dataError, "the table \(name) holds the negative version \(stored)",
+                        hint: "Fix or delete that row with `dbtool exec`.")
+                }
+                return Record(
+                    version: version, name: try row.decode(forColumn: "name"), checksum: try row.decode(forColumn: "checksum"),
+                    appliedAt: try row.decode(forColumn: "applied_at"), durationMs: try row.decode(forColumn: "duration_ms"),
+                    baseline: try row.decode(forColumn: "baseline"), repairedAt: try row.decode(forColumn: "repaired_at"))
+            } catch let error as RowDecodingError {
+                throw DBToolError(
+                    .dataError, "the table \(name) holds a row dbtool can not read: \(error)",
+                    hint: "Fix or delete that row with `dbtool exec`.")
+            }
         }
     }
 }

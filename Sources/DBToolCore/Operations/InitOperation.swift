@@ -50,16 +50,20 @@ public struct InitOperation: Sendable {
 
         // Create what is missing, and remove it again if anything fails.
         var createdDirectories: [String] = []
+        var createdDatabase = false
         do {
             if !directoryExists {
                 createdDirectories = try createDirectories(directoryURL)
             }
+            // Created here, empty: private whatever the umask (SQLite would
+            // use 0644), never through a link; its WAL and SHM take its mode.
+            close(try createNewFile(databasePath, what: "the database"))
+            createdDatabase = true
             let mode = try createDatabase(at: databasePath)
             return Report(directory: directoryURL.path, database: databasePath, created: true, journalMode: mode)
         } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? fileManager.removeItem(atPath: databasePath + suffix)
-            }
+            // Only what this run created: a file found in the way stays.
+            if createdDatabase { removeDatabaseFiles(databasePath) }
             for path in createdDirectories.reversed() {
                 try? fileManager.removeItem(atPath: path)
             }
@@ -91,7 +95,8 @@ public struct InitOperation: Sendable {
         }
         var created: [String] = []
         for directory in missing.reversed() {
-            guard mkdir(directory.path, directoryMode) == 0 else {
+            // chmod: the umask must not narrow (or widen) --mode.
+            guard mkdir(directory.path, directoryMode) == 0, chmod(directory.path, directoryMode) == 0 else {
                 let code = errno
                 for path in created.reversed() { rmdir(path) }
                 throw DBToolError(

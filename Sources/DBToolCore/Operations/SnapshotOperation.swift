@@ -65,10 +65,14 @@ public struct SnapshotOperation: Sendable {
         removeStaleTempFiles(in: directory, prefix: Self.tempPrefix)
         let source = try location.openQueue(timeout: timeout)
         let temp = directory + "/" + tempName(prefix: Self.tempPrefix, for: URL(fileURLWithPath: destination).lastPathComponent)
+        // Created here, empty (a valid empty database, and what VACUUM INTO
+        // accepts): private, whatever the umask (SQLite would create it
+        // 0644), and never through a link. Its journal takes its mode.
+        close(try createNewFile(temp, what: "the snapshot"))
         defer { removeDatabaseFiles(temp) }
 
-        let pageCount = try reportingWriteErrors(to: destination) {
-            try location.reportingErrors(timeout: timeout) { () -> Int in
+        let pageCount = try location.reportingErrors(timeout: timeout) {
+            try reportingWriteErrors(to: destination) { () -> Int in
                 if vacuum {
                     try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
                 } else {
@@ -94,14 +98,15 @@ public struct SnapshotOperation: Sendable {
             pageCount: pageCount, vacuumed: vacuum, deleted: deleted)
     }
 
-    /// The copy's I/O errors are about the destination (a full disk, most
-    /// often): name it rather than the source.
+    /// The copy's write errors are about the destination (a full disk, most
+    /// often): name it, and the cause, rather than the source. Read errors
+    /// go on to name the source.
     private func reportingWriteErrors<T>(to destination: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DBToolError where error.status == .ioError {
+        } catch let error as DatabaseError where error.isWriteFailure {
             throw DBToolError(
-                .ioError, "can not write the snapshot \(destination): \(error.message)",
+                .ioError, "can not write the snapshot \(destination): \(error.writeFailureCause)",
                 hint: "Check the free space and the disk where it goes, and retry.")
         }
     }
@@ -111,10 +116,7 @@ public struct SnapshotOperation: Sendable {
         guard let outputDirectory else {
             throw DBToolError(.usage, "no destination: give OUTPUT or --output-dir DIR")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DBToolError(.cantCreate, "the output directory \(outputDirectory) does not exist", hint: "Create it first (mkdir -p).")
-        }
+        try createOutputDirectory(outputDirectory)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

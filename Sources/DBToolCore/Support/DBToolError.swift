@@ -77,7 +77,10 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
             return DBToolError(
                 .noPermission, "can not write the database \(path): \(sqliteMessage)",
                 hint: "Check the permissions of the file and its directory.")
-        case .SQLITE_IOERR, .SQLITE_FULL:
+        case .SQLITE_FULL:
+            return DBToolError(
+                .ioError, "can not write \(path): \(error.writeFailureCause)", hint: "Free some space on its disk, and retry.")
+        case .SQLITE_IOERR:
             return DBToolError(
                 .ioError, "input/output error on \(path): \(sqliteMessage)", hint: "Check the disk (space, health) and retry.")
         default:
@@ -88,6 +91,28 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// "5 s", "0.5 s": never traps, whatever the value.
 func formatSeconds(_ seconds: TimeInterval) -> String {
-    seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    if seconds == seconds.rounded(), let whole = Int(exactly: seconds) { return "\(whole) s" }
+    return String(format: "%.1f s", seconds)
+}
+
+extension DatabaseError {
+    /// True for the errors of a failed write: a full disk, or an I/O error
+    /// while writing, syncing or growing a file.
+    var isWriteFailure: Bool {
+        switch extendedResultCode {
+        case .SQLITE_FULL, .SQLITE_IOERR_WRITE, .SQLITE_IOERR_FSYNC, .SQLITE_IOERR_DIR_FSYNC, .SQLITE_IOERR_TRUNCATE:
+            return true
+        default:
+            return resultCode == .SQLITE_FULL
+        }
+    }
+
+    /// What a write failure means, in the words of the system: SQLite
+    /// reports ENOSPC as SQLITE_FULL ("database or disk is full").
+    var writeFailureCause: String {
+        if resultCode == .SQLITE_FULL { return "No space left on device (\(message ?? "database or disk is full"))" }
+        return message ?? "disk I/O error"
+    }
 }

@@ -8,6 +8,11 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// The default name of the database file inside its directory.
     public static let defaultFileName = "db.sqlite"
 
+    /// The longest `--timeout` dbtool accepts: one day, in seconds. Waits
+    /// are computed with it, so it must stay far from the limits of the
+    /// integer types (SQLite's busy timeout is an `Int32` of milliseconds).
+    public static let maximumTimeout: TimeInterval = 86_400
+
     /// The database file.
     public let filePath: String
     /// The directory that holds the file.

@@ -67,3 +67,86 @@ func systemError() -> String { String(cString: strerror(errno)) }
 func writeFailureStatus(_ code: Int32) -> ExitStatus {
     [ENOSPC, EDQUOT, EFBIG, EIO].contains(code) ? .ioError : .cantCreate
 }
+
+/// Creates a file that must not exist yet, private to the user (0600 unless
+/// `mode`), and returns its descriptor open for writing. Never through a
+/// symbolic link or over an existing file: in a directory others can write,
+/// a planted link could otherwise make dbtool write wherever it points. The
+/// mode is set explicitly, whatever the umask.
+func createNewFile(_ path: String, mode: mode_t = 0o600, what: String = "") throws -> Int32 {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    guard descriptor >= 0 else {
+        let code = errno
+        let reason = code == EEXIST ? "it already exists" : String(cString: strerror(code))
+        throw DBToolError(writeFailureStatus(code), "can not create \(what.isEmpty ? "" : what + " ")\(path): \(reason)")
+    }
+    guard fchmod(descriptor, mode) == 0 else {
+        let reason = systemError()
+        close(descriptor)
+        unlink(path)
+        throw DBToolError(.cantCreate, "can not set the permissions of \(path): \(reason)")
+    }
+    return descriptor
+}
+
+/// Writes a small file whole: into a new private temp file beside it, synced,
+/// then renamed over `path` (which replaces a link there, never its target).
+func writeSmallFile(_ path: String, contents: String, mode: mode_t = 0o600) throws {
+    let url = URL(fileURLWithPath: path)
+    let temp = url.deletingLastPathComponent().path + "/" + tempName(prefix: ".dbtool-write-", for: url.lastPathComponent)
+    let descriptor = try createNewFile(temp, mode: mode)
+    var keep = false
+    defer {
+        close(descriptor)
+        if !keep { unlink(temp) }
+    }
+    let bytes = Array(contents.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { throw DBToolError(writeFailureStatus(errno), "can not write \(path): \(systemError())") }
+        offset += written
+    }
+    guard fsync(descriptor) == 0 else { throw DBToolError(writeFailureStatus(errno), "can not write \(path): \(systemError())") }
+    try publish(temp, as: path, what: url.lastPathComponent)
+    keep = true
+}
+
+/// Creates a directory private to the user (0700 unless `mode`), whatever
+/// the umask; an existing directory is left as it is.
+func createPrivateDirectory(_ path: String, mode: mode_t = 0o700) throws {
+    if mkdir(path, mode) == 0 {
+        guard chmod(path, mode) == 0 else { throw DBToolError(.cantCreate, "can not set the permissions of \(path): \(systemError())") }
+        return
+    }
+    let code = errno
+    if code == EEXIST && isDirectory(path) { return }
+    throw DBToolError(
+        code == EACCES || code == EPERM ? .noPermission : .cantCreate,
+        "can not create the directory \(path): \(code == EEXIST ? "a file of that name exists" : String(cString: strerror(code)))")
+}
+
+/// Makes sure an `--output-dir` exists: a missing one is created private
+/// (0700), when its parent exists (a typo deep in a path is reported rather
+/// than created).
+func createOutputDirectory(_ path: String) throws {
+    if isDirectory(path) { return }
+    let parent = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+    guard isDirectory(parent) else {
+        throw DBToolError(
+            .cantCreate, "the output directory \(path) does not exist, nor its parent \(parent)", hint: "Create it first (mkdir -p).")
+    }
+    try createPrivateDirectory(path)
+}
+
+/// Creates the missing directories of `path`, private (0700), parents first.
+func createMissingDirectories(_ path: String) throws {
+    var missing: [String] = []
+    var current = URL(fileURLWithPath: path).standardizedFileURL
+    while !FileManager.default.fileExists(atPath: current.path) && current.path != "/" {
+        missing.append(current.path)
+        current = current.deletingLastPathComponent()
+    }
+    for directory in missing.reversed() { try createPrivateDirectory(directory) }
+}

@@ -274,11 +274,18 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         // The extended code is more precise than the code a function returned,
         // but only when it belongs to the same primary code.
         var extended = code
+        var connectionMessage: String?
         if let sqliteConnection {
             let connectionCode = sqlite3_extended_errcode(sqliteConnection)
-            if connectionCode & 0xFF == code & 0xFF { extended = connectionCode }
+            if connectionCode & 0xFF == code & 0xFF {
+                extended = connectionCode
+                connectionMessage = String(cString: sqlite3_errmsg(sqliteConnection))
+            }
         }
-        let message = sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? sqliteErrorString(code)
+        // The connection does not always record the error (sqlite3_backup_step
+        // does not, for one): its message would then be "not an error", or
+        // another error's. The code's own text is right.
+        let message = connectionMessage ?? sqliteErrorString(code)
         return DatabaseError(
             resultCode: ResultCode(rawValue: extended),
             message: message,

@@ -88,8 +88,8 @@ struct CreateBackupCommand: ParsableCommand {
         if keep != nil && outputDir == nil {
             throw ValidationError("--keep works with --output-dir only")
         }
-        if let threads, threads < 0 {
-            throw ValidationError("--threads must be 0 or more (got \(threads))")
+        if let threads, !(0...256).contains(threads) {
+            throw ValidationError("--threads must be from 0 to 256 (got \(threads))")
         }
         if let keep, keep < 1 {
             throw ValidationError("--keep must be 1 or more (got \(keep))")

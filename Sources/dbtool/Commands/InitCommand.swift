@@ -35,8 +35,16 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard mode.allSatisfy({ ("0"..."7").contains($0) }), mode_t(mode, radix: 8) != nil else {
-            throw ValidationError("--mode must be octal permissions such as 0700 (got \(mode))")
+        _ = try directoryMode
+    }
+
+    /// --mode as permission bits.
+    private var directoryMode: mode_t {
+        get throws {
+            guard mode.allSatisfy({ ("0"..."7").contains($0) }), let bits = mode_t(mode, radix: 8), bits <= 0o7777 else {
+                throw ValidationError("--mode must be octal permissions from 0000 to 7777, such as 0700 (got \(mode))")
+            }
+            return bits
         }
     }
 
@@ -44,7 +52,7 @@ struct InitCommand: ParsableCommand {
         var operation = InitOperation(directory: directory)
         operation.fileName = fileName
         operation.journalMode = journalMode
-        operation.directoryMode = mode_t(mode, radix: 8)!
+        operation.directoryMode = try directoryMode
         let migrationsPath = migrations
         runReporting(
             output,

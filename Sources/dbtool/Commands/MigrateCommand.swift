@@ -11,16 +11,21 @@ struct MigrationsOptions: ParsableArguments {
     var migrations: String?
 
     func validate() throws {
-        if path == nil { throw ValidationError("no migrations directory: pass --migrations DIR or set DBTOOL_MIGRATIONS") }
+        _ = try path
     }
 
-    var path: String? {
-        migrations ?? ProcessInfo.processInfo.environment["DBTOOL_MIGRATIONS"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The directory: --migrations, or $DBTOOL_MIGRATIONS.
+    var path: String {
+        get throws {
+            let path = migrations ?? ProcessInfo.processInfo.environment["DBTOOL_MIGRATIONS"].flatMap { $0.isEmpty ? nil : $0 }
+            guard let path else { throw ValidationError("no migrations directory: pass --migrations DIR or set DBTOOL_MIGRATIONS") }
+            return path
+        }
     }
 
     /// The maintenance operations on this directory and database.
-    func maintenance(_ database: DatabaseOptions) -> MigrationMaintenance {
-        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: path!)
+    func maintenance(_ database: DatabaseOptions) throws -> MigrationMaintenance {
+        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: try path)
         maintenance.timeout = database.timeout
         return maintenance
     }
@@ -78,7 +83,7 @@ struct MigrateUp: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = MigrateOperation(location: database.location, migrationsPath: migrations.path!)
+        var operation = MigrateOperation(location: database.location, migrationsPath: try migrations.path)
         operation.timeout = database.timeout
         operation.target = to
         operation.dryRun = dryRun
@@ -97,10 +102,10 @@ func describe(_ report: MigrateOperation.Report) -> String {
     for step in report.steps {
         let arrow = step.direction == "up" ? "applied" : "rolled back"
         if report.dryRun {
-            lines.append("would run \(step.direction) \(step.version)_\(step.name):")
+            lines.append("would run \(step.direction) \(step.file):")
             lines.append((step.sql ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
         } else {
-            lines.append("\(arrow) \(step.version)_\(step.name) (\(step.durationMs ?? 0) ms)")
+            lines.append("\(arrow) \(step.file) (\(step.durationMs ?? 0) ms)")
         }
     }
     if let snapshot = report.snapshot { lines.insert("snapshot taken first: \(snapshot)", at: 0) }
@@ -120,7 +125,7 @@ struct MigrateStatus: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database)
         let report: MigrationMaintenance.StatusReport
         do { report = try maintenance.status() } catch { fail(error) }
         if !output.quiet {
@@ -129,7 +134,7 @@ struct MigrateStatus: ParsableCommand {
             case .text:
                 for entry in report.migrations {
                     print(
-                        "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.version)_\(entry.name)\(entry.appliedAt.map { "  (\($0))" } ?? "")"
+                        "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "\(entry.version)_\(entry.name) (no file)")\(entry.appliedAt.map { "  (\($0))" } ?? "")"
                     )
                 }
                 print("\(report.pendingCount) pending.")
@@ -155,7 +160,7 @@ struct MigrateRollback: ParsableCommand {
     }
 
     func run() throws {
-        let maintenance = migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database)
         runReporting(output, operation: { try maintenance.rollback(steps: steps) }, text: describe)
     }
 }
@@ -172,7 +177,7 @@ struct MigrateRepair: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database)
         runReporting(
             output, operation: { try maintenance.repair(version: version) },
             text: { record in
@@ -193,7 +198,7 @@ struct MigrateBaseline: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database)
         runReporting(
             output, operation: { try maintenance.baseline(version: version) },
             text: { records in
@@ -216,7 +221,7 @@ struct MigrateNew: ParsableCommand {
 
     func run() throws {
         runReporting(
-            output, operation: { Report(file: try MigrationMaintenance.newFile(in: migrations.path!, name: name)) },
+            output, operation: { Report(file: try MigrationMaintenance.newFile(in: try migrations.path, name: name)) },
             text: { "Created \($0.file)." })
     }
 }

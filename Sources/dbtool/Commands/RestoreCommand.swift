@@ -12,12 +12,21 @@ struct RestoreCommand: ParsableCommand {
             are refused (65) and nothing changes. The directory is then extracted beside DIR, its \
             database must pass PRAGMA integrity_check, and it takes DIR's place by rename.
 
-            DIR must be empty or missing (its parents are created), unless --force: its content is then \
-            moved aside, put back if the restore fails, and deleted once the restore is complete.
+            DIR must be empty or missing (its parents are created, mode 0700), unless --force: its \
+            content is then moved aside, put back if the restore fails, and deleted once the restore \
+            is complete. Files are never swapped under a database in use: when a process has DIR's \
+            database open (a SQLite lock, its WAL index, or an open descriptor), restore exits 75 and \
+            changes nothing. Stop the application first, or pass --live.
+
+            With --live, the database is restored in place, through SQLite's online backup API, in one \
+            write transaction of the running database (waiting up to --timeout for its write lock): \
+            connected applications see the restored content from their next transaction. The \
+            archive's other files replace theirs; files it does not hold are kept.
 
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db-restored
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db --force
+              dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db --live
             """)
 
     @Argument(help: "The archive (any format dbtool backup writes).", completion: .file())
@@ -26,14 +35,31 @@ struct RestoreCommand: ParsableCommand {
     @Argument(help: "The database directory to restore into.", completion: .directory)
     var directory: String
 
-    @Flag(name: .long, help: "Replace the content of a non-empty DIR.")
+    @Flag(name: .long, help: "Replace the content of a non-empty DIR (refused while its database is in use).")
     var force = false
+
+    @Flag(name: .long, help: "Restore into DIR's database in place, while applications keep it open.")
+    var live = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --live: how long to wait for the database's write lock before exiting with 75 (0 to \(Int(DatabaseLocation.maximumTimeout)); default 5).",
+            valueName: "seconds"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        try validateTimeout(timeout)
+        if live && force { throw ValidationError("--live and --force exclude each other: --live replaces the content in place") }
+    }
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var operation = RestoreOperation(archive: archive, directory: directory)
         operation.force = force
+        operation.live = live
+        operation.timeout = timeout
         let progress = isTerminal(STDERR_FILENO) && !output.quiet ? ProgressLine(label: "restoring") : nil
         if let progress {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
@@ -47,7 +73,8 @@ struct RestoreCommand: ParsableCommand {
                 return try restore.run()
             },
             text: { report in
-                "Restored \(report.directory) from \(report.archive)\(report.replaced ? " (its old content replaced)" : ""); "
+                "Restored \(report.directory) from \(report.archive)"
+                    + (report.live ? " in place (live)" : report.replaced ? " (its old content replaced)" : "") + "; "
                     + "integrity_check \(report.integrity).\n" + manifestSummary(report.manifest)
             })
     }
