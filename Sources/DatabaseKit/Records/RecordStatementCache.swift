@@ -18,23 +18,36 @@ struct RecordStatementCache {
     }
 
     private var statements: [Key: Statement] = [:]
+    /// The last statement found: a loop over records of one type asks for the
+    /// same key again and again, and comparing keys is much cheaper than
+    /// hashing them (their strings usually share storage, which `==` checks
+    /// first).
+    private var last: (key: Key, statement: Statement)?
 
     subscript(key: Key) -> Statement? {
-        get { statements[key] }
+        mutating get {
+            if let last, last.key == key { return last.statement }
+            guard let statement = statements[key] else { return nil }
+            last = (key, statement)
+            return statement
+        }
         set {
             // Bounded like the SQL statement cache: a program that inserts
             // ever-different column sets does not grow without limit.
-            if newValue != nil && statements.count >= StatementCache.capacity { statements.removeAll() }
+            if newValue != nil && statements.count >= StatementCache.capacity { removeAll() }
+            if last?.key == key { last = nil }
             statements[key] = newValue
         }
     }
 
     mutating func removeAll() {
+        last = nil
         if !statements.isEmpty { statements.removeAll() }
     }
 
     /// Drops the statements that match.
     mutating func removeAll(where shouldRemove: (Statement) -> Bool) {
+        if let last, shouldRemove(last.statement) { self.last = nil }
         if statements.isEmpty { return }
         statements = statements.filter { !shouldRemove($0.value) }
     }

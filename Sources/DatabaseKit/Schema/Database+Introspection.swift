@@ -168,7 +168,10 @@ extension Database {
     public func primaryKey(_ tableName: String, in schemaName: String? = nil) throws -> PrimaryKeyInfo {
         // The lookup of every record insert and update: straight to the cache.
         try validateSchemaCache()
-        if case .some(.some(let primaryKey)) = schemaCache.primaryKeys[SchemaCache.Key(table: tableName, schema: schemaName)] {
+        let key = SchemaCache.Key(table: tableName, schema: schemaName)
+        if let last = schemaCache.lastPrimaryKey, last.key == key { return last.info }
+        if case .some(.some(let primaryKey)) = schemaCache.primaryKeys[key] {
+            schemaCache.lastPrimaryKey = (key, primaryKey)
             return primaryKey
         }
         if let primaryKey = try lookUp(\.primaryKeys, tableName, in: schemaName, primaryKey(of:)) { return primaryKey }

@@ -26,6 +26,10 @@ struct SchemaCache {
     }
 
     var primaryKeys: [Key: PrimaryKeyInfo?] = [:]
+    /// The last primary key found in ``primaryKeys``: inserting records of
+    /// one table asks for the same one each time, and comparing the key is
+    /// cheaper than hashing it.
+    var lastPrimaryKey: (key: Key, info: PrimaryKeyInfo)?
     var columns: [Key: [ColumnInfo]?] = [:]
     var indexes: [Key: [IndexInfo]?] = [:]
     var foreignKeys: [Key: [ForeignKeyInfo]?] = [:]
@@ -39,6 +43,7 @@ struct SchemaCache {
     var needsValidation = true
 
     mutating func removeAll() {
+        lastPrimaryKey = nil
         if !primaryKeys.isEmpty { primaryKeys.removeAll() }
         if !columns.isEmpty { columns.removeAll() }
         if !indexes.isEmpty { indexes.removeAll() }
