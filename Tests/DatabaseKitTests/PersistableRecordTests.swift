@@ -2,7 +2,9 @@ import DatabaseKit
 import Foundation
 import Testing
 
-@Suite("Persistable records")
+// Serialized: tests share `Country.insertedCodes` and `EmployeeContext.db`,
+// static state that parallel tests would interleave.
+@Suite("Persistable records", .serialized)
 struct PersistableRecordTests {
     /// A Codable record whose id comes from the database.
     struct Player: Codable, Equatable, FetchableRecord, MutablePersistableRecord {

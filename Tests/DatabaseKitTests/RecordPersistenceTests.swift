@@ -5,7 +5,9 @@ import Testing
 /// The persistence methods GRDB documents beyond insert/update/delete:
 /// callbacks, upsert, the `AndFetch` variants, change tracking, lookups by
 /// keys and ids, and the `Record` class.
-@Suite("Record persistence: callbacks, upsert, fetch variants, keys, Record")
+// Serialized: two tests record callbacks into `Logged`'s static log, which
+// a parallel run of both would interleave.
+@Suite("Record persistence: callbacks, upsert, fetch variants, keys, Record", .serialized)
 struct RecordPersistenceTests {
     struct Player: Codable, FetchableRecord, MutablePersistableRecord, Identifiable, Hashable {
         var id: Int64?
