@@ -95,10 +95,14 @@ final class ExclusiveLock {
             close(descriptor)
             throw notALockFile(path, reason: reason)
         }
+        if info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 0 {
+            close(descriptor)  // removed by its holder since we opened it: try again
+            return nil
+        }
         let reason: String? =
             if info.st_mode & S_IFMT != S_IFREG {
                 "it is not a regular file"
-            } else if info.st_nlink != 1 {
+            } else if info.st_nlink > 1 {
                 "it has \(info.st_nlink) hard links"
             } else if info.st_uid != geteuid() {
                 "it belongs to user \(info.st_uid), not to the user running dbtool (\(geteuid()))"
