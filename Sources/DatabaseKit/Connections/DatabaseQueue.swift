@@ -82,13 +82,8 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     private init(failedConfiguration configuration: Configuration, error: any Error) {
-        var fallback = Configuration()
-        fallback.label = configuration.label
-        // An in-memory database with the default configuration opens unless
-        // memory is exhausted, which no program survives anyway.
-        writer = try! SerializedDatabase(path: ":memory:", configuration: fallback, defaultLabel: "GRDB.DatabaseQueue")
-        // Closed, with the error to report: every access throws it.
-        writer.sync { db in db.closeReporting(error) }
+        // Never opened, with the error to report: every access throws it.
+        writer = SerializedDatabase(closedBy: error, configuration: configuration, defaultLabel: "GRDB.DatabaseQueue")
         suspensionObservers = SuspensionObservers(configuration: configuration, writer: writer)
     }
 

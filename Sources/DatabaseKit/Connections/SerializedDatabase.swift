@@ -26,11 +26,22 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Opens a connection whose accesses run on a queue labelled from the
     /// configuration: `label` (or `defaultLabel`), then `.purpose`.
-    init(path: String, configuration: Configuration, defaultLabel: String, purpose: String? = nil) throws {
+    convenience init(path: String, configuration: Configuration, defaultLabel: String, purpose: String? = nil) throws {
         let label = configuration.identifier(defaultLabel: defaultLabel, purpose: purpose)
-        db = try Database(path: path, description: label, configuration: configuration)
+        try self.init(Database(path: path, description: label, configuration: configuration), label: label)
+    }
+
+    /// A connection that never opened: every access throws `error`.
+    convenience init(closedBy error: any Error, configuration: Configuration, defaultLabel: String) {
+        let label = configuration.identifier(defaultLabel: defaultLabel, purpose: nil)
+        self.init(Database(closedBy: error, description: label, configuration: configuration), label: label)
+    }
+
+    private init(_ db: Database, label: String) {
+        self.db = db
+        let configuration = db.configuration
         self.configuration = configuration
-        self.path = path
+        self.path = db.path
         queue = configuration.readonly
             ? configuration.makeReaderDispatchQueue(label: label) : configuration.makeWriterDispatchQueue(label: label)
         actor = DispatchQueueActor(queue: queue)

@@ -127,6 +127,15 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         }
     }
 
+    /// A connection that never opened: every access throws `reason`.
+    init(closedBy reason: any Error, description: String, configuration: Configuration) {
+        self.path = ":memory:"
+        self.description = description
+        self.configuration = configuration
+        self.schemaSource = configuration.schemaSource
+        closedReason = reason
+    }
+
     deinit {
         close_v2()
     }
