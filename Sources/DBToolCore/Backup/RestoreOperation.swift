@@ -62,8 +62,9 @@ public struct RestoreOperation: Sendable {
 
         let inspection = try ArchiveInspection(archive: archive)
         let existingDatabase = target + "/" + inspection.manifest.databaseFile
-        let restoresInPlace = live && DatabaseExclusion.FileIdentity(path: existingDatabase) != nil
-        if !restoresInPlace && DatabaseExclusion.FileIdentity(path: existingDatabase) != nil {
+        let hasDatabase = DatabaseExclusion.FileIdentity(path: existingDatabase) != nil
+        let restoresInPlace = live && hasDatabase
+        if hasDatabase && !live {
             // Early, before the long work; checked again, and held, at the swap.
             try DatabaseExclusion(database: existingDatabase).release()
         }
