@@ -50,6 +50,12 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
+
+    /// Prints a notice on stderr, unless --quiet.
+    var notice: @Sendable (String) -> Void {
+        if quiet { return { _ in } }
+        return printNotice
+    }
 }
 
 /// Checks a --timeout: NaN, negative, infinite or beyond a day exits 64.
@@ -59,4 +65,9 @@ func validateTimeout(_ timeout: Double) throws {
         throw ValidationError(
             "--timeout must be a number of seconds from 0 to \(Int(DatabaseLocation.maximumTimeout)) (one day); got \(timeout)")
     }
+}
+
+/// Prints one notice line on stderr.
+@Sendable func printNotice(_ text: String) {
+    FileHandle.standardError.write(Data("dbtool: notice: \(text)\n".utf8))
 }

@@ -27,6 +27,15 @@ func runReporting<Report: Encodable>(
             }
         }
         exit(ExitStatus.success.rawValue)
+    } catch let failure as any PartialFailure {
+        // What ran before the failure stays done: report it, then the error.
+        if !quiet, let report = failure.partialReport as? Report {
+            switch format {
+            case .text: print(text(report))
+            case .json: print(jsonDocument(report))
+            }
+        }
+        fail(failure.error)
     } catch {
         fail(error)
     }
@@ -34,7 +43,8 @@ func runReporting<Report: Encodable>(
 
 /// Prints an error on stderr and exits with its status.
 func fail(_ error: any Error) -> Never {
-    let toolError = (error as? DBToolError) ?? DBToolError(.software, "unexpected error: \(error)")
+    let toolError =
+        (error as? DBToolError) ?? (error as? any PartialFailure)?.error ?? DBToolError(.software, "unexpected error: \(error)")
     FileHandle.standardError.write(Data("dbtool: error: \(toolError.description)\n".utf8))
     exit(toolError.status.rawValue)
 }

@@ -9,33 +9,6 @@ import Testing
 struct OperatorSafetyTests {
     // MARK: Restore under a live application
 
-    /// An application process writing a row every 10 ms through one open
-    /// connection, stopped and checked by ``stop()``.
-    private final class Application {
-        let signals: String
-        let process: Process
-
-        init(database: String, scratch: Scratch) throws {
-            signals = scratch.file("app-signals-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
-            process = try startWorkload(["app-writer", database, signals])
-            let deadline = Date(timeIntervalSinceNow: 30)
-            while !FileManager.default.fileExists(atPath: signals + "/started") && process.isRunning && Date() < deadline {
-                usleep(10_000)
-            }
-            try #require(FileManager.default.fileExists(atPath: signals + "/started"), "the application never committed")
-        }
-
-        /// Stops the application; returns the sequence number of its last commit.
-        func stop() throws -> Int {
-            _ = FileManager.default.createFile(atPath: signals + "/stop", contents: nil)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "the application failed")
-            let text = try String(contentsOfFile: signals + "/last", encoding: .utf8)
-            return try #require(Int(text))
-        }
-    }
-
     private func events(_ database: String) throws -> Set<Int> {
         let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
         defer { try? dbQueue.close() }

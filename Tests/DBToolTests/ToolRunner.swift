@@ -71,6 +71,38 @@ func startWorkload(_ arguments: [String]) throws -> Process {
     return process
 }
 
+/// An application process writing a row every 10 ms through one open
+/// connection, stopped and checked by ``stop()``.
+final class Application {
+    let signals: String
+    let process: Process
+
+    init(database: String, scratch: Scratch) throws {
+        signals = scratch.file("app-signals-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
+        process = try startWorkload(["app-writer", database, signals])
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !FileManager.default.fileExists(atPath: signals + "/started") && process.isRunning && Date() < deadline {
+            usleep(10_000)
+        }
+        try #require(FileManager.default.fileExists(atPath: signals + "/started"), "the application never committed")
+    }
+
+    /// Stops the application; returns the sequence number of its last commit.
+    func stop() throws -> Int {
+        _ = FileManager.default.createFile(atPath: signals + "/stop", contents: nil)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "the application failed")
+        let text = try String(contentsOfFile: signals + "/last", encoding: .utf8)
+        return try #require(Int(text))
+    }
+
+    /// The longest time one of its commits took, in ms (after ``stop()``).
+    func longestCommitMs() throws -> Int {
+        try #require(Int(try String(contentsOfFile: signals + "/maxstall", encoding: .utf8)))
+    }
+}
+
 /// A directory of its own for one test, removed afterwards.
 final class Scratch: Sendable {
     let path: String

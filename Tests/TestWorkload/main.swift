@@ -16,7 +16,11 @@ import Foundation
 //       an application: one connection kept open, a row inserted into
 //       `event` every 10 ms; creates SIGNALS/started after its first
 //       commit; once SIGNALS/stop exists, writes the sequence number of its
-//       last commit to SIGNALS/last and exits (1 on any error).
+//       last commit to SIGNALS/last, and the longest time one commit took
+//       (in ms) to SIGNALS/maxstall, and exits (1 on any error).
+//   TestWorkload hold-read DATABASE SIGNALS
+//       opens a read transaction (a snapshot of the WAL), creates
+//       SIGNALS/held, and ends it once SIGNALS/release exists.
 //   TestWorkload hold-open DATABASE SIGNALS
 //       opens a connection, reads once, creates SIGNALS/held, and keeps the
 //       connection open (and idle) until SIGNALS/release exists.
@@ -53,22 +57,42 @@ func holdWriteLock(path: String, signals: String) throws {
 /// Inserts a row every 10 ms through one open connection, as an application does.
 func appWriter(path: String, signals: String) throws {
     var config = Configuration()
-    config.busyMode = .timeout(30)
+    config.busyMode = .timeout(5)  // the common busy_timeout=5000
     let dbQueue = try DatabaseQueue(path: path, configuration: config)
     try dbQueue.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL)") }
     var last = 0
+    var maxStall: TimeInterval = 0
     while !FileManager.default.fileExists(atPath: signals + "/stop") {
         last += 1
         let seq = last
+        let start = Date()
         // Unique across restores: a restore may bring back rows of an older state.
         try dbQueue.write { db in
             try db.execute(sql: "INSERT INTO event(seq, at) VALUES (?, julianday('now'))", arguments: [1_000_000 + seq])
         }
+        maxStall = max(maxStall, Date().timeIntervalSince(start))
         if seq == 1 { _ = FileManager.default.createFile(atPath: signals + "/started", contents: nil) }
         usleep(10_000)
     }
     try dbQueue.close()
+    _ = FileManager.default.createFile(atPath: signals + "/maxstall", contents: Data("\(Int((maxStall * 1000).rounded()))".utf8))
     _ = FileManager.default.createFile(atPath: signals + "/last", contents: Data("\(1_000_000 + last)".utf8))
+}
+
+/// Keeps a read transaction open until `signals/release` appears: a reader
+/// of an old snapshot, which a restart or truncate checkpoint must wait for.
+func holdRead(path: String, signals: String) throws {
+    var config = Configuration()
+    config.allowsUnsafeTransactions = true  // the transaction spans accesses, on purpose
+    let dbQueue = try DatabaseQueue(path: path, configuration: config)
+    try dbQueue.writeWithoutTransaction { db in
+        try db.execute(sql: "BEGIN DEFERRED")
+        _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+    }
+    _ = FileManager.default.createFile(atPath: signals + "/held", contents: nil)
+    while !FileManager.default.fileExists(atPath: signals + "/release") { usleep(10_000) }
+    try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+    try dbQueue.close()
 }
 
 /// Keeps an idle connection open until `signals/release` appears.
@@ -87,8 +111,9 @@ do {
     case ("hold-write-lock", 3): try holdWriteLock(path: arguments[2], signals: arguments[3])
     case ("app-writer", 3): try appWriter(path: arguments[2], signals: arguments[3])
     case ("hold-open", 3): try holdOpen(path: arguments[2], signals: arguments[3])
+    case ("hold-read", 3): try holdRead(path: arguments[2], signals: arguments[3])
     default:
-        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|hold-open DATABASE SIGNALS\n".utf8))
+        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|hold-open|hold-read DATABASE SIGNALS\n".utf8))
         exit(64)
     }
 } catch {

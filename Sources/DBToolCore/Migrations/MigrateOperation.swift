@@ -1,26 +1,49 @@
 import DatabaseKit
 import Foundation
 
-/// `dbtool migrate`: applies pending migrations (or moves to `--to VERSION`),
-/// one transaction each, under a cross-process lock.
+/// Where `dbtool migrate --to` goes.
+public enum MigrationTarget: Sendable, Equatable {
+    /// Roll back every applied migration (`--to none`).
+    case none
+    /// Apply or roll back up to this version, included (`--to VERSION`).
+    /// Version 0 is a migration like any other.
+    case version(UInt64)
+
+    /// Parses `none` or a version.
+    public init?(_ text: String) {
+        if text.lowercased() == "none" {
+            self = .none
+        } else if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let version = UInt64(text) {
+            self = .version(version)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// `dbtool migrate`: applies pending migrations (or moves to `--to`), one
+/// transaction each, under a cross-process lock.
 public struct MigrateOperation: Sendable {
     public var location: DatabaseLocation
     public var migrationsPath: String
     public var timeout: TimeInterval = 5
-    /// Migrate up or down to this version.
-    public var target: UInt64?
+    /// Migrate up or down to this target; nil: apply every pending migration.
+    public var target: MigrationTarget?
     /// Print what would run; change nothing.
     public var dryRun = false
     public var allowOutOfOrder = false
     /// Take a snapshot before the first migration that changes something.
     public var takesSnapshot = false
+    /// Receives notices as they arise (skipped files, foreign key
+    /// violations that were there before): the report lists them too.
+    public var notice: @Sendable (String) -> Void = { _ in }
 
     public init(location: DatabaseLocation, migrationsPath: String) {
         self.location = location
         self.migrationsPath = migrationsPath
     }
 
-    /// One migration that ran (or would run, in a dry run).
+    /// One migration that ran (or would run, in a dry run, or failed).
     public struct Step: Codable, Sendable, Equatable {
         public var version: UInt64
         public var name: String
@@ -30,20 +53,41 @@ public struct MigrateOperation: Sendable {
         public var durationMs: Int64?
         /// The SQL, in a dry run.
         public var sql: String?
+
+        init(_ file: MigrationFile, _ direction: MigrationDirection, durationMs: Int64? = nil, sql: String? = nil) {
+            version = file.version
+            name = file.name
+            self.file = direction == .down ? URL(fileURLWithPath: file.downFile).lastPathComponent : file.fileName
+            self.direction = direction.rawValue
+            self.durationMs = durationMs
+            self.sql = sql
+        }
     }
 
     public struct Report: Codable, Sendable, Equatable {
         public var database: String
         public var dryRun: Bool
+        /// The migrations applied or rolled back (before the failure, if any).
         public var steps: [Step]
         /// The newest applied version afterwards (nil: none).
         public var version: UInt64?
         /// The snapshot taken before migrating, with `--snapshot`.
         public var snapshot: String? = nil
+        /// Notices: skipped files, foreign key violations that were there before.
+        public var warnings: [String] = []
+        /// The migration that failed; the steps before it stay done.
+        public var failed: Step? = nil
+        /// Why it failed.
+        public var error: DBToolError.Summary? = nil
     }
 
     public func run() throws -> Report {
         let directory = try MigrationDirectory(path: migrationsPath)
+        var warnings: [String] = []
+        if let skipped = directory.skippedNotice {
+            notice(skipped)
+            warnings.append(skipped)
+        }
         try directory.requireMigrations()
         try location.checkExists()
         // A dry run only reads: it takes no lock, so it leaves no lock file.
@@ -54,70 +98,45 @@ public struct MigrateOperation: Sendable {
             // Read under the lock: a run that waited sees what the other one did.
             let state = try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
             try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
-            let (ups, downs) = try plan(state)
+            let plan = try self.plan(state)
+            if dryRun {
+                let steps = plan.map { file, direction in
+                    Step(file, direction, sql: direction == .up ? file.up : file.down)
+                }
+                return Report(database: location.filePath, dryRun: true, steps: steps, version: state.newestApplied, warnings: warnings)
+            }
             var snapshot: String?
-            if takesSnapshot && !dryRun && !(ups.isEmpty && downs.isEmpty) {
+            if takesSnapshot && !plan.isEmpty {
                 snapshot = try MigrationSnapshots.take(location, timeout: timeout)
             }
-            var report = try dbQueue.writeWithoutTransaction { db in try migrate(db, state, ups: ups, downs: downs) }
-            report.snapshot = snapshot
-            return report
+            var execution = MigrationExecution(location: location, timeout: timeout, notice: notice)
+            execution.warnings = warnings
+            execution.snapshot = snapshot
+            return try dbQueue.writeWithoutTransaction { db in try execution.run(plan, in: db) }
         }
     }
 
-    private func migrate(_ db: Database, _ state: MigrationState, ups: [MigrationFile], downs: [MigrationFile]) throws -> Report {
-        var steps: [Step] = []
-        if dryRun {
-            steps += downs.map { Step(version: $0.version, name: $0.name, file: $0.fileName, direction: "down", sql: $0.down) }
-            steps += ups.map { Step(version: $0.version, name: $0.name, file: $0.fileName, direction: "up", sql: $0.up) }
-            return Report(database: location.filePath, dryRun: true, steps: steps, version: state.newestApplied)
-        }
-        for file in downs {
-            let start = Date()
-            try revert(file, in: db)
-            steps.append(Step(version: file.version, name: file.name, file: file.fileName, direction: "down", durationMs: milliseconds(since: start)))
-        }
-        let runner = MigrationRunner(recorder: MigrationsTable(files: ups))
-        for file in ups {
-            let start = Date()
-            let step = MigrationStep(
-                identifier: String(file.version), foreignKeyChecks: .deferred,
-                runsInTransaction: !file.runsOutsideTransaction
-            ) { db in try file.run(file.up, firstLine: file.upFirstLine, in: db) }
-            if try applyNamingViolations(step, of: file, with: runner, in: db) {
-                steps.append(Step(version: file.version, name: file.name, file: file.fileName, direction: "up", durationMs: milliseconds(since: start)))
+    /// The migrations to run, in order: those to roll back (newest first),
+    /// then those to apply (oldest first).
+    private func plan(_ state: MigrationState) throws -> [(MigrationFile, MigrationDirection)] {
+        guard let target else { return state.pending.map { ($0, .up) } }
+        let limit: UInt64?
+        switch target {
+        case .none:
+            limit = nil
+        case .version(let version):
+            guard state.files.contains(where: { $0.version == version }) else {
+                throw DBToolError(
+                    .usage, "no migration has the version \(version) in \(migrationsPath)",
+                    hint: "Use a version listed by `dbtool migrate status`, or `--to none` to roll back every migration.")
             }
+            limit = version
         }
-        let newest = try MigrationsTable.records(db).map(\.version).max()
-        return Report(database: location.filePath, dryRun: false, steps: steps, version: newest)
-    }
-
-    /// Applies one file; a foreign key violation found after it names the file.
-    private func applyNamingViolations(
-        _ step: MigrationStep, of file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database
-    ) throws -> Bool {
-        do {
-            return try runner.apply(step, in: db)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
-            throw DBToolError(
-                .dataError, "\(file.path): \(error.message ?? "foreign key violation")",
-                hint: "Fix the migration: nothing of it was applied (earlier migrations stay applied).")
-        }
-    }
-
-    /// The migrations to apply (ascending) and to revert (descending).
-    private func plan(_ state: MigrationState) throws -> (up: [MigrationFile], down: [MigrationFile]) {
-        guard let target else { return (state.pending, []) }
-        if target != 0 && !state.files.contains(where: { $0.version == target }) {
-            throw DBToolError(
-                .usage, "no migration has the version \(target) in \(migrationsPath)",
-                hint: "Use a version listed by `dbtool migrate status`, or 0 for none.")
-        }
-        let ups = state.pending.filter { $0.version <= target }
-        let appliedAbove = Set(state.records.filter { $0.version > target }.map(\.version))
+        let ups = limit.map { limit in state.pending.filter { $0.version <= limit } } ?? []
+        let appliedAbove = Set(state.records.filter { record in limit.map { record.version > $0 } ?? true }.map(\.version))
         let downs = state.files.filter { appliedAbove.contains($0.version) }.sorted { $0.version > $1.version }
         try checkReversible(downs)
-        return (ups, downs)
+        return downs.map { ($0, .down) } + ups.map { ($0, .up) }
     }
 }
 
@@ -125,31 +144,11 @@ public struct MigrateOperation: Sendable {
 func checkReversible(_ files: [MigrationFile]) throws {
     if let file = files.first(where: { $0.down == nil }) {
         throw DBToolError(
-            .dataError, "migration \(file.version) (\(file.path)) has no `-- migrate:down` section: it can not be rolled back",
+            .dataError, "migration \(file.version) (\(file.path)) has no down section: it can not be rolled back",
             hint: "Add a down section, or restore a snapshot taken before it.")
     }
 }
 
 func milliseconds(since start: Date) -> Int64 {
     Int64((Date().timeIntervalSince(start) * 1000).rounded())
-}
-
-/// Runs a migration's down section and deletes its record, in one IMMEDIATE
-/// transaction, with foreign keys handled as for migrations: disabled during
-/// the section, fully checked before commit.
-func revert(_ file: MigrationFile, in db: Database) throws {
-    let disablesForeignKeys = db.configuration.foreignKeysEnabled
-    if disablesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-    defer { if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-    try db.inTransaction(.immediate) {
-        try file.run(file.down ?? "", firstLine: file.downFirstLine ?? 1, in: db)
-        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
-            let table: String = violation["table"]
-            throw DBToolError(
-                .dataError, "rolling back migration \(file.version) (\(file.path)) leaves rows of \(table) referencing missing rows",
-                hint: "Fix the down section so that it keeps foreign keys valid.")
-        }
-        try db.execute(sql: "DELETE FROM \(MigrationsTable.name) WHERE version = ?", arguments: [Int64(file.version)])
-        return .commit
-    }
 }

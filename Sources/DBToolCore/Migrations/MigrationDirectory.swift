@@ -1,22 +1,26 @@
 import Foundation
 
 /// A directory of migration files (`--migrations DIR`), in version order.
+///
+/// Migrations are `VERSION_name.sql` files (dbtool, dbmate, goose and
+/// sql-migrate write them so) and golang-migrate pairs `VERSION_name.up.sql`
+/// + `VERSION_name.down.sql`. Files whose extension is not `.sql`, and
+/// subdirectories, are not migrations: they are skipped and listed in
+/// ``skipped`` (for one notice). A `.sql` file with another name is an error:
+/// a typo must not be skipped.
 public struct MigrationDirectory: Sendable {
     public let path: String
     public let migrations: [MigrationFile]
-
-    /// Files that may stand beside the migrations: documentation.
-    static func isIgnored(_ fileName: String) -> Bool {
-        let lowercased = fileName.lowercased()
-        return fileName.hasPrefix(".") || lowercased.hasPrefix("readme") || lowercased.hasPrefix("license")
-            || lowercased.hasSuffix(".md") || lowercased.hasSuffix(".txt")
-    }
+    /// The names of the entries that are not migrations (not `.sql`, or
+    /// directories, with a trailing `/`), sorted.
+    public let skipped: [String]
 
     /// Loads every migration of the directory.
     ///
     /// - throws: ``DBToolError``: 66 when the directory is missing; 65 naming
-    ///   the file for a name that is not `VERSION_name.sql`, two files with
-    ///   the same version, a file that is not UTF-8, or a malformed file.
+    ///   the file for a `.sql` file whose name is not `VERSION_name.sql`, two
+    ///   migrations with the same version, a `.down.sql` without its
+    ///   `.up.sql`, a file that is not UTF-8, or a malformed file.
     public init(path: String) throws {
         self.path = path
         var isDirectory: ObjCBool = false
@@ -28,15 +32,33 @@ public struct MigrationDirectory: Sendable {
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
         var migrations: [MigrationFile] = []
-        for name in names where !MigrationDirectory.isIgnored(name) {
+        var skipped: [String] = []
+        var pairs: [String: (up: String?, down: String?)] = [:]
+        for name in names {
             let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: filePath) else {
-                throw DBToolError(.noInput, "can not read \(filePath)", hint: "Check its permissions.")
+            var entryIsDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: filePath, isDirectory: &entryIsDirectory), entryIsDirectory.boolValue {
+                skipped.append(name + "/")
+            } else if !name.lowercased().hasSuffix(".sql") {
+                skipped.append(name)
+            } else if let (versionText, _, direction) = MigrationFile.parsePairName(name) {
+                // Paired by version, as golang-migrate does; the name comes from the up file.
+                let key = String(versionText.drop(while: { $0 == "0" }))
+                if direction == "up" { pairs[key, default: (nil, nil)].up = filePath } else { pairs[key, default: (nil, nil)].down = filePath }
+            } else {
+                migrations.append(try MigrationFile(path: filePath, contents: try MigrationDirectory.read(filePath)))
             }
-            guard let contents = String(data: data, encoding: .utf8) else {
-                throw DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.")
+        }
+        for pair in pairs.values {
+            guard let upPath = pair.up else {
+                throw DBToolError(
+                    .dataError, "\(pair.down ?? ""): a golang-migrate down file without its .up.sql file",
+                    hint: "Restore the .up.sql file of that version, or remove the .down.sql file.")
             }
-            migrations.append(try MigrationFile(path: filePath, contents: contents))
+            migrations.append(
+                try MigrationFile(
+                    upPath: upPath, upContents: try MigrationDirectory.read(upPath), downPath: pair.down,
+                    downContents: try pair.down.map(MigrationDirectory.read)))
         }
         migrations.sort { $0.version < $1.version }
         for (previous, next) in zip(migrations, migrations.dropFirst()) where previous.version == next.version {
@@ -45,6 +67,24 @@ public struct MigrationDirectory: Sendable {
                 hint: "Give one of them a new version number.")
         }
         self.migrations = migrations
+        self.skipped = skipped
+    }
+
+    private static func read(_ filePath: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: filePath) else {
+            throw DBToolError(.noInput, "can not read \(filePath)", hint: "Check its permissions.")
+        }
+        guard let contents = String(data: data, encoding: .utf8) else {
+            throw DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.")
+        }
+        return contents
+    }
+
+    /// The notice about skipped entries, nil when there is none.
+    public var skippedNotice: String? {
+        guard !skipped.isEmpty else { return nil }
+        let what = skipped.count == 1 ? "1 file that is not a .sql migration" : "\(skipped.count) files that are not .sql migrations"
+        return "skipped \(what) in \(path): \(skipped.joined(separator: ", "))"
     }
 
     /// Throws 66 when the directory holds no migration file: a deploy script

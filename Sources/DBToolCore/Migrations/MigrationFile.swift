@@ -1,24 +1,34 @@
 import Crypto
 import Foundation
 
-/// One migration file: `VERSION_name.sql`.
+/// One migration: a file `VERSION_name.sql`, or a golang-migrate pair
+/// `VERSION_name.up.sql` + `VERSION_name.down.sql`.
 ///
-/// A file holds a `-- migrate:up` section and optionally a `-- migrate:down`
-/// section; a file with no marker is all "up". Only comments and blank lines
-/// may stand before the first marker. A first line `-- dbtool:no-transaction`
-/// runs the migration outside of a transaction.
+/// A file holds an up section and optionally a down section, marked the way
+/// dbtool and dbmate do (`-- migrate:up`, `-- migrate:down`, with dbmate's
+/// `transaction:false` option), or the way goose does (`-- +goose Up`,
+/// `-- +goose Down`, `StatementBegin`/`StatementEnd`, `NO TRANSACTION`), or
+/// sql-migrate (`-- +migrate Up notransaction`). A file with no marker is all
+/// "up". Only comments and blank lines may stand before the up marker. A
+/// first line `-- dbtool:no-transaction` runs the up section outside of a
+/// transaction. A line written as a marker that dbtool does not understand
+/// is an error: such a file never runs.
 public struct MigrationFile: Sendable, Equatable {
     /// The version: the digits before the first underscore, without leading
     /// zeros ("0001" is 1). Orders the files numerically.
     public let version: UInt64
     /// The digits as written in the file name, such as "0001".
     public let versionText: String
-    /// The file's name, as written (`0001_log.sql`): how output names the migration.
+    /// The file's name, as written (`0001_log.sql`, `0001_log.up.sql`): how
+    /// output names the migration.
     public var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
-    /// The name after the version, without `.sql`.
+    /// The name after the version, without `.sql` (or `.up.sql`).
     public let name: String
-    /// The file's path.
+    /// The file's path (the `.up.sql` file of a golang-migrate pair).
     public let path: String
+    /// The `.down.sql` file of a golang-migrate pair; nil when the down SQL,
+    /// if any, is in `path`.
+    public let downPath: String?
     /// The SQL that applies the migration.
     public let up: String
     /// The SQL that reverts it, if the file has a down section.
@@ -26,23 +36,28 @@ public struct MigrationFile: Sendable, Equatable {
     /// The line of the file where the up SQL starts (1-based), to report
     /// errors by file line.
     public let upFirstLine: Int
-    /// The line where the down SQL starts, if any.
+    /// The line where the down SQL starts (in `downPath` when set), if any.
     public let downFirstLine: Int?
-    /// True when the first line is `-- dbtool:no-transaction`.
+    /// True when the up section runs outside of a transaction (first line
+    /// `-- dbtool:no-transaction`, dbmate's `transaction:false`, goose's
+    /// `NO TRANSACTION`, sql-migrate's `notransaction`).
     public let runsOutsideTransaction: Bool
+    /// True when the down section runs outside of a transaction.
+    public let downRunsOutsideTransaction: Bool
     /// SHA-256 of the up section, lowercase hex, with CRLF and CR line endings
     /// normalized to LF: an edit that only changes line endings is no drift.
     public let checksum: String
 
-    static let upMarker = "-- migrate:up"
-    static let downMarker = "-- migrate:down"
     static let noTransactionDirective = "-- dbtool:no-transaction"
+
+    /// The file that holds the down section.
+    public var downFile: String { downPath ?? path }
 
     /// Parses a file's name and content.
     ///
     /// - throws: ``DBToolError`` (65) naming the file and the line: a name
-    ///   that is not `VERSION_name.sql`, SQL before the first marker, markers
-    ///   out of order or repeated.
+    ///   that is not `VERSION_name.sql`, SQL before the up marker, markers
+    ///   out of order, repeated or not understood.
     public init(path: String, contents: String) throws {
         let fileName = URL(fileURLWithPath: path).lastPathComponent
         guard let (versionText, name) = MigrationFile.parseName(fileName) else {
@@ -50,6 +65,31 @@ public struct MigrationFile: Sendable, Equatable {
                 .dataError, "\(path): the name is not VERSION_name.sql",
                 hint: "Name migration files like 0001_create_users.sql or 20261122130500_add_index.sql.")
         }
+        let sections = try MigrationSections(path: path, contents: contents)
+        try self.init(
+            path: path, versionText: versionText, name: name, downPath: nil, up: sections.up, down: sections.down)
+    }
+
+    /// Reads a golang-migrate pair: the files hold plain SQL, no markers.
+    ///
+    /// - throws: ``DBToolError`` (65) naming the file: a marker in it, or a
+    ///   name that is not `VERSION_name.up.sql`.
+    public init(upPath: String, upContents: String, downPath: String?, downContents: String?) throws {
+        guard let (versionText, name, direction) = MigrationFile.parsePairName(URL(fileURLWithPath: upPath).lastPathComponent),
+            direction == "up"
+        else {
+            throw DBToolError(.dataError, "\(upPath): the name is not VERSION_name.up.sql")
+        }
+        let up = try MigrationSections.plain(path: upPath, contents: upContents)
+        var down: MigrationSections.Section?
+        if let downPath, let downContents { down = try MigrationSections.plain(path: downPath, contents: downContents) }
+        try self.init(
+            path: upPath, versionText: versionText, name: name, downPath: downPath, up: up, down: down)
+    }
+
+    private init(
+        path: String, versionText: String, name: String, downPath: String?, up: MigrationSections.Section, down: MigrationSections.Section?
+    ) throws {
         // Versions are stored as SQLite integers (64-bit signed).
         guard let version = UInt64(versionText), version <= UInt64(Int64.max) else {
             throw DBToolError(
@@ -60,47 +100,14 @@ public struct MigrationFile: Sendable, Equatable {
         self.versionText = versionText
         self.name = name
         self.path = path
-
-        let text = contents.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        let lines = text.components(separatedBy: "\n")
-        runsOutsideTransaction = lines.first?.trimmingCharacters(in: .whitespaces) == MigrationFile.noTransactionDirective
-
-        let markerLines = lines.indices.filter {
-            let line = lines[$0].trimmingCharacters(in: .whitespaces)
-            return line == MigrationFile.upMarker || line == MigrationFile.downMarker
-        }
-        guard let firstMarker = markerLines.first else {
-            up = text
-            upFirstLine = 1
-            down = nil
-            downFirstLine = nil
-            checksum = MigrationFile.sha256(text)
-            return
-        }
-        let markers = markerLines.map { lines[$0].trimmingCharacters(in: .whitespaces) }
-        guard markers[0] == MigrationFile.upMarker, markers.count <= 2, markers.count == 1 || markers[1] == MigrationFile.downMarker else {
-            throw DBToolError(
-                .dataError,
-                "\(path): expected one `\(MigrationFile.upMarker)` line, optionally followed by one `\(MigrationFile.downMarker)` line",
-                hint: "Check the markers of the file.")
-        }
-        if let line = lines[..<firstMarker].firstIndex(where: { !MigrationFile.isCommentOrBlank($0) }) {
-            throw DBToolError(
-                .dataError, "\(path):\(line + 1): SQL before `\(MigrationFile.upMarker)`",
-                hint: "Move it into the up section, or remove it.")
-        }
-        let downMarker = markerLines.count == 2 ? markerLines[1] : nil
-        let upLines = lines[(firstMarker + 1)..<(downMarker ?? lines.count)]
-        up = upLines.joined(separator: "\n")
-        upFirstLine = firstMarker + 2
-        if let downMarker {
-            down = lines[(downMarker + 1)...].joined(separator: "\n")
-            downFirstLine = downMarker + 2
-        } else {
-            down = nil
-            downFirstLine = nil
-        }
-        checksum = MigrationFile.sha256(up)
+        self.downPath = downPath
+        self.up = up.sql
+        upFirstLine = up.firstLine
+        runsOutsideTransaction = !up.inTransaction
+        self.down = down?.sql
+        downFirstLine = down?.firstLine
+        downRunsOutsideTransaction = !(down?.inTransaction ?? true)
+        checksum = MigrationFile.sha256(up.sql)
     }
 
     /// "0001_create_users.sql" -> ("0001", "create_users").
@@ -110,6 +117,17 @@ public struct MigrationFile: Sendable, Equatable {
         let name = fileName[fileName.index(after: underscore)..<fileName.index(fileName.endIndex, offsetBy: -4)]
         guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), !name.isEmpty else { return nil }
         return (String(digits), String(name))
+    }
+
+    /// "0001_create_users.up.sql" -> ("0001", "create_users", "up"); nil
+    /// for a name that does not end with `.up.sql` or `.down.sql`.
+    static func parsePairName(_ fileName: String) -> (String, String, String)? {
+        for direction in ["up", "down"] where fileName.hasSuffix(".\(direction).sql") {
+            let stem = String(fileName.dropLast(".\(direction).sql".count)) + ".sql"
+            guard let (version, name) = parseName(stem) else { return nil }
+            return (version, name, direction)
+        }
+        return nil
     }
 
     static func isCommentOrBlank(_ line: String) -> Bool {

@@ -12,11 +12,40 @@ public struct MigrationMaintenance: Sendable {
         self.migrationsPath = migrationsPath
     }
 
+    /// Receives notices as they arise (skipped files, foreign key
+    /// violations that were there before).
+    public var notice: @Sendable (String) -> Void = { _ in }
+
     public struct StatusReport: Codable, Sendable, Equatable {
         public var database: String
         public var migrations: [MigrationState.Entry]
+        /// Pending migrations, out-of-order ones included.
         public var pendingCount: Int
+        /// Applied migrations whose file changed since.
+        public var modifiedCount: Int
+        /// Applied migrations whose file is gone.
+        public var missingCount: Int
+        /// Pending migrations older than the newest applied one.
+        public var outOfOrderCount: Int
+        /// Another tool's history, when dbtool has none yet (`migrate adopt` records it).
+        public var otherTool: ForeignMigrationHistory?
+        /// Entries of the migrations directory that are not migrations.
+        public var skippedFiles: [String]
+
+        /// What `migrate status --exit-code` exits with: 0 when there is
+        /// nothing to do, 1 when `migrate` would apply pending migrations,
+        /// 3 when it would refuse (drift: a modified or missing file, a
+        /// pending file out of order, another tool's history not adopted).
+        public func exitCode(allowOutOfOrder: Bool) -> Int32 {
+            if modifiedCount > 0 || missingCount > 0 || otherTool != nil || (outOfOrderCount > 0 && !allowOutOfOrder) {
+                return MigrationMaintenance.driftExitCode
+            }
+            return pendingCount > 0 ? 1 : 0
+        }
     }
+
+    /// The exit status of `migrate status --exit-code` when `migrate` would refuse.
+    public static let driftExitCode: Int32 = 3
 
     /// `migrate status`: every version with its state. Changes nothing.
     ///
@@ -24,20 +53,25 @@ public struct MigrationMaintenance: Sendable {
     /// `-shm` files behind; a read access on a read-write connection writes
     /// nothing and the files go when it closes.
     public func status() throws -> StatusReport {
-        let directory = try MigrationDirectory(path: migrationsPath)
+        let directory = try loadDirectory()
         let dbQueue = try location.openQueue(timeout: timeout)
         let state = try location.reportingErrors(timeout: timeout) {
             try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
         }
         let entries = state.entries
-        let pending = entries.filter { $0.status == .pending || $0.status == .outOfOrder }.count
-        return StatusReport(database: location.filePath, migrations: entries, pendingCount: pending)
+        func count(_ statuses: MigrationState.Status...) -> Int { entries.filter { statuses.contains($0.status) }.count }
+        return StatusReport(
+            database: location.filePath, migrations: entries, pendingCount: count(.pending, .outOfOrder),
+            modifiedCount: count(.modified), missingCount: count(.missing), outOfOrderCount: count(.outOfOrder),
+            otherTool: state.foreignHistory, skippedFiles: directory.skipped)
     }
 
     /// `migrate rollback --steps N`: reverts the newest N applied migrations,
     /// refusing before anything runs when one has no down section.
+    ///
+    /// - throws: ``MigrationFailure`` when one fails after others were rolled back.
     public func rollback(steps: Int) throws -> MigrateOperation.Report {
-        try underLock { db, state in
+        try underLock { db, state, directory in
             let newest = Array(state.records.map(\.version).sorted(by: >).prefix(steps))
             let fileByVersion = Dictionary(state.files.map { ($0.version, $0) }) { first, _ in first }
             let files = try newest.map { version -> MigrationFile in
@@ -49,14 +83,51 @@ public struct MigrationMaintenance: Sendable {
                 return file
             }
             try checkReversible(files)
-            var steps: [MigrateOperation.Step] = []
-            for file in files {
-                let start = Date()
-                try revert(file, in: db)
-                steps.append(.init(version: file.version, name: file.name, file: file.fileName, direction: "down", durationMs: milliseconds(since: start)))
+            var execution = MigrationExecution(location: location, timeout: timeout, notice: notice)
+            execution.warnings = directory.skippedNotice.map { [$0] } ?? []
+            return try execution.run(files.map { ($0, .down) }, in: db)
+        }
+    }
+
+    /// `migrate adopt`: records the history of the tool that migrated the
+    /// database before (goose, golang-migrate, dbmate) as dbtool's, with the
+    /// checksums of the files, running nothing. The other tool's table is
+    /// left as it was.
+    public func adopt() throws -> [MigrationsTable.Record] {
+        try underLock { db, state in
+            guard state.records.isEmpty else {
+                throw DBToolError(
+                    .dataError, "the database already has dbtool's migration history: there is nothing to adopt",
+                    hint: "See `dbtool migrate status`.")
             }
-            return MigrateOperation.Report(
-                database: location.filePath, dryRun: false, steps: steps, version: try MigrationsTable.records(db).map(\.version).max())
+            guard let history = state.foreignHistory else {
+                throw DBToolError(
+                    .dataError,
+                    "the database has no history of goose (goose_db_version), golang-migrate or dbmate (schema_migrations) to adopt",
+                    hint: "For a database migrated some other way, record it with `dbtool migrate baseline VERSION`.")
+            }
+            if history.dirty {
+                throw DBToolError(
+                    .dataError,
+                    "\(history.description) marks version \(history.version.map(String.init) ?? "?") dirty: it failed midway, and the database may be half-migrated",
+                    hint: "Check that migration's changes by hand, fix the database, clear the flag (`UPDATE schema_migrations SET dirty = 0`), then adopt.")
+            }
+            let fileByVersion = Dictionary(state.files.map { ($0.version, $0) }) { first, _ in first }
+            let withoutFile = history.appliedVersions.filter { fileByVersion[$0] == nil }
+            guard withoutFile.isEmpty else {
+                throw DBToolError(
+                    .dataError,
+                    "\(history.description) records versions that have no file in \(migrationsPath): \(withoutFile.map(String.init).joined(separator: ", "))",
+                    hint: "Restore those files (migrations that ran must stay), then adopt.")
+            }
+            try db.inTransaction(.immediate) {
+                try MigrationsTable(files: []).prepare(db)
+                for version in history.appliedVersions {
+                    if let file = fileByVersion[version] { try MigrationsTable.insert(file, durationMs: 0, baseline: true, in: db) }
+                }
+                return .commit
+            }
+            return try MigrationsTable.records(db)
         }
     }
 
@@ -145,14 +216,25 @@ public struct MigrationMaintenance: Sendable {
         return path
     }
 
-    private func underLock<T>(_ body: (Database, MigrationState) throws -> T) throws -> T {
+    /// Loads the migrations directory, passing on its skipped-files notice.
+    private func loadDirectory() throws -> MigrationDirectory {
         let directory = try MigrationDirectory(path: migrationsPath)
+        if let skipped = directory.skippedNotice { notice(skipped) }
+        return directory
+    }
+
+    private func underLock<T>(_ body: (Database, MigrationState) throws -> T) throws -> T {
+        try underLock { db, state, _ in try body(db, state) }
+    }
+
+    private func underLock<T>(_ body: (Database, MigrationState, MigrationDirectory) throws -> T) throws -> T {
+        let directory = try loadDirectory()
         try location.checkExists()
         let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
         defer { withExtendedLifetime(lock) {} }
         let dbQueue = try location.openQueue(timeout: timeout)
         return try location.reportingErrors(timeout: timeout) {
-            try dbQueue.writeWithoutTransaction { db in try body(db, try MigrationState.load(db, directory: directory)) }
+            try dbQueue.writeWithoutTransaction { db in try body(db, try MigrationState.load(db, directory: directory), directory) }
         }
     }
 }

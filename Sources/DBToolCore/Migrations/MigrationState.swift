@@ -6,6 +6,8 @@ import Foundation
 public struct MigrationState: Sendable {
     public let files: [MigrationFile]
     public let records: [MigrationsTable.Record]
+    /// Another tool's bookkeeping table, when dbtool has no record yet.
+    public let foreignHistory: ForeignMigrationHistory?
 
     /// The state of one version.
     public enum Status: String, Codable, Sendable {
@@ -57,9 +59,18 @@ public struct MigrationState: Sendable {
         return files.filter { !applied.contains($0.version) }
     }
 
-    /// Throws when an applied file was modified or is missing, or (unless
-    /// allowed) when a pending file is older than the newest applied one.
+    /// Throws when another tool's history is not adopted, when an applied
+    /// file was modified or is missing, or (unless allowed) when a pending
+    /// file is older than the newest applied one.
     public func checkSafety(allowOutOfOrder: Bool) throws {
+        if let history = foreignHistory {
+            let versions = history.appliedVersions.map(String.init).joined(separator: ", ")
+            throw DBToolError(
+                .dataError,
+                "the database was migrated by \(history.description) up to version \(history.version.map(String.init) ?? "none") (applied: \(versions)); dbtool has no record of it, and would apply those migrations again",
+                hint: "Record that history once, then migrate: `dbtool migrate adopt` (reads \(history.table), with the checksums of the files), or `dbtool migrate baseline \(history.version.map(String.init) ?? "VERSION")`."
+            )
+        }
         let entries = self.entries
         if let modified = entries.first(where: { $0.status == .modified }) {
             throw DBToolError(
@@ -80,27 +91,56 @@ public struct MigrationState: Sendable {
         }
     }
 
-    /// Reads the table (without creating it).
+    /// Reads the table (without creating it), and another tool's when
+    /// dbtool's records nothing.
     static func load(_ db: Database, directory: MigrationDirectory) throws -> MigrationState {
-        MigrationState(files: directory.migrations, records: try MigrationsTable.records(db))
+        let records = try MigrationsTable.records(db)
+        let history =
+            records.isEmpty ? try ForeignMigrationHistory.load(db, fileVersions: directory.migrations.map(\.version)) : nil
+        return MigrationState(files: directory.migrations, records: records, foreignHistory: history)
     }
+}
+
+/// Which way a migration runs.
+public enum MigrationDirection: String, Codable, Sendable {
+    case up, down
+
+    /// "applied", "rolled back".
+    var pastTense: String { self == .up ? "applied" : "rolled back" }
 }
 
 extension MigrationFile {
     /// Runs one section, statement by statement, turning an error into one
     /// that names the file, the line and the statement.
-    func run(_ sql: String, firstLine: Int, in db: Database) throws {
-        let statements = try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: nil) {
+    func run(_ direction: MigrationDirection, in db: Database) throws {
+        switch direction {
+        case .up: try run(up, firstLine: upFirstLine, file: path, direction: .up, in: db)
+        case .down: try run(down ?? "", firstLine: downFirstLine ?? 1, file: downFile, direction: .down, in: db)
+        }
+    }
+
+    /// The hint of a migration that failed: nothing of it ran.
+    static func nothingRanHint(_ direction: MigrationDirection) -> String {
+        direction == .up ? "Fix the migration: nothing of it was applied." : "Fix its down section: nothing of it was rolled back."
+    }
+
+    private func run(_ sql: String, firstLine: Int, file: String, direction: MigrationDirection, in db: Database) throws {
+        let statements = try wrappingErrors(sql: sql, firstLine: firstLine, file: file, direction: direction, statementSQL: nil) {
             try db.allStatements(sql: sql)
         }
         var searchStart = sql.startIndex
         while true {
-            let statement = try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: nil, from: searchStart) {
+            let statement = try wrappingErrors(
+                sql: sql, firstLine: firstLine, file: file, direction: direction, statementSQL: nil, from: searchStart
+            ) {
                 try statements.next()
             }
             guard let statement else { break }
             let range = sql.range(of: statement.sql, range: searchStart..<sql.endIndex)
-            try wrappingErrors(sql: sql, firstLine: firstLine, statementSQL: statement.sql, from: range?.lowerBound ?? searchStart) {
+            try wrappingErrors(
+                sql: sql, firstLine: firstLine, file: file, direction: direction, statementSQL: statement.sql,
+                from: range?.lowerBound ?? searchStart
+            ) {
                 try statement.execute()
             }
             if let range { searchStart = range.upperBound }
@@ -108,7 +148,8 @@ extension MigrationFile {
     }
 
     private func wrappingErrors<T>(
-        sql: String, firstLine: Int, statementSQL: String?, from position: String.Index? = nil,
+        sql: String, firstLine: Int, file: String, direction: MigrationDirection, statementSQL: String?,
+        from position: String.Index? = nil,
         _ body: () throws -> T
     ) throws -> T {
         do {
@@ -122,8 +163,8 @@ extension MigrationFile {
             let line = firstLine + sql[..<start].filter { $0 == "\n" }.count
             let statementText = failingSQL.map { " in `\($0)`" } ?? ""
             throw DBToolError(
-                .dataError, "\(path):\(line): \(error.message ?? "SQLite error")\(statementText)",
-                hint: "Fix the migration: nothing of it was applied (earlier migrations stay applied).")
+                .dataError, "\(file):\(line): \(error.message ?? "SQLite error")\(statementText)",
+                hint: MigrationFile.nothingRanHint(direction))
         }
     }
 

@@ -48,6 +48,20 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
         self.hint = hint
     }
 
+    /// The error as a JSON report holds it.
+    public struct Summary: Codable, Sendable, Equatable {
+        /// The exit status.
+        public var status: Int32
+        public var message: String
+        public var hint: String?
+    }
+
+    /// The error as a JSON report holds it.
+    public var summary: Summary { Summary(status: status.rawValue, message: message, hint: hint) }
+
+    /// The same error with another hint.
+    public func withHint(_ hint: String?) -> DBToolError { DBToolError(status, message, hint: hint) }
+
     /// The message, and the hint on its own line.
     public var description: String {
         hint.map { "\(message)\n\($0)" } ?? message

@@ -7,8 +7,11 @@ struct CheckpointCommand: ParsableCommand {
         commandName: "checkpoint",
         abstract: "Checkpoint the WAL, and report frames and WAL file sizes.",
         discussion: """
-            A blocking mode (full, restart, truncate) that could not complete because of other \
-            connections waits up to --timeout, then exits 75 and says so (the sqlite3 shell exits 0 \
+            The application's writers never wait for dbtool: a passive pass copies what it can \
+            without locking, then the blocking mode (full, restart, truncate) is attempted without \
+            waiting inside SQLite, and retried with short pauses while a reader or a writer is in \
+            the way, so a writer waits at most for one attempt (milliseconds). When the mode could \
+            not complete within --timeout, dbtool exits 75 and says so (the sqlite3 shell exits 0 \
             in that case: dbtool does not). A database not in WAL mode exits 65.
 
             Examples:
@@ -28,8 +31,8 @@ struct CheckpointCommand: ParsableCommand {
         operation.timeout = database.timeout
         runReporting(output, operation: operation.run) { report in
             """
-            \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) of \(report.walFrames) WAL frames checkpointed; \
-            WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes.
+            \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
+            WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").
             """
         }
     }

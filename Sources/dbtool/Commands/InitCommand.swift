@@ -62,9 +62,13 @@ struct InitCommand: ParsableCommand {
                 let initialized = try operation.run()
                 var report = InitReport(initialized: initialized, migrate: nil)
                 if let migrationsPath {
-                    report.migrate = try MigrateOperation(
-                        location: DatabaseLocation(path: initialized.database), migrationsPath: migrationsPath
-                    ).run()
+                    var migrate = MigrateOperation(location: DatabaseLocation(path: initialized.database), migrationsPath: migrationsPath)
+                    migrate.notice = output.notice
+                    do {
+                        report.migrate = try migrate.run()
+                    } catch let failure as MigrationFailure {
+                        throw InitFailure(report: InitReport(initialized: initialized, migrate: failure.report), error: failure.error)
+                    }
                 }
                 return report
             },
@@ -80,6 +84,13 @@ struct InitCommand: ParsableCommand {
 }
 
 extension InitOperation.JournalMode: ExpressibleByArgument {}
+
+/// Init succeeded, then a migration failed.
+struct InitFailure: PartialFailure {
+    let report: InitReport
+    let error: DBToolError
+    var partialReport: any Encodable { report }
+}
 
 /// The report of `init`, with the migrations applied after it, if any.
 struct InitReport: Encodable {

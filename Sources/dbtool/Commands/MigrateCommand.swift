@@ -10,11 +10,8 @@ struct MigrationsOptions: ParsableArguments {
         completion: .directory)
     var migrations: String?
 
-    func validate() throws {
-        _ = try path
-    }
-
-    /// The directory: --migrations, or $DBTOOL_MIGRATIONS.
+    /// The directory: --migrations, or $DBTOOL_MIGRATIONS. Not checked in
+    /// `validate()`: `restore-snapshot` accepts the option without needing it.
     var path: String {
         get throws {
             let path = migrations ?? ProcessInfo.processInfo.environment["DBTOOL_MIGRATIONS"].flatMap { $0.isEmpty ? nil : $0 }
@@ -24,9 +21,10 @@ struct MigrationsOptions: ParsableArguments {
     }
 
     /// The maintenance operations on this directory and database.
-    func maintenance(_ database: DatabaseOptions) throws -> MigrationMaintenance {
+    func maintenance(_ database: DatabaseOptions, _ output: OutputOptions) throws -> MigrationMaintenance {
         var maintenance = MigrationMaintenance(location: database.location, migrationsPath: try path)
         maintenance.timeout = database.timeout
+        maintenance.notice = output.notice
         return maintenance
     }
 }
@@ -37,25 +35,31 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Apply SQL-file migrations, each exactly once, all or nothing.",
         discussion: """
             Files are VERSION_name.sql, ordered by VERSION (digits), with `-- migrate:up` and \
-            optionally `-- migrate:down` sections. Each migration runs in its own IMMEDIATE \
-            transaction with its record; foreign keys are disabled during it and fully checked \
-            before it commits. One run at a time per database (a lock file in its directory): a \
-            run that waited reports that nothing was left to do. A failing migration rolls back \
-            entirely, names the file, line and statement, and exits 65.
+            optionally `-- migrate:down` sections. dbmate files (`transaction:false`), goose files \
+            (`-- +goose Up`/`Down`, StatementBegin/End, NO TRANSACTION) and golang-migrate pairs \
+            (VERSION_name.up.sql + VERSION_name.down.sql) are read as they are. Files that are not \
+            .sql are skipped with one notice. Each migration runs in its own IMMEDIATE \
+            transaction with its record; foreign keys are disabled during it, and the violations it \
+            adds fail it before it commits (violations that were there before are a notice). One \
+            run at a time per database (a lock file in its directory): a run that waited reports \
+            that nothing was left to do. A failing migration rolls back entirely, names the file, \
+            line and statement, and exits 65; the migrations done before it are reported and stay.
 
             Before changing anything, migrate refuses (65) when an applied file was modified or is \
-            missing, or when a pending file is older than the newest applied one (unless \
-            --allow-out-of-order).
+            missing, when a pending file is older than the newest applied one (unless \
+            --allow-out-of-order), or when another tool (goose, golang-migrate, dbmate) migrated \
+            the database and `migrate adopt` has not recorded its history.
 
             Examples:
               dbtool migrate --database /var/lib/myapp/db --migrations ./migrations
               dbtool migrate --database db --migrations m --to 3
+              dbtool migrate --database db --migrations m --to none
               dbtool migrate --database db --migrations m --dry-run
               dbtool migrate status --database db --migrations m --exit-code
             """,
         subcommands: [
-            MigrateUp.self, MigrateStatus.self, MigrateRollback.self, MigrateRepair.self, MigrateBaseline.self, MigrateNew.self,
-            MigrateRestoreSnapshot.self,
+            MigrateUp.self, MigrateStatus.self, MigrateRollback.self, MigrateRepair.self, MigrateBaseline.self, MigrateAdopt.self,
+            MigrateNew.self, MigrateRestoreSnapshot.self,
         ],
         defaultSubcommand: MigrateUp.self)
 }
@@ -64,8 +68,12 @@ struct MigrateUp: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up", abstract: "Apply pending migrations (the default), or move to --to VERSION.")
 
-    @Option(name: .long, help: ArgumentHelp("Migrate up or down to this version (0: none).", valueName: "version"))
-    var to: UInt64?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).",
+            valueName: "version|none"))
+    var to: MigrationTarget?
 
     @Flag(name: .long, help: "Print the migrations and SQL that would run; change nothing.")
     var dryRun = false
@@ -89,13 +97,14 @@ struct MigrateUp: ParsableCommand {
         operation.dryRun = dryRun
         operation.allowOutOfOrder = allowOutOfOrder
         operation.takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
+        operation.notice = output.notice
         runReporting(output, operation: operation.run, text: describe)
     }
 }
 
 /// The text of a migrate report.
 func describe(_ report: MigrateOperation.Report) -> String {
-    if report.steps.isEmpty {
+    if report.steps.isEmpty && report.failed == nil {
         return "Nothing to do: \(report.database) is at version \(report.version.map(String.init) ?? "none")."
     }
     var lines: [String] = []
@@ -108,6 +117,9 @@ func describe(_ report: MigrateOperation.Report) -> String {
             lines.append("\(arrow) \(step.file) (\(step.durationMs ?? 0) ms)")
         }
     }
+    if let failed = report.failed {
+        lines.append("failed \(failed.direction) \(failed.file): nothing of it was \(failed.direction == "up" ? "applied" : "rolled back") (see the error)")
+    }
     if let snapshot = report.snapshot { lines.insert("snapshot taken first: \(snapshot)", at: 0) }
     if !report.dryRun { lines.append("\(report.database) is at version \(report.version.map(String.init) ?? "none").") }
     return lines.joined(separator: "\n")
@@ -115,33 +127,63 @@ func describe(_ report: MigrateOperation.Report) -> String {
 
 struct MigrateStatus: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "List applied, pending, modified, missing and out-of-order migrations.")
+        commandName: "status", abstract: "List applied, pending, modified, missing and out-of-order migrations.",
+        discussion: """
+            With --exit-code, the exit status says what `migrate` would do: 0 nothing (up to \
+            date), 1 apply pending migrations, 3 refuse: an applied file was modified or is \
+            missing, a pending file is older than the newest applied one (unless \
+            --allow-out-of-order), or another tool migrated the database and its history is not \
+            adopted. Without it, status exits 0 whatever the state. --format json adds \
+            pendingCount, modifiedCount, missingCount, outOfOrderCount and otherTool.
 
-    @Flag(name: .long, help: "Exit 1 when migrations are pending (for CI and readiness probes).")
+            Examples:
+              dbtool migrate status --database /var/lib/myapp/db --migrations ./migrations
+              dbtool migrate status --database db --migrations m --exit-code --quiet || echo "attention: $?"
+            """)
+
+    @Flag(name: .long, help: "Exit 1 when migrations are pending, 3 when migrate would refuse (for CI and readiness probes).")
     var exitCode = false
+
+    @Flag(name: .long, help: "With --exit-code: out-of-order migrations count as pending, not as drift.")
+    var allowOutOfOrder = false
 
     @OptionGroup var migrations: MigrationsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = try migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database, output)
         let report: MigrationMaintenance.StatusReport
         do { report = try maintenance.status() } catch { fail(error) }
         if !output.quiet {
             switch output.format {
             case .json: print(jsonDocument(report))
-            case .text:
-                for entry in report.migrations {
-                    print(
-                        "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "\(entry.version)_\(entry.name) (no file)")\(entry.appliedAt.map { "  (\($0))" } ?? "")"
-                    )
-                }
-                print("\(report.pendingCount) pending.")
+            case .text: print(describe(report))
             }
         }
-        Foundation.exit(exitCode && report.pendingCount > 0 ? 1 : 0)
+        Foundation.exit(exitCode ? report.exitCode(allowOutOfOrder: allowOutOfOrder) : 0)
     }
+}
+
+/// The text of a status report.
+func describe(_ report: MigrationMaintenance.StatusReport) -> String {
+    var lines: [String] = []
+    if let other = report.otherTool {
+        lines.append(
+            "migrated by \(other.description) up to version \(other.version.map(String.init) ?? "none"); dbtool has no record yet: run `dbtool migrate adopt`"
+        )
+    }
+    for entry in report.migrations {
+        let file = entry.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "\(entry.version)_\(entry.name) (no file)"
+        lines.append(
+            "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(file)\(entry.appliedAt.map { "  (\($0))" } ?? "")")
+    }
+    var counts = ["\(report.pendingCount) pending"]
+    if report.modifiedCount > 0 { counts.append("\(report.modifiedCount) modified") }
+    if report.missingCount > 0 { counts.append("\(report.missingCount) missing") }
+    if report.outOfOrderCount > 0 { counts.append("\(report.outOfOrderCount) out of order") }
+    lines.append(counts.joined(separator: ", ") + ".")
+    return lines.joined(separator: "\n")
 }
 
 struct MigrateRollback: ParsableCommand {
@@ -160,7 +202,7 @@ struct MigrateRollback: ParsableCommand {
     }
 
     func run() throws {
-        let maintenance = try migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database, output)
         runReporting(output, operation: { try maintenance.rollback(steps: steps) }, text: describe)
     }
 }
@@ -177,7 +219,7 @@ struct MigrateRepair: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = try migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database, output)
         runReporting(
             output, operation: { try maintenance.repair(version: version) },
             text: { record in
@@ -198,11 +240,41 @@ struct MigrateBaseline: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let maintenance = try migrations.maintenance(database)
+        let maintenance = try migrations.maintenance(database, output)
         runReporting(
             output, operation: { try maintenance.baseline(version: version) },
             text: { records in
                 "Recorded \(records.count) migration(s) up to \(version) as applied, without running them."
+            })
+    }
+}
+
+struct MigrateAdopt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "adopt",
+        abstract: "Record the history of goose, golang-migrate or dbmate as applied, running nothing.",
+        discussion: """
+            For a database another tool migrated: reads goose's goose_db_version, or the \
+            schema_migrations table of golang-migrate or dbmate, and records each version it says \
+            is applied in dbtool's table, with the checksum of its file (as `baseline` does). The \
+            other tool's table is left as it was. Refused (65) when dbtool already has a history, \
+            when golang-migrate marked its version dirty, or when an applied version has no file.
+
+            Examples:
+              dbtool migrate adopt --database /var/lib/myapp/db --migrations ./migrations
+              dbtool migrate status --database /var/lib/myapp/db --migrations ./migrations
+            """)
+
+    @OptionGroup var migrations: MigrationsOptions
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let maintenance = try migrations.maintenance(database, output)
+        runReporting(
+            output, operation: maintenance.adopt,
+            text: { records in
+                "Recorded \(records.count) migration(s) up to \(records.last.map { String($0.version) } ?? "none") as applied, without running them."
             })
     }
 }
@@ -234,6 +306,8 @@ struct MigrateRestoreSnapshot: ParsableCommand {
     @Option(name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .file())
     var snapshot: String?
 
+    /// Accepted as by every `migrate` subcommand; a snapshot needs no migration file.
+    @OptionGroup var migrations: MigrationsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
@@ -247,4 +321,8 @@ struct MigrateRestoreSnapshot: ParsableCommand {
                 "Restored \(report.snapshot) into \(report.database): it is at version \(report.version.map(String.init) ?? "none")."
             })
     }
+}
+
+extension MigrationTarget: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
 }

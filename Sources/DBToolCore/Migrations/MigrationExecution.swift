@@ -1,0 +1,146 @@
+import DatabaseKit
+import Foundation
+
+/// A failure after part of the work was done and stays done: the report
+/// of that part is printed before the error.
+public protocol PartialFailure: Error {
+    /// What was done, with the failure in it.
+    var partialReport: any Encodable { get }
+    /// Why it stopped.
+    var error: DBToolError { get }
+}
+
+/// A migration run that failed after others were applied or rolled back:
+/// those stay done, and the report says which, with the failure.
+public struct MigrationFailure: PartialFailure, Sendable {
+    /// The steps done before the failure, the failed step and the error.
+    public let report: MigrateOperation.Report
+    public let error: DBToolError
+
+    public var partialReport: any Encodable { report }
+}
+
+/// Runs a plan of migrations on one connection, each in its own
+/// transaction (unless it runs outside of one), and reports what it did.
+///
+/// Foreign keys are disabled during each migration, so that tables can be
+/// rebuilt; before it commits, the violations it introduced fail it, naming
+/// them. Violations that were there before the run are notices, not errors.
+struct MigrationExecution {
+    let location: DatabaseLocation
+    let timeout: TimeInterval
+    let notice: @Sendable (String) -> Void
+    var warnings: [String] = []
+    var snapshot: String?
+
+    /// - throws: ``MigrationFailure`` when a migration fails, carrying the
+    ///   migrations done before it.
+    mutating func run(_ plan: [(MigrationFile, MigrationDirection)], in db: Database) throws -> MigrateOperation.Report {
+        var steps: [MigrateOperation.Step] = []
+        if !plan.isEmpty {
+            let existing = try ForeignKeyViolations(db)
+            if !existing.isEmpty {
+                let warning =
+                    "the database already has foreign key violations (\(existing.countText)): \(existing.summary); migrations do not fail on them, only on violations they add"
+                notice(warning)
+                warnings.append(warning)
+            }
+        }
+        let runner = MigrationRunner(recorder: MigrationsTable(files: plan.filter { $0.1 == .up }.map(\.0)))
+        for (file, direction) in plan {
+            let start = Date()
+            do {
+                let ran: Bool
+                switch direction {
+                case .up: ran = try apply(file, with: runner, in: db)
+                case .down: ran = try revert(file, in: db)
+                }
+                if ran { steps.append(.init(file, direction, durationMs: milliseconds(since: start))) }
+            } catch {
+                throw failure(error, at: file, direction, after: steps, in: db)
+            }
+        }
+        return report(steps, in: db)
+    }
+
+    private func report(_ steps: [MigrateOperation.Step], in db: Database) -> MigrateOperation.Report {
+        // Nil when the table can not be read: the steps matter more.
+        let newest = (try? MigrationsTable.records(db))?.map(\.version).max()
+        return MigrateOperation.Report(
+            database: location.filePath, dryRun: false, steps: steps, version: newest, snapshot: snapshot, warnings: warnings)
+    }
+
+    /// The failure of `file`, worded for its direction and for what ran before it.
+    private func failure(
+        _ error: any Error, at file: MigrationFile, _ direction: MigrationDirection, after steps: [MigrateOperation.Step],
+        in db: Database
+    ) -> MigrationFailure {
+        var toolError: DBToolError
+        switch error {
+        case let error as DBToolError: toolError = error
+        case let error as DatabaseError: toolError = .database(error, path: location.filePath, timeout: timeout)
+        default: toolError = DBToolError(.software, "unexpected error: \(error)")
+        }
+        if !steps.isEmpty {
+            let count = steps.count == 1 ? "The migration" : "The \(steps.count) migrations"
+            let done = "\(count) \(direction.pastTense) before it \(steps.count == 1 ? "stays" : "stay") \(direction.pastTense) (listed above)."
+            toolError = toolError.withHint([toolError.hint, done].compactMap { $0 }.joined(separator: " "))
+        }
+        var report = report(steps, in: db)
+        report.failed = .init(file, direction)
+        report.error = toolError.summary
+        return MigrationFailure(report: report, error: toolError)
+    }
+
+    /// Applies one file unless another run did; true when this call applied it.
+    private func apply(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database) throws -> Bool {
+        let step = MigrationStep(
+            identifier: String(file.version), foreignKeyChecks: .deferredUnchecked, runsInTransaction: !file.runsOutsideTransaction
+        ) { db in
+            try MigrationExecution.checkingForeignKeys(of: file, .up, in: db) { try file.run(.up, in: db) }
+        }
+        return try runner.apply(step, in: db)
+    }
+
+    /// Runs a migration's down section and deletes its record, in one
+    /// IMMEDIATE transaction (the record alone when the section runs
+    /// outside of one), foreign keys handled as for migrations.
+    private func revert(_ file: MigrationFile, in db: Database) throws -> Bool {
+        let disablesForeignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        if disablesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+        let deleteRecord = { (db: Database) in
+            try db.execute(sql: "DELETE FROM \(MigrationsTable.name) WHERE version = ?", arguments: [Int64(file.version)])
+        }
+        if file.downRunsOutsideTransaction {
+            try MigrationExecution.checkingForeignKeys(of: file, .down, in: db) { try file.run(.down, in: db) }
+            try db.inTransaction(.immediate) {
+                try deleteRecord(db)
+                return .commit
+            }
+        } else {
+            try db.inTransaction(.immediate) {
+                try MigrationExecution.checkingForeignKeys(of: file, .down, in: db) { try file.run(.down, in: db) }
+                try deleteRecord(db)
+                return .commit
+            }
+        }
+        return true
+    }
+
+    /// Runs `body`, and throws when it left rows referencing missing rows
+    /// that were not there before it.
+    private static func checkingForeignKeys(
+        of file: MigrationFile, _ direction: MigrationDirection, in db: Database, _ body: () throws -> Void
+    ) throws {
+        let before = try ForeignKeyViolations(db)
+        try body()
+        let introduced = try ForeignKeyViolations(db).introduced(since: before)
+        guard !introduced.isEmpty else { return }
+        let what = direction == .up ? "the migration" : "rolling it back"
+        throw DBToolError(
+            .dataError,
+            "\(direction == .up ? file.path : file.downFile): \(what) leaves foreign key violations (\(introduced.countText)): \(introduced.summary)",
+            hint: MigrationFile.nothingRanHint(direction) + " Keep foreign keys valid in it (delete or fix those rows).")
+    }
+}
