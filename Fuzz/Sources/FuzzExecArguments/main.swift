@@ -5,14 +5,22 @@ import FuzzDriver
 
 // Fuzzes the parsing of `dbtool exec --arg` values and their binding: an
 // input is a list of arguments separated by NUL bytes (argv can not hold
-// NUL). Binding to a fixed statement must succeed or throw a DatabaseError:
-// never crash, hang or leak.
+// NUL). Parsing succeeds or throws a DBToolError (a typed value that is not
+// of its type); binding to a fixed statement succeeds or throws a
+// DatabaseError: never crash, hang or leak.
 // Also exported under the name libFuzzer's driver links against.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzExecArguments(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let arguments = ExecArgumentParser.parse(text.split(separator: "\0", omittingEmptySubsequences: false).map(String.init))
+    let arguments: StatementArguments
+    do {
+        arguments = try ExecArgumentParser.parse(text.split(separator: "\0", omittingEmptySubsequences: false).map(String.init))
+    } catch is DBToolError {
+        return 0
+    } catch {
+        preconditionFailure("unexpected error type: \(error)")
+    }
     do {
         _ = try Harness.dbQueue.read { db in try Row.fetchAll(db, sql: "SELECT ?, ?, :a, :b", arguments: arguments) }
     } catch is DatabaseError {

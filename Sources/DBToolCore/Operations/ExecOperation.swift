@@ -21,23 +21,61 @@ public struct ExecOperation {
 
     /// Runs the SQL, writing rows through `write`.
     ///
+    /// A script that begins its own transactions (`BEGIN`, `SAVEPOINT`, as
+    /// the output of `sqlite3 .dump` does) runs as written, not inside
+    /// dbtool's transaction; a transaction it leaves open is rolled back.
+    ///
     /// - throws: ``DBToolError``: 65 with the failing statement and SQLite's
     ///   message (nothing is committed when in a transaction), 75 when the
-    ///   database stays locked past the timeout.
+    ///   database stays locked past the timeout, 77 for a write on a
+    ///   database opened with `readonly`.
     public func run(write: @escaping (String) -> Void) throws {
         let dbQueue = try location.openQueue(timeout: timeout, readonly: readonly)
         let writer = RowWriter(format: format, write: write)
-        try location.reportingErrors(timeout: timeout) {
-            if usesTransaction && !readonly {
+        let scriptManagesTransactions = SQLScript.managesTransactions(sql)
+        try reportingErrors {
+            if usesTransaction && !readonly && !scriptManagesTransactions {
                 try dbQueue.inTransaction(.immediate) { db in
                     try runStatements(db, writer)
                     return .commit
                 }
             } else {
-                try dbQueue.writeWithoutTransaction { db in try runStatements(db, writer) }
+                try dbQueue.writeWithoutTransaction { db in
+                    do {
+                        try runStatements(db, writer)
+                    } catch {
+                        if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                        throw error
+                    }
+                    if db.isInsideTransaction {
+                        try db.execute(sql: "ROLLBACK")
+                        throw DBToolError(
+                            .dataError, "the script left a transaction open (a BEGIN without its COMMIT): it was rolled back",
+                            hint: "End the script's transaction with COMMIT.")
+                    }
+                }
             }
         }
         writer.finish()
+    }
+
+    /// Turns database errors into dbtool errors, with words for the cases
+    /// that SQLite's own would mislead.
+    private func reportingErrors(_ body: () throws -> Void) throws {
+        try location.reportingErrors(timeout: timeout) {
+            do {
+                try body()
+            } catch let error as DatabaseError where readonly && error.resultCode == .SQLITE_READONLY {
+                throw DBToolError(
+                    .noPermission,
+                    "the database \(location.filePath) was opened read-only (--readonly), and a statement writes\(error.sql.map { ": `\($0)`" } ?? "")",
+                    hint: "Drop --readonly to write.")
+            } catch let error as DatabaseError where error.message?.contains("within a transaction") == true {
+                throw DBToolError(
+                    .dataError, "\(error.message ?? "")\(error.sql.map { " (in `\($0)`)" } ?? "")",
+                    hint: "The script manages its own transactions: run it with --no-transaction.")
+            }
+        }
     }
 
     private func runStatements(_ db: Database, _ writer: RowWriter) throws {
@@ -57,19 +95,25 @@ public struct ExecOperation {
 }
 
 /// Parses `--arg` values: `VALUE` is positional, `NAME=VALUE` is named when
-/// NAME is an identifier (optionally prefixed by `:`, `$` or `@`). A value is
-/// an integer when it reads as one, a real when it reads as one, and text
-/// otherwise; `NULL` (uppercase) is NULL. Values are always bound, never
-/// spliced into the SQL.
+/// NAME is an identifier (optionally prefixed by `:`, `$` or `@`). Values
+/// are always bound, never spliced into the SQL.
+///
+/// A value is inferred only when no character is lost: an integer when it
+/// reads back as the same text (`42`, `-7`; not `0171`, `+5`, `1_000`), a
+/// real likewise (`1.5`; not `1.50`, `1e3`), `NULL` (uppercase) is NULL,
+/// anything else is text. A type prefix says it exactly: `text:0171`,
+/// `text:NULL`, `int:5`, `real:1e3`, `blob:CAFE` (hex), `null:`.
 public enum ExecArgumentParser {
-    public static func parse(_ rawArguments: [String]) -> StatementArguments {
+    /// - throws: ``DBToolError`` (64) naming the argument, for a typed value
+    ///   that is not of its type.
+    public static func parse(_ rawArguments: [String]) throws -> StatementArguments {
         var values: [DatabaseValue] = []
         var named: [String: DatabaseValue] = [:]
         for raw in rawArguments {
             if let (name, value) = namedArgument(raw) {
-                named[name] = databaseValue(value)
+                named[name] = try databaseValue(value, argument: raw)
             } else {
-                values.append(databaseValue(raw))
+                values.append(try databaseValue(raw, argument: raw))
             }
         }
         return StatementArguments(values: values, namedValues: named)
@@ -85,12 +129,55 @@ public enum ExecArgumentParser {
         return (String(name), String(raw[raw.index(after: equal)...]))
     }
 
-    private static func databaseValue(_ text: String) -> DatabaseValue {
-        if text == "NULL" { return .null }
-        if let int64 = Int64(text) { return int64.databaseValue }
-        if text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let double = Double(text), double.isFinite {
-            return double.databaseValue
+    private static func databaseValue(_ text: String, argument: String) throws -> DatabaseValue {
+        if let colon = text.firstIndex(of: ":") {
+            let value = String(text[text.index(after: colon)...])
+            func invalid(_ type: String) -> DBToolError {
+                DBToolError(.usage, "--arg \(argument): \(String(reflecting: value)) is not \(type)")
+            }
+            switch text[..<colon] {
+            case "text": return value.databaseValue
+            case "int", "integer":
+                guard let int64 = Int64(value) else { throw invalid("an integer") }
+                return int64.databaseValue
+            case "real":
+                guard let double = Double(value) else { throw invalid("a real number") }
+                return double.databaseValue
+            case "blob":
+                guard let data = hexData(value) else { throw invalid("hexadecimal bytes") }
+                return data.databaseValue
+            case "null":
+                guard value.isEmpty else { throw invalid("empty (write null: alone)") }
+                return .null
+            default: break
+            }
         }
+        if text == "NULL" { return .null }
+        if let int64 = Int64(text), String(int64) == text { return int64.databaseValue }
+        if let double = Double(text), double.isFinite, String(double) == text { return double.databaseValue }
         return text.databaseValue
+    }
+
+    private static func hexData(_ text: String) -> Data? {
+        let digits = Array(text.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return Data(bytes)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

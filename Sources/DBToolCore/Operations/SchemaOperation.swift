@@ -49,6 +49,7 @@ extension SchemaReport {
         for table in tables {
             var header = "table \(table.name)"
             if table.withoutRowID { header += " (WITHOUT ROWID)" }
+            if let module = table.virtualModule { header += " (virtual, \(module))" }
             lines.append(header)
             let nameWidth = table.columns.map(\.name.count).max() ?? 0
             let typeWidth = table.columns.map(\.type.count).max() ?? 0
@@ -75,7 +76,7 @@ extension SchemaReport {
                     key.destinationColumns.isEmpty
                     ? key.table : "\(key.table)(\(key.destinationColumns.joined(separator: ", ")))"
                 lines.append(
-                    "  foreign key (\(key.columns.joined(separator: ", "))) references \(destination) on delete \(key.onDelete.lowercased())"
+                    "  foreign key (\(key.columns.joined(separator: ", "))) references \(destination) on delete \(key.onDelete.lowercased()) on update \(key.onUpdate.lowercased())"
                 )
             }
         }

@@ -13,7 +13,10 @@ public enum RowFormat: String, Sendable, CaseIterable {
     /// Tab-separated with a header. NULL is `\N`; tabs, newlines and
     /// backslashes in texts are escaped (`\t`, `\n`, `\\`).
     case tsv
-    /// One JSON array of objects (column name to value). Blobs are base64.
+    /// An array of objects (column name to value) per statement that
+    /// returns rows, one after the other as `sqlite3 -json` prints them: one
+    /// array when a single statement does, `[]` when none does. Blobs are
+    /// base64.
     case json
     /// One JSON object per line. Blobs are base64.
     case jsonl
@@ -27,13 +30,13 @@ public final class RowWriter {
     private var columns: [String] = []
     private var tableRows: [[String]] = []
     private var jsonRowCount = 0
+    private var jsonArrayIsOpen = false
     private var hasHeader = false
 
     /// - parameter write: Receives the output, piece by piece.
     public init(format: RowFormat, write: @escaping (String) -> Void) {
         self.format = format
         self.write = write
-        if format == .json { write("[") }
     }
 
     /// Starts a result set with these columns.
@@ -48,8 +51,12 @@ public final class RowWriter {
             write(columns.map(tsvField).joined(separator: "\t") + "\n")
         case .table:
             flushTable()
-            tableRows = [columns]
-        case .json, .jsonl:
+            tableRows = [columns.map(escapedTableText)]
+        case .json:
+            closeJSONArray()
+            write("[")
+            jsonArrayIsOpen = true
+        case .jsonl:
             break
         }
         hasHeader = true
@@ -76,9 +83,19 @@ public final class RowWriter {
     public func finish() {
         switch format {
         case .table: flushTable()
-        case .json: write(jsonRowCount == 0 ? "]\n" : "\n]\n")
+        case .json:
+            if !hasHeader { write("[") }
+            jsonArrayIsOpen = true
+            closeJSONArray()
         default: break
         }
+    }
+
+    private func closeJSONArray() {
+        guard jsonArrayIsOpen else { return }
+        write(jsonRowCount == 0 ? "]\n" : "\n]\n")
+        jsonArrayIsOpen = false
+        jsonRowCount = 0
     }
 
     private func flushTable() {
@@ -106,9 +123,14 @@ private func tableValue(_ value: DatabaseValue) -> String {
     case .null: return "NULL"
     case .int64(let int64): return String(int64)
     case .double(let double): return String(double)
-    case .string(let string): return string.isEmpty || string == "NULL" ? "'\(string)'" : string
+    case .string(let string): return string.isEmpty || string == "NULL" ? "'\(string)'" : escapedTableText(string)
     case .blob(let data): return hexLiteral(data)
     }
+}
+
+/// A text in a table: one line, whatever it holds (escaped as in tsv).
+private func escapedTableText(_ text: String) -> String {
+    tsvField(text)
 }
 
 private func csvField(_ text: String) -> String {

@@ -10,7 +10,8 @@ public struct SchemaReport: Codable, Sendable, Equatable {
     public var schemaVersion: Int32
     /// `PRAGMA user_version`.
     public var userVersion: Int
-    /// The tables, by name (`sqlite_` internal tables excluded).
+    /// The tables, by name (`sqlite_` internal tables and the shadow tables
+    /// of virtual tables excluded).
     public var tables: [Table]
     /// The view names.
     public var views: [String]
@@ -27,6 +28,9 @@ public struct SchemaReport: Codable, Sendable, Equatable {
         public var primaryKey: [String]
         /// True for a `WITHOUT ROWID` table.
         public var withoutRowID: Bool
+        /// The module of a virtual table (`fts5`, `rtree`); nil for an
+        /// ordinary table.
+        public var virtualModule: String?
         /// The indexes, by name.
         public var indexes: [Index]
         /// The foreign keys.
@@ -101,6 +105,7 @@ extension SchemaReport {
             sql: """
                 SELECT type, name, tbl_name, sql FROM sqlite_master
                 WHERE type IN ('table', 'view', 'trigger') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    AND name NOT IN (SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow')
                 ORDER BY name COLLATE NOCASE
                 """)
         var tableNamesInDatabase: [String] = []
@@ -131,6 +136,16 @@ extension SchemaReport {
             views = []
         }
         tables = try selected.map { name in
+            let sql = tableSQL[name] ?? ""
+            if let module = SchemaReport.virtualModule(sql) {
+                // A virtual table's module owns its storage: no index, no key.
+                return Table(
+                    name: name,
+                    columns: try db.columns(in: name).map {
+                        Column(name: $0.name, type: $0.type, notNull: $0.isNotNull, defaultValue: $0.defaultValueSQL, primaryKeyIndex: 0)
+                    },
+                    primaryKey: [], withoutRowID: false, virtualModule: module, indexes: [], foreignKeys: [], sql: sql)
+            }
             let indexes = try db.indexes(on: name)
             return Table(
                 name: name,
@@ -144,6 +159,7 @@ extension SchemaReport {
                 withoutRowID: try Bool.fetchOne(
                     db, sql: "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [name])
                     ?? false,
+                virtualModule: nil,
                 indexes: indexes.sorted { $0.name < $1.name }.map {
                     Index(
                         name: $0.name, columns: $0.columns, unique: $0.isUnique, origin: "\($0.origin)",
@@ -156,5 +172,18 @@ extension SchemaReport {
                 },
                 sql: tableSQL[name] ?? "")
         }
+    }
+}
+
+extension SchemaReport {
+    /// "fts5" for `CREATE VIRTUAL TABLE docs USING fts5(...)`; nil for
+    /// another statement.
+    static func virtualModule(_ sql: String) -> String? {
+        let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).prefix(6).map { $0.uppercased() }
+        guard words.count >= 2, words[0] == "CREATE", words[1] == "VIRTUAL",
+            let using = sql.range(of: "USING", options: .caseInsensitive)
+        else { return nil }
+        let module = sql[using.upperBound...].drop(while: \.isWhitespace).prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
+        return module.isEmpty ? nil : module.lowercased()
     }
 }

@@ -8,19 +8,26 @@ struct ExecCommand: ParsableCommand {
         abstract: "Run SQL, all or nothing, and print the rows.",
         discussion: """
             The SQL comes from the argument, --file, or stdin. Arguments are bound, never spliced: \
-            --arg VALUE fills `?` parameters in order, --arg NAME=VALUE fills :NAME. A value that reads \
-            as an integer or a real is bound as one; NULL is NULL; anything else is text.
+            --arg VALUE fills `?` parameters in order, --arg NAME=VALUE fills :NAME. A value is an \
+            integer or a real only when it reads back as the same text (42, -7, 1.5; 0171 and 1.50 \
+            stay text); NULL is NULL; anything else is text. A prefix gives the exact type: \
+            text:0171, text:NULL, int:5, real:1e3, blob:CAFE (hex), null:.
 
             All statements run in one transaction: on error, the failing statement and SQLite's \
-            message are printed, nothing is committed, and the exit status is 65.
+            message are printed, nothing is committed, and the exit status is 65. A script that \
+            begins its own transactions (BEGIN or SAVEPOINT, as `sqlite3 db .dump` writes) runs as \
+            written, and a transaction it leaves open is rolled back (65).
 
-            Formats: table (the default on a terminal; NULL is NULL, an empty text ''), csv (the \
-            default otherwise; NULL is an empty field, an empty text ""), tsv (NULL is \\N), json (one \
-            array of objects), jsonl (one object per line). Blobs are hex in text formats, base64 in JSON.
+            Formats: table (the default on a terminal; NULL is NULL, an empty text '', newlines and \
+            tabs escaped as \\n and \\t), csv (the default otherwise; NULL is an empty field, an \
+            empty text ""), tsv (NULL is \\N), json (an array of objects per statement that returns \
+            rows, as `sqlite3 -json`; one array when only one does, [] when none does), jsonl (one \
+            object per line). Blobs are hex in text formats, base64 in JSON.
 
             Examples:
               dbtool exec --database db "SELECT * FROM player WHERE score > ?" --arg 100
-              dbtool exec --database db --file migrate.sql
+              dbtool exec --database db "SELECT * FROM address WHERE postal_code = ?" --arg text:0171
+              sqlite3 old.sqlite .dump > dump.sql && dbtool exec --database db --file dump.sql
               echo "SELECT 1" | dbtool exec --database db --format json
             """)
 
@@ -30,7 +37,9 @@ struct ExecCommand: ParsableCommand {
     @Option(name: .long, help: "Read the SQL from this file.", completion: .file())
     var file: String?
 
-    @Option(name: .customLong("arg"), help: ArgumentHelp("A bound argument: VALUE, or NAME=VALUE. Repeat as needed.", valueName: "value"))
+    @Option(name: .customLong("arg"), help: ArgumentHelp(
+                "A bound argument: VALUE, or NAME=VALUE; VALUE may be typed: text:, int:, real:, blob:HEX, null:. Repeat as needed.",
+                valueName: "value"))
     var arguments: [String] = []
 
     @Flag(name: .long, help: "Run each statement on its own instead of in one transaction.")
@@ -74,7 +83,7 @@ struct ExecCommand: ParsableCommand {
             fail(error)
         }
         var operation = ExecOperation(location: database.location, sql: text)
-        operation.arguments = ExecArgumentParser.parse(arguments)
+        do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { fail(error) }
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly
         operation.timeout = database.timeout
