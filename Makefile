@@ -5,8 +5,9 @@ SWIFT ?= swift
 DEMO_DIR ?= demo
 BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/Benchmarks
 # Debian packages the build needs: the system SQLite and libarchive headers,
-# and pkg-config, through which SwiftPM finds them.
-APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config
+# pkg-config, through which SwiftPM finds them, and the sqlite3 shell (tests
+# replay its `.dump` output).
+APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3
 
 .PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions install uninstall clean
 

@@ -58,7 +58,7 @@ let package = Package(
             dependencies: ["DatabaseKit", "DatabaseKitSQLite", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(
             name: "DBToolCoreTests",
-            dependencies: ["DBToolCore"]),
+            dependencies: ["DBToolCore", "DatabaseKit"]),
         // Helper processes the end-to-end tests start (a writer load, a lock holder).
         .executableTarget(name: "TestWorkload", dependencies: ["DatabaseKit"], path: "Tests/TestWorkload"),
         // End to end: runs the built dbtool binary (the dependency builds it first).

@@ -234,13 +234,13 @@ _dbtool_migrate() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    up|status|rollback|repair|baseline|new|restore-snapshot)
+    up|status|rollback|repair|baseline|adopt|new|restore-snapshot)
         # Offer subcommand argument completions
         "_dbtool_migrate_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'up status rollback repair baseline new restore-snapshot' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'up status rollback repair baseline adopt new restore-snapshot' -- "${cur}"))
         ;;
     esac
 }
@@ -280,7 +280,7 @@ _dbtool_migrate_up() {
 
 _dbtool_migrate_status() {
     repeating_flags=()
-    non_repeating_flags=(--exit-code --quiet -q --version -h --help)
+    non_repeating_flags=(--exit-code --allow-out-of-order --quiet -q --version -h --help)
     repeating_options=()
     non_repeating_options=(--migrations --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
@@ -401,6 +401,36 @@ _dbtool_migrate_baseline() {
     esac
 }
 
+_dbtool_migrate_adopt() {
+    repeating_flags=()
+    non_repeating_flags=(--quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
 _dbtool_migrate_new() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
@@ -425,13 +455,17 @@ _dbtool_migrate_restore-snapshot() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--snapshot --database --file-name --timeout --format)
+    non_repeating_options=(--snapshot --migrations --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--snapshot')
         __dbtool_add_completions -f
+        return
+        ;;
+    '--migrations')
+        __dbtool_add_completions -d
         return
         ;;
     '--database')

@@ -111,6 +111,7 @@ _dbtool_migrate() {
             'rollback:Run the down sections of the newest applied migrations, newest first.'
             'repair:Record the new checksum of an applied migration whose file was edited on purpose.'
             'baseline:Mark an existing database as migrated up to VERSION, running nothing.'
+            'adopt:Record the history of goose, golang-migrate or dbmate as applied, running nothing.'
             'new:Create the next migration file, with up and down markers.'
             'restore-snapshot:Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).'
         )
@@ -118,7 +119,7 @@ _dbtool_migrate() {
         ;;
     arg)
         case "${words[1]}" in
-        up|status|rollback|repair|baseline|new|restore-snapshot)
+        up|status|rollback|repair|baseline|adopt|new|restore-snapshot)
             "_dbtool_migrate_${words[1]}" && ret=0
             ;;
         esac
@@ -132,7 +133,7 @@ _dbtool_migrate_up() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        '--to[Migrate up or down to this version (0\: none).]:version:'
+        '--to[Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).]:version|none:'
         '--dry-run[Print the migrations and SQL that would run; change nothing.]'
         '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
         '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
@@ -154,7 +155,8 @@ _dbtool_migrate_status() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        '--exit-code[Exit 1 when migrations are pending (for CI and readiness probes).]'
+        '--exit-code[Exit 1 when migrations are pending, 3 when migrate would refuse (for CI and readiness probes).]'
+        '--allow-out-of-order[With --exit-code\: out-of-order migrations count as pending, not as drift.]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
@@ -226,6 +228,24 @@ _dbtool_migrate_baseline() {
     return "${ret}"
 }
 
+_dbtool_migrate_adopt() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
 _dbtool_migrate_new() {
     local -i ret=1
     local -ar ___format=('text' 'json')
@@ -247,6 +267,7 @@ _dbtool_migrate_restore-snapshot() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--snapshot[The snapshot to restore (default\: the latest taken before migrating).]:snapshot:_files'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -266,7 +287,7 @@ _dbtool_exec() {
     local -ar arg_specs=(
         ':sql:'
         '--file[Read the SQL from this file.]:file:_files'
-        '*--arg[A bound argument\: VALUE, or NAME=VALUE. Repeat as needed.]:value:'
+        '*--arg[A bound argument\: VALUE, or NAME=VALUE; VALUE may be typed\: text\:, int\:, real\:, blob\:HEX, null\:. Repeat as needed.]:value:'
         '--no-transaction[Run each statement on its own instead of in one transaction.]'
         '--readonly[Open the database read-only.]'
         '--format[table, csv, tsv, json or jsonl.]:format:{__dbtool_complete "${___format[@]}"}'

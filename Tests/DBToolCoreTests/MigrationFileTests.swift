@@ -1,4 +1,5 @@
-import DBToolCore
+import DatabaseKit
+@testable import DBToolCore
 import Foundation
 import Testing
 
@@ -162,4 +163,180 @@ func sha256Hex(_ text: String) -> String {
     let result = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return String(result.prefix(64))
+}
+
+@Suite("Migration files of other tools")
+struct OtherToolsMigrationFileTests {
+    @Test("goose: Up and Down, StatementBegin/End kept as comments, NO TRANSACTION for both sections, case-insensitive")
+    func goose() throws {
+        let file = try MigrationFile(
+            path: "/m/00001_post.sql",
+            contents: """
+                -- A comment before the markers.
+                -- +goose NO TRANSACTION
+                -- +goose Up
+                -- +goose StatementBegin
+                CREATE TRIGGER t AFTER INSERT ON post BEGIN
+                  SELECT 1;
+                END;
+                -- +goose StatementEnd
+                -- +GOOSE DOWN
+                DROP TRIGGER t;
+                """)
+        #expect(file.version == 1)
+        #expect(file.up.contains("CREATE TRIGGER t") && !file.up.contains("DROP"))
+        #expect(file.up.hasPrefix("-- +goose StatementBegin\n"))
+        #expect(file.upFirstLine == 4)
+        #expect(file.down == "DROP TRIGGER t;")
+        #expect(file.downFirstLine == 10)
+        #expect(file.runsOutsideTransaction && file.downRunsOutsideTransaction)
+        let transactional = try MigrationFile(path: "/m/2_x.sql", contents: "-- +goose Up\nSELECT 1;\n-- +goose Down\nSELECT 2;\n")
+        #expect(!transactional.runsOutsideTransaction && !transactional.downRunsOutsideTransaction)
+    }
+
+    @Test("dbmate: transaction:false per section; sql-migrate: notransaction")
+    func dbmateAndSQLMigrate() throws {
+        let dbmate = try MigrationFile(
+            path: "/m/20260101000000_vacuum.sql", contents: "-- migrate:up transaction:false\nVACUUM;\n\n-- migrate:down\nSELECT 1;\n")
+        #expect(dbmate.runsOutsideTransaction)
+        #expect(!dbmate.downRunsOutsideTransaction)
+        #expect(dbmate.up == "VACUUM;\n")
+        let down = try MigrationFile(path: "/m/1_x.sql", contents: "--migrate:up\nSELECT 1;\n-- migrate:down transaction:false\nVACUUM;")
+        #expect(!down.runsOutsideTransaction && down.downRunsOutsideTransaction)
+        let sqlMigrate = try MigrationFile(path: "/m/1_x.sql", contents: "-- +migrate Up notransaction\nVACUUM;\n-- +migrate Down\nSELECT 1;")
+        #expect(sqlMigrate.runsOutsideTransaction && !sqlMigrate.downRunsOutsideTransaction)
+        #expect(sqlMigrate.down == "SELECT 1;")
+        // A comment that merely starts with "migrate:" is prose.
+        let prose = try MigrationFile(path: "/m/1_x.sql", contents: "-- migrate: adds a column\nALTER TABLE t ADD c;")
+        #expect(prose.up.contains("ALTER TABLE"))
+    }
+
+    @Test("a checksum does not depend on the marker syntax")
+    func checksums() throws {
+        let dbtool = try MigrationFile(path: "/m/1_x.sql", contents: "-- migrate:up\nCREATE TABLE a(x);\n-- migrate:down\nDROP TABLE a;")
+        let goose = try MigrationFile(path: "/m/1_x.sql", contents: "-- +goose Up\nCREATE TABLE a(x);\n-- +goose Down\nDROP TABLE a;")
+        #expect(dbtool.checksum == goose.checksum)
+    }
+
+    @Test(
+        "markers dbtool does not understand are refused (65), naming the file, line and marker",
+        arguments: [
+            ("-- +goose Up\n-- +goose ENVSUB ON\nSELECT '$X';", "/m/1_x.sql:2: `-- +goose ENVSUB ON`: dbtool does not substitute"),
+            ("-- +goose Up\n-- +goose Sideways\nSELECT 1;", "/m/1_x.sql:2: `-- +goose Sideways`: unknown goose annotation"),
+            ("-- migrate:up transaction:maybe\nSELECT 1;", "/m/1_x.sql:1: `-- migrate:up transaction:maybe`: unknown option"),
+            ("-- migrate:dwon\nSELECT 1;", "/m/1_x.sql:1: `-- migrate:dwon`: unknown marker"),
+            ("-- +migrate Up sometimes\nSELECT 1;", "/m/1_x.sql:1: `-- +migrate Up sometimes`: unknown option"),
+            ("-- +goose Down\nSELECT 1;", "expected one `-- +goose Up` line, optionally followed by one `-- +goose Down` line"),
+            ("SELECT 1;\n-- +goose Up\nSELECT 2;", "/m/1_x.sql:1: SQL before `-- +goose Up`"),
+            ("-- +goose Up\n-- +goose StatementBegin\nSELECT 1;\n-- +goose Down\nSELECT 2;", "/m/1_x.sql:2: `-- +goose StatementBegin` has no StatementEnd"),
+            ("-- +goose Up\nSELECT 1;\n-- +goose StatementEnd", "/m/1_x.sql:3: `-- +goose StatementEnd` without a StatementBegin"),
+            ("-- migrate:up\nSELECT 1;\n-- +goose Down\nSELECT 2;", "/m/1_x.sql:3: `-- +goose Down` is a goose marker in a file of dbmate markers"),
+        ])
+    func unsupported(contents: String, message: String) throws {
+        let error = #expect(throws: DBToolError.self) { try MigrationFile(path: "/m/1_x.sql", contents: contents) }
+        #expect(error?.status == .dataError)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("golang-migrate: a pair is one migration; markers in it, or a down file alone, are refused")
+    func golangMigratePairs() throws {
+        let path = NSTemporaryDirectory() + "migrations-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func write(_ name: String, _ text: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name)) }
+        try write("000000_init.up.sql", "CREATE TABLE a(x);\n")
+        try write("000000_init.down.sql", "DROP TABLE a;\n")
+        try write("000001_b.up.sql", "CREATE TABLE b(x);\n")
+        let directory = try MigrationDirectory(path: path)
+        #expect(directory.migrations.map(\.version) == [0, 1])
+        #expect(directory.migrations[0].name == "init")
+        #expect(directory.migrations[0].up == "CREATE TABLE a(x);\n")
+        #expect(directory.migrations[0].down == "DROP TABLE a;\n")
+        #expect(directory.migrations[0].downFile.hasSuffix("000000_init.down.sql"))
+        #expect(directory.migrations[1].down == nil)
+
+        try write("000002_c.down.sql", "DROP TABLE c;\n")
+        let alone = #expect(throws: DBToolError.self) { try MigrationDirectory(path: path) }
+        #expect(alone?.message.contains("000002_c.down.sql: a golang-migrate down file without its .up.sql file") == true)
+        try FileManager.default.removeItem(atPath: path + "/000002_c.down.sql")
+
+        try write("000003_d.up.sql", "-- migrate:up\nCREATE TABLE d(x);\n")
+        let marked = #expect(throws: DBToolError.self) { try MigrationDirectory(path: path) }
+        #expect(marked?.message.contains("000003_d.up.sql:1: `-- migrate:up` in a golang-migrate file") == true)
+        try FileManager.default.removeItem(atPath: path + "/000003_d.up.sql")
+
+        try write("0001_again.sql", "SELECT 1;")
+        let duplicate = #expect(throws: DBToolError.self) { try MigrationDirectory(path: path) }
+        #expect(duplicate?.message.contains("two migrations have the version 1") == true)
+    }
+
+    @Test("files that are not .sql, and subdirectories, are skipped and listed; a badly named .sql file is still refused")
+    func skipped() throws {
+        let path = NSTemporaryDirectory() + "migrations-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path + "/archive", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (name, text) in [("0001_a.sql", "SELECT 1;"), ("0002_seed.py", "print(1)"), ("atlas.sum", "h1:x"), (".keep", "")] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+        }
+        let directory = try MigrationDirectory(path: path)
+        #expect(directory.migrations.map(\.version) == [1])
+        #expect(directory.skipped == [".keep", "0002_seed.py", "archive/", "atlas.sum"])
+        #expect(directory.skippedNotice == "skipped 4 files that are not .sql migrations in \(path): .keep, 0002_seed.py, archive/, atlas.sum")
+        try Data("SELECT 2;".utf8).write(to: URL(fileURLWithPath: path + "/0002-typo.sql"))
+        let error = #expect(throws: DBToolError.self) { try MigrationDirectory(path: path) }
+        #expect(error?.message.contains("0002-typo.sql: the name is not VERSION_name.sql") == true)
+    }
+}
+
+@Suite("SQL scripts that manage their own transactions")
+struct SQLScriptTests {
+    @Test("statement keywords: strings, identifiers, comments and trigger bodies do not split statements")
+    func keywords() {
+        let script = """
+            PRAGMA foreign_keys=OFF;
+            BEGIN TRANSACTION;
+            CREATE TABLE "t;x"(a TEXT DEFAULT 'a;b', [c;d] INT); -- a comment; with a semicolon
+            /* BEGIN; */ INSERT INTO "t;x" VALUES ('it''s; fine', 1);
+            CREATE TEMP TRIGGER tr AFTER INSERT ON "t;x" BEGIN
+              UPDATE "t;x" SET a = CASE WHEN new.a IS NULL THEN 'n' ELSE new.a END;
+              DELETE FROM "t;x" WHERE 0;
+            END;
+            COMMIT;
+            """
+        #expect(SQLScript.statementKeywords(script) == ["PRAGMA", "BEGIN", "CREATE", "INSERT", "CREATE", "COMMIT"])
+        #expect(SQLScript.managesTransactions(script))
+        #expect(!SQLScript.managesTransactions("CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END; INSERT INTO x VALUES (1);"))
+        #expect(SQLScript.managesTransactions("savepoint a; release a;"))
+        #expect(!SQLScript.managesTransactions("SELECT 'BEGIN;'; -- BEGIN;\n"))
+    }
+}
+
+@Suite("exec arguments")
+struct ExecArgumentTests {
+    private func values(_ arguments: [String]) throws -> [DatabaseValue] {
+        let parsed = try ExecArgumentParser.parse(arguments)
+        return try DatabaseQueue().read { db in
+            try Row.fetchOne(db, sql: "SELECT " + arguments.indices.map { _ in "?" }.joined(separator: ", "), arguments: parsed)?
+                .databaseValues ?? []
+        }
+    }
+
+    @Test("inference never loses a character; a prefix gives the exact type")
+    func inference() throws {
+        #expect(try values(["42", "-7", "0", "1.5"]) == [42.databaseValue, (-7).databaseValue, 0.databaseValue, 1.5.databaseValue])
+        #expect(try values(["0171", "+5", "-0", "1.50", "1e3", ".5"]) == ["0171", "+5", "-0", "1.50", "1e3", ".5"].map(\.databaseValue))
+        #expect(try values(["NULL", "null"]) == [.null, "null".databaseValue])
+        #expect(try values(["text:0171", "text:NULL", "text:", "int:5", "integer:-3", "real:1e3", "blob:CAFE", "null:"]) == [
+            "0171".databaseValue, "NULL".databaseValue, "".databaseValue, 5.databaseValue, (-3).databaseValue, 1000.0.databaseValue,
+            Data([0xCA, 0xFE]).databaseValue, .null,
+        ])
+        #expect(try values(["text:text:x", "http://example.com", "12:30"]) == ["text:x", "http://example.com", "12:30"].map(\.databaseValue))
+    }
+
+    @Test("a typed value that is not of its type is a usage error naming the argument", arguments: ["int:x", "real:", "blob:ABC", "null:x"])
+    func invalid(argument: String) throws {
+        let error = #expect(throws: DBToolError.self) { try ExecArgumentParser.parse([argument]) }
+        #expect(error?.status == .usage)
+        #expect(error?.message.hasPrefix("--arg \(argument):") == true)
+    }
 }

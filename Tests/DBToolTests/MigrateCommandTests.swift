@@ -217,7 +217,10 @@ struct MigrateCommandTests {
         try write("-- migrate:up\nINSERT INTO book (author_id, title) VALUES (99, 'Orphan');\n", to: migrations + "/0006_orphan.sql")
         let result = try migrate(database, migrations)
         #expect(result.status == 65)
-        #expect(result.stderr.contains("0006_orphan.sql: FOREIGN KEY constraint violation - from book(author_id) to author(id)"))
+        #expect(
+            result.stderr.contains("0006_orphan.sql: the migration leaves foreign key violations (1 row references a missing row): book rowid "),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("-> author"))
         #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
     }
 
