@@ -242,10 +242,7 @@ struct MigrateBaseline: ParsableCommand {
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
         runReporting(
-            output, operation: { try maintenance.baseline(version: version) },
-            text: { records in
-                "Recorded \(records.count) migration(s) up to \(version) as applied, without running them."
-            })
+            output, operation: { try maintenance.baseline(version: version) }, text: describeRecorded)
     }
 }
 
@@ -272,11 +269,14 @@ struct MigrateAdopt: ParsableCommand {
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
         runReporting(
-            output, operation: maintenance.adopt,
-            text: { records in
-                "Recorded \(records.count) migration(s) up to \(records.last.map { String($0.version) } ?? "none") as applied, without running them."
-            })
+            output, operation: maintenance.adopt, text: describeRecorded)
     }
+}
+
+/// The text of `baseline` and `adopt`: the records written without running anything.
+func describeRecorded(_ records: [MigrationsTable.Record]) -> String {
+    let newest = records.last.map { String($0.version) } ?? "none"
+    return "Recorded \(records.count) migration(s) up to \(newest) as applied, without running them."
 }
 
 struct MigrateNew: ParsableCommand {
