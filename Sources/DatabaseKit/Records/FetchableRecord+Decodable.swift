@@ -33,13 +33,36 @@ public final class FetchableRecordDecoder: Sendable {
 }
 
 /// A `Decoder` over a row. Not generic over the record: the record type is a
-/// value, so that decoding pays no generic metadata lookup.
-private struct RowDecoder: Decoder {
+/// value, so that decoding pays no generic metadata lookup. A class: one
+/// allocation per row holds it all, fits an `any Decoder` without a box, and
+/// keeps the one mutable fact of a decoding (the key that took the whole row).
+private final class RowDecoder: Decoder {
     let recordType: any FetchableRecord.Type
     let row: Row
     let codingPath: [any CodingKey]
     let columnStrategy: DatabaseColumnDecodingStrategy
+    /// The key that decoded from the whole row: only one may.
+    var rootKey: (any CodingKey)?
+    /// The column of each key, when the strategy renames columns.
+    let columnForKey: [String: String]?
     var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
+
+    init(recordType: any FetchableRecord.Type, row: Row, codingPath: [any CodingKey], columnStrategy: DatabaseColumnDecodingStrategy) {
+        self.recordType = recordType
+        self.row = row
+        self.codingPath = codingPath
+        self.columnStrategy = columnStrategy
+        if case .useDefaultKeys = columnStrategy {
+            columnForKey = nil
+        } else {
+            var columnForKey: [String: String] = [:]
+            for column in row.columnNames {
+                let key = columnStrategy.key(forColumn: column)
+                if columnForKey[key] == nil { columnForKey[key] = column }
+            }
+            self.columnForKey = columnForKey
+        }
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
@@ -69,27 +92,17 @@ private struct RowDecoder: Decoder {
     }
 }
 
-/// The columns and scopes of a row, by coding key.
-private final class RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// The columns and scopes of a row, by coding key. A struct of one
+/// reference: a generic class would cost a metadata lookup and an allocation
+/// per row, a larger struct a copy per decoded property.
+private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: RowDecoder
-    /// The column of each key, when the strategy renames columns.
-    private let columnForKey: [String: String]?
-    /// The key that decoded from the whole row: only one may.
-    private var rootKey: (any CodingKey)?
 
     init(decoder: RowDecoder) {
         self.decoder = decoder
-        if case .useDefaultKeys = decoder.columnStrategy {
-            columnForKey = nil
-        } else {
-            var columnForKey: [String: String] = [:]
-            for column in decoder.row.columnNames {
-                let key = decoder.columnStrategy.key(forColumn: column)
-                if columnForKey[key] == nil { columnForKey[key] = column }
-            }
-            self.columnForKey = columnForKey
-        }
     }
+
+    private var columnForKey: [String: String]? { decoder.columnForKey }
 
     var row: Row { decoder.row }
     var codingPath: [any CodingKey] { decoder.codingPath }
@@ -173,12 +186,12 @@ private final class RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPro
         }
         // Neither a column nor a scope: the value is made of the whole row
         // (a record made of records). Only one key can claim it.
-        if let rootKey {
+        if let rootKey = decoder.rootKey {
             let keys = [rootKey.stringValue, key.stringValue].sorted()
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "No such key: \(keys.joined(separator: " or "))"))
         }
-        rootKey = key
+        decoder.rootKey = key
         return try decodeRow(T.self, from: row, key: key)
     }
 
