@@ -29,6 +29,16 @@ struct MigrationsOptions: ParsableArguments {
     }
 }
 
+/// A `migrate` subcommand that reads the migrations directory: a missing
+/// one is a usage error before anything runs, shown with the subcommand's usage.
+protocol ReadsMigrations: ParsableCommand {
+    var migrations: MigrationsOptions { get }
+}
+
+extension ReadsMigrations {
+    func validate() throws { _ = try migrations.path }
+}
+
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -64,7 +74,7 @@ struct MigrateCommand: ParsableCommand {
         defaultSubcommand: MigrateUp.self)
 }
 
-struct MigrateUp: ParsableCommand {
+struct MigrateUp: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "up", abstract: "Apply pending migrations (the default), or move to --to VERSION.")
 
@@ -125,7 +135,7 @@ func describe(_ report: MigrateOperation.Report) -> String {
     return lines.joined(separator: "\n")
 }
 
-struct MigrateStatus: ParsableCommand {
+struct MigrateStatus: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "List applied, pending, modified, missing and out-of-order migrations.",
         discussion: """
@@ -186,7 +196,7 @@ func describe(_ report: MigrationMaintenance.StatusReport) -> String {
     return lines.joined(separator: "\n")
 }
 
-struct MigrateRollback: ParsableCommand {
+struct MigrateRollback: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "rollback", abstract: "Run the down sections of the newest applied migrations, newest first.")
 
@@ -198,6 +208,7 @@ struct MigrateRollback: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        _ = try migrations.path
         if steps < 1 { throw ValidationError("--steps must be 1 or more (got \(steps))") }
     }
 
@@ -207,7 +218,7 @@ struct MigrateRollback: ParsableCommand {
     }
 }
 
-struct MigrateRepair: ParsableCommand {
+struct MigrateRepair: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "repair", abstract: "Record the new checksum of an applied migration whose file was edited on purpose.")
 
@@ -228,7 +239,7 @@ struct MigrateRepair: ParsableCommand {
     }
 }
 
-struct MigrateBaseline: ParsableCommand {
+struct MigrateBaseline: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "baseline", abstract: "Mark an existing database as migrated up to VERSION, running nothing.")
 
@@ -246,7 +257,7 @@ struct MigrateBaseline: ParsableCommand {
     }
 }
 
-struct MigrateAdopt: ParsableCommand {
+struct MigrateAdopt: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "adopt",
         abstract: "Record the history of goose, golang-migrate or dbmate as applied, running nothing.",
@@ -279,7 +290,7 @@ func describeRecorded(_ records: [MigrationsTable.Record]) -> String {
     return "Recorded \(records.count) migration(s) up to \(newest) as applied, without running them."
 }
 
-struct MigrateNew: ParsableCommand {
+struct MigrateNew: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Create the next migration file, with up and down markers.")
 
