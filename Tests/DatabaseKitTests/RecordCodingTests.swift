@@ -453,3 +453,42 @@ struct RecordCodingTests {
         }
     }
 }
+
+/// The fast paths of Decodable rows and key lookups keep their meaning.
+@Suite("Decodable optionals and key lookups after schema changes")
+struct DecodableFastPathTests {
+    struct Item: Codable, FetchableRecord, TableRecord {
+        static let databaseTableName = "item"
+        var id: Int64?
+        var count: Int?
+        var label: String?
+    }
+
+    @Test("an optional primitive: a value, NULL and a missing column are read as GRDB does; text reads as a plain fetch does")
+    func optionals() throws {
+        try DatabaseQueue().write { db in
+            let item = try Item.fetchOne(db, sql: "SELECT 1 AS id, NULL AS count")
+            #expect(item?.id == 1 && item?.count == nil && item?.label == nil)
+            let full = try Item.fetchOne(db, sql: "SELECT 2 AS id, 5 AS count, 'x' AS label")
+            #expect(full?.count == 5 && full?.label == "x")
+            // As GRDB's column fast path: SQLite's own conversion, the same as a plain fetch.
+            let plain = try Int64.fetchOne(db, sql: "SELECT 'abc'")
+            #expect(try Item.fetchOne(db, sql: "SELECT 'abc' AS id")?.id == plain)
+        }
+    }
+
+    @Test("fetchOne(db, key:) follows a primary key changed by the same connection")
+    func keyAfterSchemaChange() throws {
+        try DatabaseQueue().write { db in
+            try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, count INT, label TEXT); INSERT INTO item VALUES (1, 10, 'a')")
+            #expect(try Item.fetchOne(db, key: 1)?.label == "a")
+            try db.execute(
+                sql: """
+                    CREATE TABLE new_item(id INT, count INTEGER PRIMARY KEY, label TEXT);
+                    INSERT INTO new_item SELECT * FROM item; DROP TABLE item; ALTER TABLE new_item RENAME TO item;
+                    """)
+            #expect(try Item.fetchOne(db, key: 10)?.label == "a")
+            #expect(try Item.fetchOne(db, key: 1) == nil)
+        }
+    }
+}

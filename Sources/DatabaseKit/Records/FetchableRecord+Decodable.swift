@@ -102,9 +102,10 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         self.decoder = decoder
     }
 
+    var row: Row { decoder.row }
+
     private var columnForKey: [String: String]? { decoder.columnForKey }
 
-    var row: Row { decoder.row }
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
@@ -156,7 +157,37 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forColumn: column(forKey: key)) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forColumn: column(forKey: key)) }
 
+    // The optional primitives: one column lookup, no dynamic cast.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try primitiveIfPresent(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try primitiveIfPresent(key) }
+
+    /// A primitive from its column (NULL is nil); from elsewhere (a scope,
+    /// no column) as any other type. Inlined, so that each overload reads
+    /// its type without generic dispatch.
+    @inline(__always)
+    private func primitiveIfPresent<V: Decodable & DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V? {
+        guard let (column, index) = columnIndex(forKey: key) else { return try decodeAnyIfPresent(V.self, forKey: key) }
+        if row.hasNull(atIndex: index) { return nil }
+        return try decodeFast(V.self, row: row, index: index, column: column)
+    }
+
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try decodeAnyIfPresent(T.self, forKey: key)
+    }
+
+    private func decodeAnyIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         if let (column, index) = columnIndex(forKey: key) {
             if row.hasNull(atIndex: index) {
                 // NULL is nil, unless the type decodes it (DatabaseValue does).
@@ -290,6 +321,7 @@ private func decodeColumnValue<T: Decodable>(
     }
 }
 
+@inline(__always)
 private func decodeFast<V: DatabaseValueConvertible & StatementColumnConvertible>(
     _ type: V.Type, row: Row, index: Int, column: String
 ) throws -> V {

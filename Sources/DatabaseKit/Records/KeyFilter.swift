@@ -140,11 +140,15 @@ extension Database {
     /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) for a primary key of
     ///   several columns.
     func filteringPrimaryKeyColumn(_ table: String) throws -> String {
+        try validateSchemaCache()
+        // Fetching records one key at a time asks for the same table again and again.
+        if let last = schemaCache.lastKeyColumn, last.table == table { return last.column }
         let primaryKey = try primaryKey(table)
         guard primaryKey.columns.count == 1 else {
             throw DatabaseError.misuse(
                 "Requesting by key requires a single-column primary key in the table \(table): pass the key as a dictionary")
         }
+        schemaCache.lastKeyColumn = (table, primaryKey.columns[0])
         return primaryKey.columns[0]
     }
 }

@@ -30,6 +30,10 @@ struct SchemaCache {
     /// one table asks for the same one each time, and comparing the key is
     /// cheaper than hashing it.
     var lastPrimaryKey: (key: Key, info: PrimaryKeyInfo)?
+    /// The last column of a lookup by primary key (`fetchOne(db, key:)`):
+    /// the table's name and its one key column, without a copy of the
+    /// whole primary key.
+    var lastKeyColumn: (table: String, column: String)?
     var columns: [Key: [ColumnInfo]?] = [:]
     var indexes: [Key: [IndexInfo]?] = [:]
     var foreignKeys: [Key: [ForeignKeyInfo]?] = [:]
@@ -44,6 +48,7 @@ struct SchemaCache {
 
     mutating func removeAll() {
         lastPrimaryKey = nil
+        lastKeyColumn = nil
         if !primaryKeys.isEmpty { primaryKeys.removeAll() }
         if !columns.isEmpty { columns.removeAll() }
         if !indexes.isEmpty { indexes.removeAll() }
