@@ -163,6 +163,12 @@ public final class Statement {
 
     /// Sets arguments without validation: missing values are bound as NULL.
     public func setUncheckedArguments(_ arguments: StatementArguments) {
+        // The usual case (records, keys): one positional value per
+        // parameter, bound as they are, without building another array.
+        if arguments.namedValues.isEmpty && arguments.values.count == parameterCount {
+            try? bind(arguments.values, arguments: arguments)
+            return
+        }
         var consumer = ArgumentsConsumer(arguments)
         let values = consumer.uncheckedValues(for: self)
         // Binding a value to an existing parameter does not fail.
