@@ -72,12 +72,12 @@ public struct ForeignMigrationHistory: Codable, Sendable, Equatable {
     private static func historyVersion(_ value: DatabaseValue, table: String) throws -> UInt64 {
         switch value.storage {
         case .int64(let int64) where int64 >= 0: return UInt64(int64)
-        case .string(let text) where UInt64(text) != nil: return UInt64(text) ?? 0
-        default:
-            throw DBToolError(
-                .dataError, "the table \(table) holds the version \(value), which dbtool can not read",
-                hint: "Fix that row, or record the history with `dbtool migrate baseline VERSION`.")
+        case .string(let text): if let version = UInt64(text) { return version }
+        default: break
         }
+        throw DBToolError(
+            .dataError, "the table \(table) holds the version \(value), which dbtool can not read",
+            hint: "Fix that row, or record the history with `dbtool migrate baseline VERSION`.")
     }
 
     /// "goose (table goose_db_version)".

@@ -171,7 +171,9 @@ struct MigrateStatus: ReadsMigrations {
             case .text: print(describe(report))
             }
         }
-        Foundation.exit(exitCode ? report.exitCode(allowOutOfOrder: allowOutOfOrder) : 0)
+        // Returned through ArgumentParser, which exits with it and prints nothing.
+        let status = exitCode ? report.exitCode(allowOutOfOrder: allowOutOfOrder) : 0
+        if status != 0 { throw ExitCode(status) }
     }
 }
 
