@@ -15,7 +15,9 @@ import Foundation
 /// ```
 public final class Database: CustomStringConvertible, CustomDebugStringConvertible {
     /// The raw SQLite connection handle; nil once the connection is closed.
-    public private(set) var sqliteConnection: SQLiteConnection?
+    // Read by every statement execution, on the connection's thread only:
+    // no dynamic exclusivity check.
+    @exclusivity(unchecked) public private(set) var sqliteConnection: SQLiteConnection?
 
     /// The configuration of the connection.
     public let configuration: Configuration
@@ -47,11 +49,15 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     private(set) lazy var authorizer = StatementAuthorizer(self)
 
     /// The transaction observers' broker; nil until the first observer.
-    private(set) var observationBroker: DatabaseObservationBroker?
+    ///
+    /// This and the other flags read by every execution skip the dynamic
+    /// exclusivity check: a connection is only used by the thread of its
+    /// current access block (see ``accessThread``).
+    @exclusivity(unchecked) private(set) var observationBroker: DatabaseObservationBroker?
 
     /// The thread that runs the current access block: statements and cursors
     /// refuse to run on any other thread.
-    var accessThread: pthread_t?
+    @exclusivity(unchecked) var accessThread: pthread_t?
 
     /// The user's trace function of ``trace(options:_:)``.
     var traceHandler: ((TraceEvent) -> Void)?
@@ -74,7 +80,7 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// True inside ``inTransaction(_:_:)`` and ``inSavepoint(_:)``: a
     /// statement that finds no transaction there throws SQLITE_ABORT (see
     /// ``statementWillExecute(_:)``).
-    var isInsideTransactionBlock = false
+    @exclusivity(unchecked) var isInsideTransactionBlock = false
 
     /// The cancellation and suspension flags, shared with the tasks and
     /// notifications that set them from other threads.
@@ -85,7 +91,7 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
 
     /// Whether the connection was inside a transaction after the previous
     /// statement: transitions set and clear the ``transactionDate``.
-    var wasInsideTransaction = false
+    @exclusivity(unchecked) var wasInsideTransaction = false
     var transactionDateResult: Result<Date, any Error>?
 
     /// The journal mode, read once for the suspension rules.

@@ -195,6 +195,13 @@ public final class Statement {
     /// exactly the positional values the statement expects.
     @inline(__always)
     func prepareExecution(arguments newArguments: StatementArguments?) throws {
+        try prepareExecution(arguments: newArguments, in: database)
+    }
+
+    /// ``prepareExecution(arguments:)`` with the connection already at hand:
+    /// each read of the unowned `database` costs a strong retain.
+    @inline(__always)
+    func prepareExecution(arguments newArguments: StatementArguments?, in database: Database) throws {
         try database.checkAccess(for: self)
         if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
         guard let newArguments else {
@@ -247,7 +254,8 @@ public final class Statement {
     ///   fails; `CancellationError` when the task of an async access was
     ///   cancelled.
     public func execute(arguments: StatementArguments? = nil) throws {
-        try prepareExecution(arguments: arguments)
+        let database = self.database
+        try prepareExecution(arguments: arguments, in: database)
         try database.statementWillExecute(self)
         while true {
             let code = sqlite3_step(sqliteStatement)

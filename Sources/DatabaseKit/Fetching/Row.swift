@@ -219,7 +219,7 @@ public final class Row {
     }
 
     /// The value of the named column, read straight from the statement.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         if let sqliteStatement, let index = statementColumnIndex(columnName),
             let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))

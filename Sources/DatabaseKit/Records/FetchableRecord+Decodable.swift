@@ -142,20 +142,29 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return true
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try row.decode(forColumn: column(forKey: key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try row.decode(forColumn: column(forKey: key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(key) }
+
+    /// A primitive from its column. Inlined, so that each overload reads its
+    /// type without generic dispatch; the row is read from the decoder once.
+    @inline(__always)
+    private func primitive<V: DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V {
+        let decoder = self.decoder
+        if decoder.columnForKey == nil { return try decoder.row.decode(V.self, forColumn: key.stringValue) }
+        return try decoder.row.decode(V.self, forColumn: column(forKey: key))
+    }
 
     // The optional primitives: one column lookup, no dynamic cast.
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try primitiveIfPresent(key) }

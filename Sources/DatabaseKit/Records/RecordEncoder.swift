@@ -16,7 +16,9 @@ import Foundation
 /// Not generic: the record type is a value, so that encoding a record pays no
 /// generic metadata lookup (this module is not specialized for its clients).
 final class RecordEncoder: Encoder {
-    var container: PersistenceContainer
+    // Written once per encoded property, by the one thread that encodes:
+    // no dynamic exclusivity check.
+    @exclusivity(unchecked) var container: PersistenceContainer
     /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
     var misuse: EncodingError?
     /// The record type, whose static members tell how to encode.
@@ -53,6 +55,7 @@ final class RecordEncoder: Encoder {
     }
 
     /// Stores a column value, with the column named by the strategy.
+    @inline(__always)
     func store(_ value: DatabaseValue, forKey key: some CodingKey) {
         container.setValue(value, forColumn: column(forKey: key))
     }
