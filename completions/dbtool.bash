@@ -552,11 +552,15 @@ _dbtool_snapshot() {
     repeating_flags=()
     non_repeating_flags=(--force --vacuum --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output-dir --keep --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --keep --database --file-name --timeout --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--output')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--output-dir')
         __dbtool_add_completions -d
         return
@@ -616,7 +620,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --format --level --threads --keep --report --database --file-name --timeout)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --keep --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -629,7 +633,7 @@ _dbtool_backup_create() {
         __dbtool_add_completions -d
         return
         ;;
-    '--format')
+    '--archive-format')
         __dbtool_add_completions -W 'tar.zst'$'\n''tar.gz'$'\n''tar.xz'$'\n''tar'$'\n''zip'
         return
         ;;
@@ -642,10 +646,6 @@ _dbtool_backup_create() {
     '--keep')
         return
         ;;
-    '--report')
-        __dbtool_add_completions -W 'text'$'\n''json'
-        return
-        ;;
     '--database')
         __dbtool_add_completions -f
         return
@@ -654,6 +654,10 @@ _dbtool_backup_create() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac

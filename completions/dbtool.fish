@@ -49,12 +49,12 @@ function __dbtool_parse_tokens -S
         case 'checkpoint'
             __dbtool_parse_subcommand 0 'mode=' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'snapshot'
-            __dbtool_parse_subcommand 1 'output-dir=' 'keep=' 'force' 'vacuum' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 1 'output=' 'output-dir=' 'keep=' 'force' 'vacuum' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'backup'
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'create'
-                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'format=' 'level=' 'threads=' 'keep=' 'force' 'report=' 'q/quiet' 'database=' 'file-name=' 'timeout=' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'archive-format=' 'level=' 'threads=' 'keep=' 'force' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'verify'
                 __dbtool_parse_subcommand 1 'format=' 'q/quiet' 'version' 'h/help'
             end
@@ -234,10 +234,10 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool checkpoint" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool snapshot" -eq 1' -F
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" output' -l 'output' -d 'The file to write.' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" output-dir' -l 'output-dir' -d 'Write a timestamped file in this directory instead.' -rfa '(__dbtool_complete_directories)'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" keep' -l 'keep' -d 'With --output-dir: keep only the newest N snapshots.' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" force' -l 'force' -d 'Replace OUTPUT if it exists.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" force' -l 'force' -d 'Replace the --output file if it exists.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" vacuum' -l 'vacuum' -d 'Compact the copy (VACUUM INTO).'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool snapshot" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
@@ -252,16 +252,16 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtoo
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool backup" -eq 1' -fa 'verify' -d 'Check that an archive is whole and holds a sound database.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" output' -l 'output' -d 'The archive to write.' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" output-dir' -l 'output-dir' -d 'Write a timestamped archive in this directory instead.' -rfa '(__dbtool_complete_directories)'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" format' -l 'format' -d 'The archive format.' -rfka 'tar.zst tar.gz tar.xz tar zip'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" archive-format' -l 'archive-format' -d 'The archive format (default: the one --output\'s extension names, else tar.zst).' -rfka 'tar.zst tar.gz tar.xz tar zip'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" level' -l 'level' -d 'The compression level (zstd 1-22, gzip/xz/zip 0-9; default: the format\'s).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" threads' -l 'threads' -d 'Compression worker threads for tar.zst and tar.xz: faster, but tens of MiB more memory (default 0: none).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" keep' -l 'keep' -d 'With --output-dir: keep only the newest N archives of this database.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" force' -l 'force' -d 'Replace --output if it exists.'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" report' -l 'report' -d 'text for people, json for machines (one JSON document on stdout).' -rfka 'text json'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" database' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" format' -l 'format' -d 'text for people, json for machines (exactly one JSON document on stdout).' -rfka 'text json'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" q quiet' -l 'quiet' -s 'q' -d 'Print nothing but errors.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool backup verify" -eq 1' -F

@@ -325,10 +325,10 @@ _dbtool_snapshot() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        ':output-file:_files'
+        '--output[The file to write.]:output:_files'
         '--output-dir[Write a timestamped file in this directory instead.]:output-dir:_files -/'
         '--keep[With --output-dir\: keep only the newest N snapshots.]:keep:'
-        '--force[Replace OUTPUT if it exists.]'
+        '--force[Replace the --output file if it exists.]'
         '--vacuum[Compact the copy (VACUUM INTO).]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
@@ -374,21 +374,21 @@ _dbtool_backup() {
 
 _dbtool_backup_create() {
     local -i ret=1
-    local -ar ___format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
-    local -ar ___report=('text' 'json')
+    local -ar ___archive_format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
+    local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--output[The archive to write.]:output:_files'
         '--output-dir[Write a timestamped archive in this directory instead.]:output-dir:_files -/'
-        '--format[The archive format.]:format:{__dbtool_complete "${___format[@]}"}'
+        '--archive-format[The archive format (default\: the one --output'\''s extension names, else tar.zst).]:archive-format:{__dbtool_complete "${___archive_format[@]}"}'
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
         '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
         '--force[Replace --output if it exists.]'
-        '--report[text for people, json for machines (one JSON document on stdout).]:report:{__dbtool_complete "${___report[@]}"}'
-        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -41,11 +41,24 @@ struct DatabaseOptions: ParsableArguments {
 /// The format of a command's report.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
+
+    /// Parses `--format`; an archive format name gets the option it belongs
+    /// to (`--format` named the archive format of `backup` before 0.4).
+    static func parse(_ argument: String) throws -> ReportFormat {
+        if let format = ReportFormat(rawValue: argument) { return format }
+        if let archive = ArchiveFormat(rawValue: argument) {
+            throw ValidationError(
+                "--format is the report format (text or json); the archive format is --archive-format \(archive.rawValue)")
+        }
+        throw ValidationError("use text or json")
+    }
 }
 
-/// How a command prints its report.
+/// How a command prints its report: the same two options on every command.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "text for people, json for machines (exactly one JSON document on stdout).")
+    @Option(
+        name: .long, help: "text for people, json for machines (exactly one JSON document on stdout).",
+        completion: .list(ReportFormat.allValueStrings), transform: ReportFormat.parse)
     var format: ReportFormat = .text
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")

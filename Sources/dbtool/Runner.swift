@@ -1,14 +1,16 @@
+import ArgumentParser
 import DBToolCore
 import Foundation
 
-/// Runs an operation and prints its report, or its error on stderr with the
-/// documented exit status. Nothing else prints: commands stay thin.
+/// Runs an operation and prints its report, or its error on stderr and then
+/// throws the documented exit status as an `ExitCode`: commands return to
+/// ArgumentParser, which exits; nothing else prints, so commands stay thin.
 func runReporting<Report: Encodable>(
     _ output: OutputOptions,
     operation: () throws -> Report,
     text: (Report) -> String
-) -> Never {
-    runReporting(format: output.format, quiet: output.quiet, operation: operation, text: text)
+) throws {
+    try runReporting(format: output.format, quiet: output.quiet, operation: operation, text: text)
 }
 
 /// Runs an operation and prints its report in `format`, unless `quiet`.
@@ -17,7 +19,7 @@ func runReporting<Report: Encodable>(
     quiet: Bool,
     operation: () throws -> Report,
     text: (Report) -> String
-) -> Never {
+) throws {
     do {
         let report = try operation()
         if !quiet {
@@ -26,7 +28,6 @@ func runReporting<Report: Encodable>(
             case .json: print(jsonDocument(report))
             }
         }
-        exit(ExitStatus.success.rawValue)
     } catch let failure as any PartialFailure {
         // What ran before the failure stays done: report it, then the error.
         if !quiet, let report = failure.partialReport as? Report {
@@ -35,18 +36,19 @@ func runReporting<Report: Encodable>(
             case .json: print(jsonDocument(report))
             }
         }
-        fail(failure.error)
+        throw failed(failure.error)
     } catch {
-        fail(error)
+        throw failed(error)
     }
 }
 
-/// Prints an error on stderr and exits with its status.
-func fail(_ error: any Error) -> Never {
+/// Prints an error on stderr and returns its exit status, for the command
+/// to throw.
+func failed(_ error: any Error) -> ExitCode {
     let toolError =
         (error as? DBToolError) ?? (error as? any PartialFailure)?.error ?? DBToolError(.software, "unexpected error: \(error)")
     FileHandle.standardError.write(Data("dbtool: error: \(toolError.description)\n".utf8))
-    exit(toolError.status.rawValue)
+    return ExitCode(toolError.status.rawValue)
 }
 
 /// One JSON document with sorted keys.

@@ -19,7 +19,7 @@ struct BackupCommandTests {
         chmod(database + "/attachments/note.txt", 0o640)
         let archive = scratch.file("backup.\(format)")
 
-        let backup = try dbtool(["backup", "--database", database, "--output", archive, "--format", format, "--report", "json"])
+        let backup = try dbtool(["backup", "--database", database, "--output", archive, "--format", "json"])
         #expect(backup.status == 0, "\(backup.stderr)")
         let report = try json(backup)
         #expect(report["archive"] as? String == archive)
@@ -49,14 +49,14 @@ struct BackupCommandTests {
         #expect(symlink("/etc/hostname", database + "/link") == 0)
 
         let fileOnly = scratch.file("file.tar.zst")
-        let byFile = try dbtool(["backup", "--database", database + "/db.sqlite", "--output", fileOnly, "--report", "json"])
+        let byFile = try dbtool(["backup", "--database", database + "/db.sqlite", "--output", fileOnly, "--format", "json"])
         #expect(byFile.status == 0, "\(byFile.stderr)")
         let restoredFile = scratch.file("restored-file")
         #expect(try dbtool(["restore", fileOnly, restoredFile, "-q"]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: restoredFile) == ["db.sqlite"])
 
         let whole = scratch.file("whole.tar.zst")
-        let byDirectory = try dbtool(["backup", "--database", database, "--output", whole, "--report", "json"])
+        let byDirectory = try dbtool(["backup", "--database", database, "--output", whole, "--format", "json"])
         #expect(byDirectory.status == 0, "\(byDirectory.stderr)")
         #expect(try json(byDirectory)["skipped"] as? [String] == ["link"])
         let restored = scratch.file("restored")
@@ -116,7 +116,7 @@ struct BackupCommandTests {
             let before = try committed()
             let archive = scratch.file("live-\(index).\(Self.formats[index % Self.formats.count])")
             let result = try dbtool([
-                "backup", "--database", database, "--output", archive, "--format", Self.formats[index % Self.formats.count], "--timeout",
+                "backup", "--database", database, "--output", archive, "--archive-format", Self.formats[index % Self.formats.count], "--timeout",
                 "30",
             ])
             #expect(result.status == 0, "backup \(index): \(result.stderr)")
@@ -203,7 +203,7 @@ struct BackupCommandTests {
         var archives: [String] = []
         for format in ["tar.zst", "tar.gz", "zip", "tar.zst"] {
             let result = try dbtool([
-                "backup", "--database", database, "--output-dir", output, "--keep", "2", "--format", format, "--report", "json",
+                "backup", "--database", database, "--output-dir", output, "--keep", "2", "--archive-format", format, "--format", "json",
             ])
             #expect(result.status == 0, "\(result.stderr)")
             archives.append(try json(result)["archive"] as? String ?? "")
@@ -213,6 +213,45 @@ struct BackupCommandTests {
         let expected = (archives.suffix(2).map { URL(fileURLWithPath: $0).lastPathComponent } + ["unrelated.tar.zst"]).sorted()
         #expect(names == expected)
         #expect(archives.allSatisfy { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("db-") })
+    }
+
+    @Test("the archive format is the one --output's extension names; a contradicting --archive-format is 64, nothing written")
+    func archiveFormatFromExtension() throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        for (name, format) in [("a.tar.gz", "tar.gz"), ("b.tgz", "tar.gz"), ("c.zip", "zip"), ("d.tar", "tar"), ("e.backup", "tar.zst")] {
+            let result = try dbtool(["backup", "--database", database, "--output", scratch.file(name), "--format", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try json(result)["format"] as? String == format, "\(name)")
+            let verified = try dbtool(["backup", "verify", scratch.file(name)])
+            #expect(verified.status == 0, "\(name): \(verified.stderr)")
+        }
+        let agreeing = try dbtool(["backup", "--database", database, "--output", scratch.file("f.zip"), "--archive-format", "zip"])
+        #expect(agreeing.status == 0, "\(agreeing.stderr)")
+
+        let contradicting = try dbtool(["backup", "--database", database, "--output", scratch.file("g.tar.gz"), "--archive-format", "tar.zst"])
+        #expect(contradicting.status == 64)
+        #expect(contradicting.stderr.contains("--archive-format tar.zst contradicts"))
+        #expect(contradicting.stderr.contains("g.tar.gz"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("g.tar.gz")))
+    }
+
+    @Test("the first design's spellings are refused with the name of the new option (64)")
+    func renamedOptions() throws {
+        let scratch = Scratch()
+        let database = try scratch.makeDatabase()
+        let archive = scratch.file("a.tar.gz")
+        let report = try dbtool(["backup", "--database", database, "--output", archive, "--report", "json"])
+        #expect(report.status == 64)
+        #expect(report.stderr.contains("--report is now --format"))
+        let format = try dbtool(["backup", "--database", database, "--output", archive, "--format", "tar.gz"])
+        #expect(format.status == 64)
+        #expect(format.stderr.contains("--archive-format tar.gz"))
+        #expect(!FileManager.default.fileExists(atPath: archive))
+        // One flag on every command: --format json is the report format of backup too.
+        let json = try dbtool(["backup", "--database", database, "--output", archive, "--format", "json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout.hasPrefix("{"))
     }
 
     @Test("a backup started while another runs on the same database exits 75 at once")
@@ -244,7 +283,7 @@ struct BackupCommandTests {
         let scratch = Scratch()
         let database = try scratch.makeDatabase()
         let archive = scratch.file("backup.\(format)")
-        #expect(try dbtool(["backup", "--database", database, "--output", archive, "--format", format, "-q"]).status == 0)
+        #expect(try dbtool(["backup", "--database", database, "--output", archive, "--archive-format", format, "-q"]).status == 0)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
         // In a tar, the database's content starts after two 512-byte headers
         // (folder, then file) and their pax extensions; its middle is data.
@@ -288,7 +327,7 @@ struct BackupCommandTests {
         let scratch = Scratch()
         let database = try scratch.makeDatabase()
         let archive = scratch.file("backup.\(format)")
-        #expect(try dbtool(["backup", "--database", database, "--output", archive, "--format", format, "-q"]).status == 0)
+        #expect(try dbtool(["backup", "--database", database, "--output", archive, "--archive-format", format, "-q"]).status == 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
         try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: archive))
         let parent = scratch.file("target")
@@ -341,14 +380,14 @@ struct BackupCommandTests {
         let scratch = Scratch()
         let database = try scratch.makeDatabase()
         let level = try dbtool([
-            "backup", "--database", database, "--output", scratch.file("a.tar.gz"), "--format", "tar.gz", "--level", "12",
+            "backup", "--database", database, "--output", scratch.file("a.tar.gz"), "--archive-format", "tar.gz", "--level", "12",
         ])
         #expect(level.status == 64)
         #expect(level.stderr.contains("--level 12") && level.stderr.contains("0 to 9"))
         let inside = try dbtool(["backup", "--database", database, "--output-dir", database])
         #expect(inside.status == 64)
         #expect(inside.stderr.contains("inside the database directory"))
-        let format = try dbtool(["backup", "--database", database, "--output", scratch.file("a"), "--format", "rar"])
+        let format = try dbtool(["backup", "--database", database, "--output", scratch.file("a"), "--archive-format", "rar"])
         #expect(format.status == 64)
         try Data().write(to: URL(fileURLWithPath: scratch.file("exists.tar.zst")))
         let exists = try dbtool(["backup", "--database", database, "--output", scratch.file("exists.tar.zst")])

@@ -163,7 +163,7 @@ struct BadInputTests {
             name: "disk full during backup",
             prepare: { s in
                 _ = try BadInputTests.bulkDatabase(s, directory: "db")
-                return ["backup", "--database", s.file("db"), "--output", s.file("db.tar"), "--format", "tar"]
+                return ["backup", "--database", s.file("db"), "--output", s.file("db.tar"), "--archive-format", "tar"]
             }, status: 74, message: ["$S/"], fileSizeLimit: 64),
         Case(
             name: "disk full during migrate",

@@ -8,6 +8,34 @@ public enum ArchiveFormat: String, Sendable, CaseIterable {
 
     /// The file name extension, without the leading dot.
     public var fileExtension: String { rawValue }
+
+    /// The format a file name's extension names (`.tgz` is tar.gz), or nil
+    /// when the name has none of the archive extensions.
+    public init?(fileName: String) {
+        let name = fileName.lowercased()
+        if name.hasSuffix(".tgz") {
+            self = .tarGzip
+            return
+        }
+        // The longest extension first: `.tar.gz` ends in neither `.tar` nor `.gz` alone.
+        let candidates = Self.allCases.sorted { $0.fileExtension.count > $1.fileExtension.count }
+        guard let format = candidates.first(where: { name.hasSuffix("." + $0.fileExtension) }) else { return nil }
+        self = format
+    }
+
+    /// The format of an archive written to `output`: the one its extension
+    /// names, which an explicit format must not contradict (64); `explicit`,
+    /// or tar.zst, for a name without an archive extension or for a
+    /// timestamped name (no `output`).
+    public static func resolve(explicit: ArchiveFormat?, output: String?) throws -> ArchiveFormat {
+        guard let output, let named = ArchiveFormat(fileName: output) else { return explicit ?? .tarZstd }
+        if let explicit, explicit != named {
+            throw DBToolError(
+                .usage, "--archive-format \(explicit.rawValue) contradicts the extension of --output \(output), which names \(named.rawValue)",
+                hint: "Drop --archive-format (the extension decides), or name the file .\(explicit.fileExtension).")
+        }
+        return named
+    }
 }
 
 extension ArchiveFormat {
@@ -23,11 +51,11 @@ extension ArchiveFormat {
     /// Throws a usage error (64) for a level the format does not take.
     func validate(level: Int) throws {
         guard let levels else {
-            throw DBToolError(.usage, "--level does not apply to --format tar (it is not compressed)")
+            throw DBToolError(.usage, "--level does not apply to --archive-format tar (it is not compressed)")
         }
         guard levels.contains(level) else {
             throw DBToolError(
-                .usage, "--level \(level) is out of range for --format \(rawValue): use \(levels.lowerBound) to \(levels.upperBound)")
+                .usage, "--level \(level) is out of range for --archive-format \(rawValue): use \(levels.lowerBound) to \(levels.upperBound)")
         }
     }
 }

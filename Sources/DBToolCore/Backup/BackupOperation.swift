@@ -6,9 +6,10 @@ import Foundation
 /// WAL, SHM and every other file), holding one committed state even while
 /// other processes keep writing.
 ///
-/// The database's files are copied under the write lock into a staging
-/// directory beside the destination (see ``ConsistentCopy``); the archive is
-/// then compressed from there with no lock held, into a temp file that is
+/// The database file streams into the archive under a read transaction,
+/// while writers go on; only the WAL and SHM (or, in rollback-journal mode,
+/// the database) are staged beside the destination, under the write lock
+/// (see ``ConsistentCopy``). The archive is written to a temp file that is
 /// fsynced and renamed: a crash or a signal never leaves a partial archive
 /// under the final name. Memory stays flat: files stream through one buffer.
 public struct BackupOperation: Sendable {
@@ -17,7 +18,9 @@ public struct BackupOperation: Sendable {
     public var output: String?
     /// A directory where the archive is named with a UTC timestamp.
     public var outputDirectory: String?
-    public var format: ArchiveFormat = .tarZstd
+    /// The archive format; nil: the one ``output``'s extension names, else
+    /// tar.zst (see ``ArchiveFormat/resolve(explicit:output:)``).
+    public var format: ArchiveFormat?
     /// The compression level, or nil for the format's default.
     public var level: Int?
     /// Compression worker threads for tar.zst and tar.xz; 0 compresses on
@@ -55,28 +58,30 @@ public struct BackupOperation: Sendable {
         public var skipped: [String]
         /// Older archives deleted by `--keep`.
         public var deleted: [String]
+        /// `path: reason` of each older archive `--keep` could not delete.
+        public var deleteFailures: [String]
     }
 
     /// The prefix of temp files and staging directories.
     static let tempPrefix = ".dbtool-backup-"
-    /// The timestamp in archive names: `<folder>-<yyyyMMdd'T'HHmmss.SSS'Z'>.<extension>`.
-    static let timestampFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
 
     public func run(now: Date = Date()) throws -> Report {
         let started = DispatchTime.now()
         try location.checkExists()
+        let format = try ArchiveFormat.resolve(explicit: self.format, output: output)
         if let level { try format.validate(level: level) }
-        let destination = try destinationPath(now: now)
-        let outputDirectory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        try checkDestination(destination, in: outputDirectory)
+        let destination = try FileDestination(
+            FileDestination.request(output: output, outputDirectory: outputDirectory, keep: keep),
+            stem: archiveStem, fileExtension: format.fileExtension,
+            seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension), now: now, force: force, tempPrefix: Self.tempPrefix,
+            validate: checkOutsideDatabase)
+        try destination.check()
 
         let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
-        removeStaleTempFiles(in: outputDirectory, prefix: Self.tempPrefix)
 
-        let name = URL(fileURLWithPath: destination).lastPathComponent
-        let staging = outputDirectory + "/" + tempName(prefix: Self.tempPrefix, for: name + ".staging")
-        let temp = outputDirectory + "/" + tempName(prefix: Self.tempPrefix, for: name)
+        let staging = destination.tempPath(suffix: ".staging")
+        let temp = destination.tempPath()
         defer {
             try? FileManager.default.removeItem(atPath: staging)
             unlink(temp)
@@ -86,23 +91,19 @@ public struct BackupOperation: Sendable {
         }
 
         let plan = try ArchivePlan(location: location)
-        let (manifest, state) = try writeArchive(plan, staging: staging, to: temp, now: now)
-        try fsyncPath(temp)
-        try publish(temp, as: destination, what: "the archive")
-        let deleted = try prune(directory: outputDirectory, except: destination)
+        let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: temp, now: now)
+        try destination.publish(temp, what: "the archive")
+        let pruning = destination.prune()
         return Report(
-            database: location.filePath, archive: destination, format: format.rawValue, bytes: fileSize(destination),
+            database: location.filePath, archive: destination.path, format: format.rawValue, bytes: fileSize(destination.path),
             sourceBytes: manifest.files.reduce(0) { $0 + $1.size }, files: manifest.files.count, pageCount: state.pageCount,
             lockSeconds: state.lockDuration,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9,
-            skipped: plan.skipped, deleted: deleted)
+            skipped: plan.skipped, deleted: pruning.deleted, deleteFailures: pruning.failures)
     }
 
-    /// Writes the archive: the folder, the database's files as
-    /// ``ConsistentCopy`` provides them, the other directories and files,
-    /// then the manifest.
     private func writeArchive(
-        _ plan: ArchivePlan, staging: String, to temp: String, now: Date
+        _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to temp: String, now: Date
     ) throws -> (BackupManifest, ConsistentCopy.State) {
         let descriptor = try createNewFile(temp)
         defer { close(descriptor) }
@@ -157,45 +158,9 @@ public struct BackupOperation: Sendable {
         return (manifest, state)
     }
 
-    private func destinationPath(now: Date) throws -> String {
-        if let output { return URL(fileURLWithPath: output).standardizedFileURL.path }
-        guard let outputDirectory else {
-            throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
-        }
-        let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
-        let destination = directory.appendingPathComponent("\(archiveStem)-\(Self.timestamp(now)).\(format.fileExtension)").path
-        try checkOutsideDatabase(directory.path, destination: destination)  // before creating anything
-        try createOutputDirectory(directory.path)
-        return destination
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = timestampFormat
-        return formatter.string(from: date)
-    }
-
     /// Timestamped archives are named after the database directory.
     private var archiveStem: String {
         URL(fileURLWithPath: location.directoryPath).lastPathComponent
-    }
-
-    private func checkDestination(_ destination: String, in directory: String) throws {
-        if FileManager.default.fileExists(atPath: destination) && !force {
-            throw DBToolError(.cantCreate, "\(destination) already exists", hint: "Choose another name, or pass --force to replace it.")
-        }
-        guard isDirectory(directory) else {
-            throw DBToolError(
-                .cantCreate, "can not write \(destination): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
-        }
-        guard access(directory, W_OK) == 0 else {
-            throw DBToolError(
-                .noPermission, "can not write \(destination): the directory \(directory) is not writable",
-                hint: "Check its permissions, or choose another destination.")
-        }
-        try checkOutsideDatabase(directory, destination: destination)
     }
 
     /// An archive inside the directory it archives would archive itself.
@@ -206,23 +171,6 @@ public struct BackupOperation: Sendable {
                 .usage, "the archive \(destination) would be inside the database directory \(location.directoryPath), which is archived",
                 hint: "Write backups outside the database directory.")
         }
-    }
-
-    /// Deletes the oldest timestamped archives of this database beyond `keep`, never the new one.
-    private func prune(directory: String, except newest: String) throws -> [String] {
-        guard let keep, outputDirectory != nil else { return [] }
-        let extensions = ArchiveFormat.allCases.map { NSRegularExpression.escapedPattern(for: $0.fileExtension) }
-        let pattern =
-            "^" + NSRegularExpression.escapedPattern(for: archiveStem) + "-[0-9]{8}T[0-9]{6}\\.[0-9]{3}Z\\.("
-            + extensions.joined(separator: "|") + ")$"
-        let regex = try NSRegularExpression(pattern: pattern)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        // Sort by "<stem>-<timestamp>" (21 characters after the stem): by time, whatever the format.
-        let ours = names.filter { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
-            .sorted { $0.prefix(archiveStem.count + 21) < $1.prefix(archiveStem.count + 21) }
-        let doomed = ours.dropLast(max(keep, 1)).map { directory + "/" + $0 }.filter { $0 != newest }
-        for path in doomed { try? FileManager.default.removeItem(atPath: path) }
-        return doomed
     }
 }
 

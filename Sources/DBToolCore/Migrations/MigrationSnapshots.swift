@@ -15,12 +15,9 @@ public enum MigrationSnapshots {
     static func take(_ location: DatabaseLocation, timeout: TimeInterval) throws -> String {
         let directory = location.directoryPath + "/snapshots"
         try createPrivateDirectory(directory)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
         var operation = SnapshotOperation(location: location)
-        operation.output = "\(directory)/pre-migrate-\(formatter.string(from: Date())).sqlite"
+        operation.outputDirectory = directory
+        operation.nameStem = "pre-migrate"
         operation.timeout = timeout
         let snapshot = try operation.run().snapshot
         let recordPath = location.directoryPath + "/" + recordFileName

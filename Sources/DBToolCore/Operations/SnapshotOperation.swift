@@ -21,6 +21,9 @@ public struct SnapshotOperation: Sendable {
     /// Compact the copy (VACUUM INTO) instead of copying pages.
     public var vacuum = false
     public var timeout: TimeInterval = 5
+    /// The stem of timestamped names (default: the database file's name
+    /// without its extension).
+    var nameStem: String?
     /// Called with (copied pages, total pages) as the copy goes on; the
     /// backup then copies in steps (still inside one read transaction, so
     /// the copy holds one committed state).
@@ -39,32 +42,20 @@ public struct SnapshotOperation: Sendable {
         public var vacuumed: Bool
         /// Older snapshots deleted by `--keep`.
         public var deleted: [String]
+        /// `path: reason` of each older snapshot `--keep` could not delete.
+        public var deleteFailures: [String]
     }
 
     /// The prefix of temp files; stale ones (left by a killed run) are removed.
     static let tempPrefix = ".dbtool-snapshot-"
-    /// The name pattern of timestamped snapshots: `<stem>-<yyyyMMdd'T'HHmmss'Z'>.sqlite`.
-    static let timestampFormat = "yyyyMMdd'T'HHmmss'Z'"
 
     public func run(now: Date = Date()) throws -> Report {
-        let destination = try destinationPath(now: now)
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        if FileManager.default.fileExists(atPath: destination) && !force {
-            throw DBToolError(.cantCreate, "\(destination) already exists", hint: "Choose another name, or pass --force to replace it.")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DBToolError(
-                .cantCreate, "can not write \(destination): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
-        }
-        guard access(directory, W_OK) == 0 else {
-            throw DBToolError(
-                .noPermission, "can not write \(destination): the directory \(directory) is not writable",
-                hint: "Check its permissions, or choose another destination.")
-        }
-        removeStaleTempFiles(in: directory, prefix: Self.tempPrefix)
+        let destination = try FileDestination(
+            FileDestination.request(output: output, outputDirectory: outputDirectory, keep: keep),
+            stem: nameStem ?? snapshotStem, fileExtension: "sqlite", now: now, force: force, tempPrefix: Self.tempPrefix)
+        try destination.check()
         let source = try location.openQueue(timeout: timeout)
-        let temp = directory + "/" + tempName(prefix: Self.tempPrefix, for: URL(fileURLWithPath: destination).lastPathComponent)
+        let temp = destination.tempPath()
         // Created here, empty (a valid empty database, and what VACUUM INTO
         // accepts): private, whatever the umask (SQLite would create it
         // 0644), and never through a link. Its journal takes its mode.
@@ -72,7 +63,7 @@ public struct SnapshotOperation: Sendable {
         defer { removeDatabaseFiles(temp) }
 
         let pageCount = try location.reportingErrors(timeout: timeout) {
-            try reportingWriteErrors(to: destination) { () -> Int in
+            try reportingWriteErrors(to: destination.path) { () -> Int in
                 if vacuum {
                     try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
                 } else {
@@ -90,12 +81,11 @@ public struct SnapshotOperation: Sendable {
                 return try finalizeCopy(temp)
             }
         }
-        try fsyncPath(temp)
-        try publish(temp, as: destination, what: "the snapshot")
-        let deleted = try prune(directory: directory, except: destination)
+        try destination.publish(temp, what: "the snapshot")
+        let pruning = destination.prune()
         return Report(
-            database: location.filePath, snapshot: destination, bytes: fileSize(destination),
-            pageCount: pageCount, vacuumed: vacuum, deleted: deleted)
+            database: location.filePath, snapshot: destination.path, bytes: fileSize(destination.path),
+            pageCount: pageCount, vacuumed: vacuum, deleted: pruning.deleted, deleteFailures: pruning.failures)
     }
 
     /// The copy's write errors are about the destination (a full disk, most
@@ -109,20 +99,6 @@ public struct SnapshotOperation: Sendable {
                 .ioError, "can not write the snapshot \(destination): \(error.writeFailureCause)",
                 hint: "Check the free space and the disk where it goes, and retry.")
         }
-    }
-
-    private func destinationPath(now: Date) throws -> String {
-        if let output { return URL(fileURLWithPath: output).standardizedFileURL.path }
-        guard let outputDirectory else {
-            throw DBToolError(.usage, "no destination: give OUTPUT or --output-dir DIR")
-        }
-        try createOutputDirectory(outputDirectory)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = Self.timestampFormat
-        return URL(fileURLWithPath: outputDirectory).standardizedFileURL
-            .appendingPathComponent("\(snapshotStem)-\(formatter.string(from: now)).sqlite").path
     }
 
     /// The stem of timestamped snapshot names: the database file's name without extension.
@@ -144,17 +120,5 @@ public struct SnapshotOperation: Sendable {
             }
             return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         }
-    }
-
-    /// Deletes the oldest timestamped snapshots beyond `keep`, never the new one.
-    private func prune(directory: String, except newest: String) throws -> [String] {
-        guard let keep, outputDirectory != nil else { return [] }
-        let pattern = "^" + NSRegularExpression.escapedPattern(for: snapshotStem) + "-[0-9]{8}T[0-9]{6}Z\\.sqlite$"
-        let regex = try NSRegularExpression(pattern: pattern)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let ours = names.filter { regex.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }.sorted()
-        let doomed = ours.dropLast(max(keep, 1)).map { directory + "/" + $0 }.filter { $0 != newest }
-        for path in doomed { try? FileManager.default.removeItem(atPath: path) }
-        return doomed
     }
 }

@@ -30,9 +30,9 @@ struct CreateBackupCommand: ParsableCommand {
             The archive holds the database directory: the database, its -wal and -shm, and every \
             other file, under one folder named after the directory, with a manifest \
             (.dbtool-manifest.json: versions, page count, migrations, size and SHA-256 of each file). \
-            The database's files are copied under SQLite's write lock, which writers wait for only \
-            during that copy (reported as lockSeconds); compression happens after, from the copy. \
-            The copy needs free space beside the archive for the database's size.
+            The database file streams into the archive under a read transaction while the \
+            application keeps writing; only the -wal and -shm are copied under SQLite's write lock, \
+            which writers wait for during that copy alone (reported as lockSeconds).
 
             The archive is written to a temp file beside its destination (mode 0600), fsynced and \
             renamed: a crash or signal never leaves a partial archive under its final name, and the \
@@ -41,23 +41,28 @@ struct CreateBackupCommand: ParsableCommand {
 
             With --output-dir DIR the archive is named FOLDER-YYYYMMDDTHHMMSS.mmmZ.EXT (UTC), and \
             --keep N deletes all but the newest N archives of that database there, once the new one \
-            is complete. --report json prints one JSON document (--format names the archive format here).
+            is complete.
+
+            The archive format is the one --output's extension names (.tar.zst, .tar.gz or .tgz, \
+            .tar.xz, .tar, .zip); --archive-format chooses it for --output-dir, and is refused when \
+            it contradicts the extension. --format json prints one JSON document, as on every command.
 
             Examples:
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
-              dbtool backup --database /var/lib/myapp/db --output /tmp/db.tar.gz --format tar.gz --level 9
+              dbtool backup --database /var/lib/myapp/db --output /tmp/db.tar.gz --level 9
+              dbtool backup --database /var/lib/myapp/db --output-dir /backups --archive-format zip --format json
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db-restored
             """)
 
-    @Option(name: .long, help: "The archive to write.", completion: .file())
-    var output: String?
+    @Option(name: .customLong("output"), help: "The archive to write.", completion: .file())
+    var outputPath: String?
 
     @Option(name: .long, help: "Write a timestamped archive in this directory instead.", completion: .directory)
     var outputDir: String?
 
-    @Option(name: .long, help: "The archive format.")
-    var format: ArchiveFormat = .tarZstd
+    @Option(name: .long, help: "The archive format (default: the one --output's extension names, else tar.zst).")
+    var archiveFormat: ArchiveFormat?
 
     @Option(name: .long, help: "The compression level (zstd 1-22, gzip/xz/zip 0-9; default: the format's).")
     var level: Int?
@@ -73,16 +78,18 @@ struct CreateBackupCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace --output if it exists.")
     var force = false
 
-    @Option(name: .long, help: "text for people, json for machines (one JSON document on stdout).")
-    var report: ReportFormat = .text
-
-    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
-    var quiet = false
+    /// The option of the first design, refused with the name of its successor.
+    @Option(name: .long, help: .hidden)
+    var report: String?
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if (output == nil) == (outputDir == nil) {
+        if let report {
+            throw ValidationError("--report is now --format, as on every command: use --format \(report)")
+        }
+        if (outputPath == nil) == (outputDir == nil) {
             throw ValidationError("give exactly one destination: --output FILE or --output-dir DIR")
         }
         if keep != nil && outputDir == nil {
@@ -98,15 +105,15 @@ struct CreateBackupCommand: ParsableCommand {
 
     func run() throws {
         var operation = BackupOperation(location: database.location)
-        operation.output = output
+        operation.output = outputPath
         operation.outputDirectory = outputDir
-        operation.format = format
+        operation.format = archiveFormat
         operation.level = level
         if let threads { operation.threads = threads }
         operation.keep = keep
         operation.force = force
         operation.timeout = database.timeout
-        let progress = isTerminal(STDERR_FILENO) && !quiet ? ProgressLine(label: "backup") : nil
+        let progress = isTerminal(STDERR_FILENO) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in
                 progress.update(bytes: step.done, total: step.total, label: step.phase == .copying ? "copying" : "archiving")
@@ -114,8 +121,8 @@ struct CreateBackupCommand: ParsableCommand {
         }
         Interruption.install()
         let backup = operation
-        runReporting(
-            format: report, quiet: quiet,
+        try runReporting(
+            output,
             operation: {
                 defer { progress?.finishLine() }
                 return try backup.run()
@@ -129,6 +136,9 @@ struct CreateBackupCommand: ParsableCommand {
                     """
                 if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
                 if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older archive(s)." }
+                if !report.deleteFailures.isEmpty {
+                    text += "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
+                }
                 return text
             })
     }
@@ -155,7 +165,7 @@ struct VerifyBackupCommand: ParsableCommand {
     func run() throws {
         Interruption.install()
         let verify = VerifyOperation(archive: archive)
-        runReporting(
+        try runReporting(
             output, operation: { try verify.run() },
             text: { report in
                 "\(report.archive) is sound: \(report.manifest.files.count) files match the manifest, integrity_check ok.\n"

@@ -29,7 +29,7 @@ struct CheckpointCommand: ParsableCommand {
         var operation = CheckpointOperation(location: database.location)
         operation.mode = mode
         operation.timeout = database.timeout
-        runReporting(output, operation: operation.run) { report in
+        try runReporting(output, operation: operation.run) { report in
             """
             \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
             WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").

@@ -80,10 +80,10 @@ struct ExecCommand: ParsableCommand {
                 text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             }
         } catch {
-            fail(error)
+            throw failed(error)
         }
         var operation = ExecOperation(location: database.location, sql: text)
-        do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { fail(error) }
+        do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { throw failed(error) }
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly
         operation.timeout = database.timeout
@@ -91,7 +91,7 @@ struct ExecCommand: ParsableCommand {
         do {
             try operation.run { FileHandle.standardOutput.write(Data($0.utf8)) }
         } catch {
-            fail(error)
+            throw failed(error)
         }
     }
 }

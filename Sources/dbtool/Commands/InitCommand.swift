@@ -54,7 +54,7 @@ struct InitCommand: ParsableCommand {
         operation.journalMode = journalMode
         operation.directoryMode = try directoryMode
         let migrationsPath = migrations
-        runReporting(
+        try runReporting(
             output,
             operation: { () throws -> InitReport in
                 // Checked first: a bad migrations directory must not leave a new database behind.

@@ -108,7 +108,7 @@ struct MigrateUp: ReadsMigrations {
         operation.allowOutOfOrder = allowOutOfOrder
         operation.takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
         operation.notice = output.notice
-        runReporting(output, operation: operation.run, text: describe)
+        try runReporting(output, operation: operation.run, text: describe)
     }
 }
 
@@ -164,7 +164,7 @@ struct MigrateStatus: ReadsMigrations {
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
         let report: MigrationMaintenance.StatusReport
-        do { report = try maintenance.status() } catch { fail(error) }
+        do { report = try maintenance.status() } catch { throw failed(error) }
         if !output.quiet {
             switch output.format {
             case .json: print(jsonDocument(report))
@@ -216,7 +216,7 @@ struct MigrateRollback: ReadsMigrations {
 
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
-        runReporting(output, operation: { try maintenance.rollback(steps: steps) }, text: describe)
+        try runReporting(output, operation: { try maintenance.rollback(steps: steps) }, text: describe)
     }
 }
 
@@ -233,7 +233,7 @@ struct MigrateRepair: ReadsMigrations {
 
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
-        runReporting(
+        try runReporting(
             output, operation: { try maintenance.repair(version: version) },
             text: { record in
                 "Recorded the new checksum of migration \(record.version)_\(record.name) (repaired at \(record.repairedAt ?? "?"))."
@@ -254,7 +254,7 @@ struct MigrateBaseline: ReadsMigrations {
 
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
-        runReporting(
+        try runReporting(
             output, operation: { try maintenance.baseline(version: version) }, text: describeRecorded)
     }
 }
@@ -281,7 +281,7 @@ struct MigrateAdopt: ReadsMigrations {
 
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
-        runReporting(
+        try runReporting(
             output, operation: maintenance.adopt, text: describeRecorded)
     }
 }
@@ -305,7 +305,7 @@ struct MigrateNew: ReadsMigrations {
     struct Report: Codable { var file: String }
 
     func run() throws {
-        runReporting(
+        try runReporting(
             output, operation: { Report(file: try MigrationMaintenance.newFile(in: try migrations.path, name: name)) },
             text: { "Created \($0.file)." })
     }
@@ -328,7 +328,7 @@ struct MigrateRestoreSnapshot: ParsableCommand {
         let location = database.location
         let timeout = database.timeout
         let path = snapshot
-        runReporting(
+        try runReporting(
             output, operation: { try MigrationSnapshots.restore(location, snapshot: path, timeout: timeout) },
             text: { report in
                 "Restored \(report.snapshot) into \(report.database): it is at version \(report.version.map(String.init) ?? "none")."

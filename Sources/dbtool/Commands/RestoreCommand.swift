@@ -66,7 +66,7 @@ struct RestoreCommand: ParsableCommand {
         }
         Interruption.install()
         let restore = operation
-        runReporting(
+        try runReporting(
             output,
             operation: {
                 defer { progress?.finishLine() }

@@ -44,9 +44,9 @@ struct SchemaCommand: ParsableCommand {
         if sql {
             // print adds the final newline the SQL text already ends with.
             let readSQL = { SQLText(text: try operation.runSQL()) }
-            runReporting(output, operation: readSQL) { $0.text.hasSuffix("\n") ? String($0.text.dropLast()) : $0.text }
+            try runReporting(output, operation: readSQL) { $0.text.hasSuffix("\n") ? String($0.text.dropLast()) : $0.text }
         } else {
-            runReporting(output, operation: operation.run) { $0.text }
+            try runReporting(output, operation: operation.run) { $0.text }
         }
     }
 }

@@ -8,20 +8,27 @@ struct SnapshotCommand: ParsableCommand {
         abstract: "Write a consistent single-file copy of the database.",
         discussion: """
             The copy holds one committed state (WAL content included, journal mode DELETE), even \
-            while other processes write. It is written to a temp file beside OUTPUT, checked with \
-            PRAGMA quick_check, fsynced and renamed: a crash never leaves a partial file under OUTPUT. \
-            It refuses to replace OUTPUT unless --force (73).
+            while other processes write. It is written to a temp file beside the --output file, checked \
+            with PRAGMA quick_check, fsynced and renamed: a crash never leaves a partial file under its \
+            name. It refuses to replace an existing file unless --force (73).
 
-            With --output-dir DIR the file is named NAME-YYYYMMDDTHHMMSSZ.sqlite (UTC), and --keep N \
-            deletes all but the newest N of those files (only files named so).
+            With --output-dir DIR the file is named NAME-YYYYMMDDTHHMMSS.mmmZ.sqlite (UTC, to the \
+            millisecond, as backups are), and --keep N deletes all but the newest N of those files \
+            (only files named so; a file it could not delete is reported, and the run still succeeds).
 
             Examples:
-              dbtool snapshot --database /var/lib/myapp/db /tmp/copy.sqlite
+              dbtool snapshot --database /var/lib/myapp/db --output /tmp/copy.sqlite
               dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7 --vacuum
             """)
 
-    @Argument(help: "The file to write.", completion: .file())
-    var outputFile: String?
+    @Option(name: .customLong("output"), help: "The file to write.", completion: .file())
+    var outputPath: String?
+
+    /// The positional OUTPUT of the first design, still accepted.
+    @Argument(help: .hidden, completion: .file())
+    var legacyOutputPath: String?
+
+    private var outputFile: String? { outputPath ?? legacyOutputPath }
 
     @Option(name: .long, help: "Write a timestamped file in this directory instead.", completion: .directory)
     var outputDir: String?
@@ -29,7 +36,7 @@ struct SnapshotCommand: ParsableCommand {
     @Option(name: .long, help: "With --output-dir: keep only the newest N snapshots.")
     var keep: Int?
 
-    @Flag(name: .long, help: "Replace OUTPUT if it exists.")
+    @Flag(name: .long, help: "Replace the --output file if it exists.")
     var force = false
 
     @Flag(name: .long, help: "Compact the copy (VACUUM INTO).")
@@ -39,8 +46,11 @@ struct SnapshotCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        if outputPath != nil && legacyOutputPath != nil {
+            throw ValidationError("give the file once: --output FILE")
+        }
         if (outputFile == nil) == (outputDir == nil) {
-            throw ValidationError("give exactly one destination: OUTPUT or --output-dir DIR")
+            throw ValidationError("give exactly one destination: --output FILE or --output-dir DIR")
         }
         if keep != nil && outputDir == nil {
             throw ValidationError("--keep works with --output-dir only")
@@ -62,11 +72,14 @@ struct SnapshotCommand: ParsableCommand {
             operation.progress = ProgressLine(label: "snapshot").update
         }
         let snapshot = operation
-        runReporting(
+        try runReporting(
             output, operation: { try snapshot.run() },
             text: { report in
                 var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
                 if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
+                if !report.deleteFailures.isEmpty {
+                    text += "\nCould not delete \(report.deleteFailures.count) older snapshot(s): \(report.deleteFailures.joined(separator: "; "))"
+                }
                 return text
             })
     }

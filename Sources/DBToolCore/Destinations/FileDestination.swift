@@ -1,0 +1,126 @@
+import Foundation
+
+/// Where an operation writes one file, and that file's whole life there:
+/// the destination is resolved and checked, the file is written to a
+/// private temp file beside it, fsynced, renamed, the directory fsynced, and
+/// older files of a timestamped series are pruned with an honest report.
+///
+/// `backup`, `snapshot` and the pre-migration snapshot all write through it.
+/// Object storage is meant to be one more kind of destination with the same
+/// steps (check, write, publish, prune), not a copy of them.
+struct FileDestination {
+    /// What the operation asked for.
+    enum Request: Equatable {
+        /// One file at this path (`--output FILE`).
+        case file(String)
+        /// A timestamped name in this directory (`--output-dir DIR`), keeping
+        /// only the newest `keep` files of the series when it is set.
+        case directory(String, keep: Int?)
+    }
+
+    /// The request of `--output FILE` or `--output-dir DIR [--keep N]`.
+    static func request(output: String?, outputDirectory: String?, keep: Int?) throws -> Request {
+        if let output { return .file(output) }
+        if let outputDirectory { return .directory(outputDirectory, keep: keep) }
+        throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
+    }
+
+    /// The final path of the file.
+    let path: String
+    /// The directory that holds it (and the temp file, and the series).
+    let directory: String
+    /// The series pruned by `keep`: timestamped names with this stem and extension.
+    let series: TimestampedName?
+    let keep: Int?
+    /// Replace an existing file at ``path``.
+    let force: Bool
+    /// The prefix of this operation's temp files.
+    let tempPrefix: String
+
+    /// Resolves the request to a path. A missing `--output-dir` is created
+    /// (private, when its parent exists) after `validate` accepts the
+    /// directory and the path: nothing is created for a refused request.
+    init(
+        _ request: Request, stem: String, fileExtension: String, seriesExtensions: [String]? = nil, now: Date, force: Bool,
+        tempPrefix: String, validate: (_ directory: String, _ path: String) throws -> Void = { _, _ in }
+    ) throws {
+        self.force = force
+        self.tempPrefix = tempPrefix
+        switch request {
+        case .file(let output):
+            path = URL(fileURLWithPath: output).standardizedFileURL.path
+            directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            series = nil
+            keep = nil
+            try validate(directory, path)
+        case .directory(let outputDirectory, let keep):
+            directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
+            let series = TimestampedName(stem: stem, fileExtension: fileExtension, seriesExtensions: seriesExtensions)
+            path = directory + "/" + series.name(at: now)
+            self.series = series
+            self.keep = keep
+            try validate(directory, path)
+            try createOutputDirectory(directory)
+        }
+    }
+
+    /// The file's name, for messages and temp names.
+    var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// Refuses an existing file (unless `force`), a missing or read-only
+    /// directory; then removes the temp files of killed runs.
+    func check() throws {
+        if FileManager.default.fileExists(atPath: path) && !force {
+            throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
+        }
+        guard isDirectory(directory) else {
+            throw DBToolError(
+                .cantCreate, "can not write \(path): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw DBToolError(
+                .noPermission, "can not write \(path): the directory \(directory) is not writable",
+                hint: "Check its permissions, or choose another destination.")
+        }
+        removeStaleTempFiles(in: directory, prefix: tempPrefix)
+    }
+
+    /// The path of a temp file (or directory) of this process beside the
+    /// destination; `suffix` tells several apart.
+    func tempPath(suffix: String = "") -> String {
+        directory + "/" + tempName(prefix: tempPrefix, for: fileName + suffix)
+    }
+
+    /// Syncs the complete temp file and renames it to ``path``, then syncs
+    /// the directory: the file appears whole under its name, or not at all.
+    func publish(_ temp: String, what: String) throws {
+        try fsyncPath(temp)
+        try DBToolCore.publish(temp, as: path, what: what)
+    }
+
+    /// What pruning did: the files it deleted, and those it could not.
+    struct Pruning: Equatable {
+        var deleted: [String] = []
+        /// `path: reason` of each file that should have gone and is still there.
+        var failures: [String] = []
+    }
+
+    /// Deletes the oldest files of the series beyond `keep`, never the new one.
+    /// Only names of the series count; a file reported deleted is gone.
+    func prune() -> Pruning {
+        guard let keep, let series else { return Pruning() }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let ours = names.compactMap { name in series.timestamp(of: name).map { (name, $0) } }
+            .sorted { $0.1 < $1.1 }
+            .map { directory + "/" + $0.0 }
+        var pruning = Pruning()
+        for path in ours.dropLast(max(keep, 1)) where path != self.path {
+            if unlink(path) == 0 {
+                pruning.deleted.append(path)
+            } else if errno != ENOENT {  // gone already: not ours to report
+                pruning.failures.append("\(path): \(systemError())")
+            }
+        }
+        return pruning
+    }
+}
