@@ -2,43 +2,32 @@ import ArgumentParser
 import DBToolCore
 import Foundation
 
-/// Runs an operation and prints its report, or its error on stderr and then
-/// throws the documented exit status as an `ExitCode`: commands return to
-/// ArgumentParser, which exits; nothing else prints, so commands stay thin.
+/// Runs an operation and prints its report in `output.format` (nothing with
+/// `--quiet`), or its error on stderr and then throws the documented exit
+/// status as an `ExitCode`: commands return to ArgumentParser, which exits;
+/// nothing else prints, so commands stay thin.
 func runReporting<Report: Encodable>(
     _ output: OutputOptions,
     operation: () throws -> Report,
     text: (Report) -> String
 ) throws {
-    try runReporting(format: output.format, quiet: output.quiet, operation: operation, text: text)
-}
-
-/// Runs an operation and prints its report in `format`, unless `quiet`.
-func runReporting<Report: Encodable>(
-    format: ReportFormat,
-    quiet: Bool,
-    operation: () throws -> Report,
-    text: (Report) -> String
-) throws {
     do {
-        let report = try operation()
-        if !quiet {
-            switch format {
-            case .text: print(text(report))
-            case .json: print(jsonDocument(report))
-            }
-        }
+        printReport(try operation(), output, text: text)
     } catch let failure as any PartialFailure {
         // What ran before the failure stays done: report it, then the error.
-        if !quiet, let report = failure.partialReport as? Report {
-            switch format {
-            case .text: print(text(report))
-            case .json: print(jsonDocument(report))
-            }
-        }
+        if let report = failure.partialReport as? Report { printReport(report, output, text: text) }
         throw failed(failure.error)
     } catch {
         throw failed(error)
+    }
+}
+
+/// Prints a report on stdout in `output.format`, unless `--quiet`.
+func printReport<Report: Encodable>(_ report: Report, _ output: OutputOptions, text: (Report) -> String) {
+    if output.quiet { return }
+    switch output.format {
+    case .text: print(text(report))
+    case .json: print(jsonDocument(report))
     }
 }
 

@@ -84,7 +84,7 @@ struct FileDestinationTests {
         #expect(stat(parent + "/new", &info) == 0)
         #expect(info.st_mode & 0o777 == 0o700)
         #expect(destination.directory == parent + "/new")
-        try destination.check()
+        try destination.prepare()
     }
 
     @Test("an existing file is refused (73) unless forced; a missing directory is 73")
@@ -93,13 +93,13 @@ struct FileDestinationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try makeFile(atPath: directory + "/taken.sqlite", contents: Data())
         let taken = try FileDestination(.file(directory + "/taken.sqlite"), stem: "", fileExtension: "", now: Date(), force: false, tempPrefix: ".t-")
-        #expect(throws: DBToolError.self) { try taken.check() }
-        do { try taken.check() } catch let error as DBToolError { #expect(error.status == .cantCreate) }
+        #expect(throws: DBToolError.self) { try taken.prepare() }
+        do { try taken.prepare() } catch let error as DBToolError { #expect(error.status == .cantCreate) }
         let forced = try FileDestination(.file(directory + "/taken.sqlite"), stem: "", fileExtension: "", now: Date(), force: true, tempPrefix: ".t-")
-        try forced.check()
+        try forced.prepare()
         let missing = try FileDestination(.file(directory + "/no/x.sqlite"), stem: "", fileExtension: "", now: Date(), force: false, tempPrefix: ".t-")
         do {
-            try missing.check()
+            try missing.prepare()
             Issue.record("a missing directory was accepted")
         } catch let error as DBToolError {
             #expect(error.status == .cantCreate)

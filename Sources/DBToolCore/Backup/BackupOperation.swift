@@ -71,11 +71,11 @@ public struct BackupOperation: Sendable {
         let format = try ArchiveFormat.resolve(explicit: self.format, output: output)
         if let level { try format.validate(level: level) }
         let destination = try FileDestination(
-            FileDestination.request(output: output, outputDirectory: outputDirectory, keep: keep),
+            FileDestination.Request(output: output, outputDirectory: outputDirectory, keep: keep),
             stem: archiveStem, fileExtension: format.fileExtension,
             seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension), now: now, force: force, tempPrefix: Self.tempPrefix,
             validate: checkOutsideDatabase)
-        try destination.check()
+        try destination.prepare()
 
         let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }

@@ -16,13 +16,17 @@ struct FileDestination {
         /// A timestamped name in this directory (`--output-dir DIR`), keeping
         /// only the newest `keep` files of the series when it is set.
         case directory(String, keep: Int?)
-    }
 
-    /// The request of `--output FILE` or `--output-dir DIR [--keep N]`.
-    static func request(output: String?, outputDirectory: String?, keep: Int?) throws -> Request {
-        if let output { return .file(output) }
-        if let outputDirectory { return .directory(outputDirectory, keep: keep) }
-        throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
+        /// `--output FILE` or `--output-dir DIR [--keep N]`.
+        init(output: String?, outputDirectory: String?, keep: Int?) throws {
+            if let output {
+                self = .file(output)
+            } else if let outputDirectory {
+                self = .directory(outputDirectory, keep: keep)
+            } else {
+                throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
+            }
+        }
     }
 
     /// The final path of the file.
@@ -67,9 +71,9 @@ struct FileDestination {
     /// The file's name, for messages and temp names.
     var fileName: String { URL(fileURLWithPath: path).lastPathComponent }
 
-    /// Refuses an existing file (unless `force`), a missing or read-only
-    /// directory; then removes the temp files of killed runs.
-    func check() throws {
+    /// Before writing: refuses an existing file (unless `force`), a missing
+    /// or read-only directory; then removes the temp files of killed runs.
+    func prepare() throws {
         if FileManager.default.fileExists(atPath: path) && !force {
             throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
         }

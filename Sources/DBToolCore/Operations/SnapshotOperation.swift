@@ -51,9 +51,9 @@ public struct SnapshotOperation: Sendable {
 
     public func run(now: Date = Date()) throws -> Report {
         let destination = try FileDestination(
-            FileDestination.request(output: output, outputDirectory: outputDirectory, keep: keep),
+            FileDestination.Request(output: output, outputDirectory: outputDirectory, keep: keep),
             stem: nameStem ?? snapshotStem, fileExtension: "sqlite", now: now, force: force, tempPrefix: Self.tempPrefix)
-        try destination.check()
+        try destination.prepare()
         let source = try location.openQueue(timeout: timeout)
         let temp = destination.tempPath()
         // Created here, empty (a valid empty database, and what VACUUM INTO

@@ -165,12 +165,7 @@ struct MigrateStatus: ReadsMigrations {
         let maintenance = try migrations.maintenance(database, output)
         let report: MigrationMaintenance.StatusReport
         do { report = try maintenance.status() } catch { throw failed(error) }
-        if !output.quiet {
-            switch output.format {
-            case .json: print(jsonDocument(report))
-            case .text: print(describe(report))
-            }
-        }
+        printReport(report, output, text: describe)
         // Returned through ArgumentParser, which exits with it and prints nothing.
         let status = exitCode ? report.exitCode(allowOutOfOrder: allowOutOfOrder) : 0
         if status != 0 { throw ExitCode(status) }
