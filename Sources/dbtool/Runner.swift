@@ -35,7 +35,8 @@ func printReport<Report: Encodable>(_ report: Report, _ output: OutputOptions, t
 /// to throw.
 func failed(_ error: any Error) -> ExitCode {
     let toolError =
-        (error as? DBToolError) ?? (error as? any PartialFailure)?.error ?? DBToolError(.software, "unexpected error: \(error)")
+        (error as? any ReportableError)?.toolError ?? (error as? any PartialFailure)?.error
+        ?? DBToolError(.software, "unexpected error: \(error)")
     FileHandle.standardError.write(Data("dbtool: error: \(toolError.description)\n".utf8))
     return ExitCode(toolError.status.rawValue)
 }
@@ -47,6 +48,3 @@ func jsonDocument(_ value: some Encodable) -> String {
     let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
     return String(decoding: data, as: UTF8.self)
 }
-
-/// True when the file descriptor is a terminal.
-func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }

@@ -16,8 +16,8 @@ struct ArchiveTests {
         ArchiveReader.Entry, Data
     )] {
         let archivePath = directory + "/backup." + format.fileExtension
-        let descriptor = open(archivePath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        #expect(descriptor >= 0)
+        _ = try? FileSystem.remove(archivePath)
+        let descriptor = try FileDescriptor.createNew(archivePath)
         do {
             let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, destination: archivePath)
             for (name, data) in files.sorted(by: { $0.key < $1.key }) {
@@ -29,7 +29,7 @@ struct ArchiveTests {
             try writer.addData(Data("{\"manifest\":true}".utf8), as: "db/manifest.json")
             try writer.finish()
         }
-        close(descriptor)
+        descriptor.close()
         let reader = try ArchiveReader(path: archivePath)
         var result: [String: (ArchiveReader.Entry, Data)] = [:]
         while let entry = try reader.nextEntry() {

@@ -9,13 +9,13 @@ struct BackgroundWriterTests {
     @Test("bytes are written whole and in order, in chunks of any size")
     func inOrder() throws {
         let path = NSTemporaryDirectory() + "writer-\(UUID().uuidString)"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let descriptor = try FileDescriptor.createNew(path)
         defer {
-            close(descriptor)
-            unlink(path)
+            descriptor.close()
+            _ = try? FileSystem.remove(path)
         }
         var expected = Data()
-        let writer = BackgroundWriter(descriptor: descriptor, path: path)
+        let writer = BackgroundWriter(descriptor: descriptor)
         for size in [0, 1, 1000, (1 << 20) - 1, 1 << 20, (3 << 20) + 5, 17] {
             let chunk = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) })
             expected.append(chunk)
@@ -32,12 +32,12 @@ struct BackgroundWriterTests {
     func failure() throws {
         let path = NSTemporaryDirectory() + "writer-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: path, contents: Data())
-        let descriptor = open(path, O_RDONLY)  // write(2) fails with EBADF
+        let descriptor = try FileDescriptor.open(path, .readOnly)  // write(2) fails with EBADF
         defer {
-            close(descriptor)
-            unlink(path)
+            descriptor.close()
+            _ = try? FileSystem.remove(path)
         }
-        let writer = BackgroundWriter(descriptor: descriptor, path: path)
+        let writer = BackgroundWriter(descriptor: descriptor)
         let bytes = [UInt8](repeating: 7, count: 4096)
         var accepted = true
         for _ in 0..<10 where accepted {
@@ -53,18 +53,18 @@ struct BackgroundWriterTests {
     }
 
     @Test("an unfinished writer stops its thread when released")
-    func released() {
+    func released() throws {
         let path = NSTemporaryDirectory() + "writer-\(UUID().uuidString)"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let descriptor = try FileDescriptor.createNew(path)
         defer {
-            close(descriptor)
-            unlink(path)
+            descriptor.close()
+            _ = try? FileSystem.remove(path)
         }
         for _ in 0..<20 {
-            let writer = BackgroundWriter(descriptor: descriptor, path: path)
+            let writer = BackgroundWriter(descriptor: descriptor)
             let bytes = [UInt8](repeating: 1, count: 3 << 20)
             #expect(writer.write(bytes, count: bytes.count))
         }  // deinit finishes: all queued bytes are written, the thread exits
-        #expect(fileSize(path) == 20 * (3 << 20))
+        #expect(FileSystem.size(path) == 20 * (3 << 20))
     }
 }

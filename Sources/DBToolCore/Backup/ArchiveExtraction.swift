@@ -25,12 +25,10 @@ struct ArchiveExtraction {
             let target = path.isEmpty ? directory : directory + "/" + path
             switch entry.kind {
             case .directory:
-                if !path.isEmpty && mkdir(target, 0o700) != 0 && errno != EEXIST {
-                    throw DBToolError(.cantCreate, "can not create \(target): \(systemError())")
+                if !path.isEmpty && !FileSystem.isDirectory(target) {
+                    try FileSystem.createDirectory(target)
                 }
-                guard chmod(target, entry.mode & 0o777) == 0 else {
-                    throw DBToolError(.cantCreate, "can not set the permissions of \(target): \(systemError())")
-                }
+                try FileSystem.setPermissions(target, entry.mode)
                 directoryTimes.append((target, entry.modified))
             case .file where path == BackupManifest.entryName:
                 continue
@@ -46,30 +44,19 @@ struct ArchiveExtraction {
         }
         // Directory times last: creating files inside changed them.
         for (path, modified) in directoryTimes.reversed() {
-            var times = [timespec(tv_sec: modified, tv_nsec: 0), timespec(tv_sec: modified, tv_nsec: 0)]
-            utimensat(AT_FDCWD, path, &times, 0)
+            try? FileSystem.setTimes(path, seconds: modified)  // cosmetic: the content is what matters
         }
-        try fsyncPath(directory)
+        try FileSystem.sync(directory)
     }
 
     private func extractFile(
         _ reader: ArchiveReader, entry: ArchiveReader.Entry, path: String, to target: String, copied: (Int64) -> Void
     ) throws {
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw DBToolError(writeFailureStatus(errno), "can not create \(target): \(systemError())")
-        }
-        defer { close(descriptor) }
+        let descriptor = try FileDescriptor.createNew(target)
+        defer { descriptor.close() }
         var hash = SHA256()
         try reader.readData { chunk in
-            var offset = 0
-            while offset < chunk.count {
-                let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
-                guard written > 0 else {
-                    throw DBToolError(writeFailureStatus(errno), "can not write \(target): \(systemError())")
-                }
-                offset += written
-            }
+            try descriptor.writeAll(chunk)
             hash.update(bufferPointer: chunk)
             copied(Int64(chunk.count))
             try Interruption.check()
@@ -77,9 +64,9 @@ struct ArchiveExtraction {
         guard hash.finalize().hexString == inspection.hashes[path] else {
             throw DBToolError(.dataError, "the archive \(inspection.archive) changed while it was being restored (\(entry.name))")
         }
-        var times = [timespec(tv_sec: entry.modified, tv_nsec: 0), timespec(tv_sec: entry.modified, tv_nsec: 0)]
-        guard fchmod(descriptor, entry.mode & 0o777) == 0, futimens(descriptor, &times) == 0, fsync(descriptor) == 0 else {
-            throw DBToolError(.ioError, "can not finish writing \(target): \(systemError())")
-        }
+        let modified = timespec(tv_sec: entry.modified, tv_nsec: 0)
+        try descriptor.setPermissions(entry.mode)
+        try descriptor.setTimes(access: modified, modification: modified)
+        try descriptor.sync()
     }
 }

@@ -35,38 +35,40 @@ struct ArchivePlan {
 
     init(location: DatabaseLocation) throws {
         let root = location.directoryPath
-        var info = stat()
-        guard stat(root, &info) == 0 else {
-            throw DBToolError(.noInput, "can not read the database directory \(root): \(systemError())")
+        let found: FileStatus?
+        do {
+            found = try FileSystem.status(root)
+        } catch {
+            throw DBToolError(.noInput, "can not read the database directory \(root): \(error.errno)")
         }
+        guard let info = found else { throw DBToolError(.noInput, "no database directory at \(root)") }
         folder = URL(fileURLWithPath: root).lastPathComponent
-        folderMode = info.st_mode & 0o777
-        folderModified = info.st_mtim
+        folderMode = info.permissions
+        folderModified = info.modificationTime
         // A database named as a file: only its own files, not its neighbours.
         guard location.namesDirectory else { return }
         let databaseName = URL(fileURLWithPath: location.filePath).lastPathComponent
-        let excluded = Set([databaseName, databaseName + "-journal"] + ConsistentCopy.companionSuffixes.map { databaseName + $0 })
+        let excluded = Set([databaseName, databaseName + "-journal"] + DatabaseFiles.walSuffixes.map { databaseName + $0 })
         try walk(root, relative: "", excluding: excluded)
     }
 
     private mutating func walk(_ directory: String, relative: String, excluding excluded: Set<String>) throws {
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            names = try FileSystem.contentsOfDirectory(directory)
         } catch {
-            throw DBToolError(.noPermission, "can not list \(directory): \(error.localizedDescription)")
+            throw error.reported(.noPermission)
         }
         for name in names {
             let path = directory + "/" + name
             let relativePath = relative.isEmpty ? name : relative + "/" + name
             if relative.isEmpty && (excluded.contains(name) || Self.isDBToolScratch(name)) { continue }
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }  // removed meanwhile
-            switch info.st_mode & S_IFMT {
-            case S_IFREG:
-                files.append(File(path: relativePath, source: path, size: Int64(info.st_size)))
-            case S_IFDIR:
-                directories.append(Directory(path: relativePath, mode: info.st_mode & 0o777, modified: info.st_mtim))
+            guard let info = (try? FileSystem.status(path, followingLinks: false)) ?? nil else { continue }  // removed meanwhile
+            switch info.kind {
+            case .regular:
+                files.append(File(path: relativePath, source: path, size: info.size))
+            case .directory:
+                directories.append(Directory(path: relativePath, mode: info.permissions, modified: info.modificationTime))
                 try walk(path, relative: relativePath, excluding: excluded)
             default:
                 skipped.append(relativePath)

@@ -35,7 +35,7 @@ final class ArchiveReader {
             let message = archive_error_string(archive).map { String(cString: $0) } ?? "unreadable"
             // deinit frees the archive: every stored property is set.
             throw DBToolError(
-                FileManager.default.fileExists(atPath: path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
+                FileSystem.exists(path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
         }
     }
 

@@ -22,13 +22,13 @@ final class ArchiveWriter {
     ///     on the calling thread; the other formats ignore it). Workers are
     ///     faster but take buffers of several MiB each.
     ///   - destination: The archive's path, for error messages.
-    init(fileDescriptor: Int32, format: ArchiveFormat, level: Int?, threads: Int = 0, destination: String) throws {
+    init(fileDescriptor: FileDescriptor, format: ArchiveFormat, level: Int?, threads: Int = 0, destination: String) throws {
         guard let archive = archive_write_new() else {
             throw DBToolError(.software, "libarchive could not allocate an archive writer")
         }
         self.archive = archive
         self.destination = destination
-        output = BackgroundWriter(descriptor: fileDescriptor, path: destination)
+        output = BackgroundWriter(descriptor: fileDescriptor)
         // From here on, an error thrown leaves deinit to free the archive.
         try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
         switch format {
@@ -74,16 +74,10 @@ final class ArchiveWriter {
     func addFile(
         atPath path: String, as name: String, observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
     ) throws -> (size: Int64, sha256: SHA256.Digest) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw DBToolError(.noInput, "can not read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw DBToolError(.ioError, "can not stat \(path): \(String(cString: strerror(errno)))")
-        }
-        return try addFile(descriptor: descriptor, info: info, length: Int64(info.st_size), path: path, as: name, observe: observe)
+        let descriptor = try FileDescriptor.open(path, .readOnly)
+        defer { descriptor.close() }
+        let info = try descriptor.status()
+        return try addFile(descriptor: descriptor, info: info, length: info.size, path: path, as: name, observe: observe)
     }
 
     /// Adds the first `length` bytes of an open file, with the permissions
@@ -93,13 +87,13 @@ final class ArchiveWriter {
     /// - returns: The number of bytes archived and their SHA-256.
     @discardableResult
     func addFile(
-        descriptor: Int32, info: stat, length: Int64, path: String, as name: String,
+        descriptor: FileDescriptor, info: FileStatus, length: Int64, path: String, as name: String,
         observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
     ) throws -> (size: Int64, sha256: SHA256.Digest) {
         try writeHeader(
-            name: name, size: length, mode: info.st_mode & 0o7777, seconds: Int(info.st_mtim.tv_sec),
-            nanoseconds: Int(info.st_mtim.tv_nsec))
-        let reader = HashingReader(descriptor: descriptor, length: length, path: path)
+            name: name, size: length, mode: info.modeBits, seconds: Int(info.modificationTime.tv_sec),
+            nanoseconds: Int(info.modificationTime.tv_nsec))
+        let reader = HashingReader(descriptor: descriptor, length: length)
         var written: Int64 = 0
         while let chunk = try reader.next() {
             try writeData(chunk.baseAddress!, count: chunk.count)
@@ -172,7 +166,7 @@ final class ArchiveWriter {
         if code == ARCHIVE_WARN { return }
         if let error = output.error { throw error }  // the write behind failed: its errno says why
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
-        let status = writeFailureStatus(archive_errno(archive))
+        let status = writeFailureStatus(Errno(archive_errno(archive)))
         throw DBToolError(status, "can not write the archive \(destination): \(message)")
     }
 }

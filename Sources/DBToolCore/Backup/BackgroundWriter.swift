@@ -15,8 +15,8 @@ final class BackgroundWriter {
     private var isFinished = false
 
     /// Starts the writing thread on `descriptor` (not closed by the writer).
-    init(descriptor: Int32, path: String) {
-        ring = Ring(descriptor: descriptor, path: path)
+    init(descriptor: FileDescriptor) {
+        ring = Ring(descriptor: descriptor)
         let thread = Thread { [ring] in ring.drain() }
         thread.name = "dbtool-write-behind"
         thread.start()
@@ -60,13 +60,11 @@ final class BackgroundWriter {
 
     /// What the two threads share: the ring, and `failure`, guarded by its lock.
     fileprivate final class Ring: BufferRing, @unchecked Sendable {
-        let descriptor: Int32
-        let path: String
+        let descriptor: FileDescriptor
         var failure: DBToolError?
 
-        init(descriptor: Int32, path: String) {
+        init(descriptor: FileDescriptor) {
             self.descriptor = descriptor
-            self.path = path
         }
 
         /// The writing thread: writes each filled buffer until the end marker.
@@ -84,20 +82,14 @@ final class BackgroundWriter {
         }
 
         private func writeAll(_ buffer: UnsafeMutableRawPointer, count: Int) {
-            var offset = 0
-            while offset < count {
-                let written = Glibc.write(descriptor, buffer + offset, count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    let code = errno
-                    let status = writeFailureStatus(code)
-                    let error = DBToolError(
-                        status, "can not write the archive \(path): \(String(cString: strerror(code)))",
-                        hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil)
-                    locked { failure = error }
-                    return
-                }
-                offset += written
+            do {
+                try descriptor.writeAll(UnsafeRawBufferPointer(start: buffer, count: count))
+            } catch {
+                let status = writeFailureStatus(error.errno)
+                let failure = DBToolError(
+                    status, "can not write the archive \(descriptor.path): \(error.errno)",
+                    hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil)
+                locked { self.failure = failure }
             }
         }
     }

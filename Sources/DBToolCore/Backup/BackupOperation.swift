@@ -83,19 +83,17 @@ public struct BackupOperation: Sendable {
         let staging = destination.tempPath(suffix: ".staging")
         let temp = destination.tempPath()
         defer {
-            try? FileManager.default.removeItem(atPath: staging)
-            unlink(temp)
+            FileSystem.removeTree(staging)
+            _ = try? FileSystem.remove(temp)
         }
-        guard mkdir(staging, 0o700) == 0 else {
-            throw DBToolError(.cantCreate, "can not create the staging directory \(staging): \(systemError())")
-        }
+        try FileSystem.createDirectory(staging)
 
         let plan = try ArchivePlan(location: location)
         let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: temp, now: now)
         try destination.publish(temp, what: "the archive")
         let pruning = destination.prune()
         return Report(
-            database: location.filePath, archive: destination.path, format: format.rawValue, bytes: fileSize(destination.path),
+            database: location.filePath, archive: destination.path, format: format.rawValue, bytes: FileSystem.size(destination.path),
             sourceBytes: manifest.files.reduce(0) { $0 + $1.size }, files: manifest.files.count, pageCount: state.pageCount,
             lockSeconds: state.lockDuration,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9,
@@ -106,12 +104,12 @@ public struct BackupOperation: Sendable {
         _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to temp: String, now: Date
     ) throws -> (BackupManifest, ConsistentCopy.State) {
         let descriptor = try createNewFile(temp)
-        defer { close(descriptor) }
+        defer { descriptor.close() }
         let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, threads: threads, destination: temp)
         let folder = plan.folder
         let databasePath = location.filePath
         let databaseName = URL(fileURLWithPath: databasePath).lastPathComponent
-        let total = plan.totalBytes + ([""] + ConsistentCopy.companionSuffixes).reduce(0) { $0 + fileSize(databasePath + $1) }
+        let total = plan.totalBytes + ([""] + DatabaseFiles.walSuffixes).reduce(0) { $0 + FileSystem.size(databasePath + $1) }
         var files: [BackupManifest.File] = []
         var done: Int64 = 0
         /// Archives a file, reporting progress, and lists it for the manifest.

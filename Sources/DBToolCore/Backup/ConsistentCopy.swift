@@ -49,24 +49,21 @@ struct ConsistentCopy {
         var stagedFiles: [String]
     }
 
-    /// The companions of the database file that belong to its state.
-    static let companionSuffixes = ["-wal", "-shm"]
-
     /// Takes the copy. In WAL mode `streamDatabase` archives the live
-    /// database file: it gets an open descriptor, its `stat`, and the
+    /// database file: it gets an open descriptor, its status, and the
     /// length to archive. The other files are copied into `staging` (an
     /// existing, empty directory) with their names, permissions and times.
     func run(
-        into staging: String, streamDatabase: (Int32, stat, Int64) throws -> Void, progress: (Int64, Int64) -> Void
+        into staging: String, streamDatabase: (FileDescriptor, FileStatus, Int64) throws -> Void, progress: (Int64, Int64) -> Void
     ) throws -> State {
         // Declared first, so closed last: after the connections (step 5).
-        var descriptors: [Int32] = []
-        defer { for descriptor in descriptors { close(descriptor) } }
+        var descriptors: [FileDescriptor] = []
+        defer { for descriptor in descriptors { descriptor.close() } }
         let reader = try location.openQueue(timeout: timeout)
         defer { try? reader.close() }
         let writer = try location.openQueue(timeout: timeout)
         defer { try? writer.close() }
-        let register = { (descriptor: Int32) in descriptors.append(descriptor) }
+        let register = { (descriptor: FileDescriptor) in descriptors.append(descriptor) }
 
         return try location.reportingErrors(timeout: timeout) {
             try reader.writeWithoutTransaction { db in
@@ -77,14 +74,14 @@ struct ConsistentCopy {
                 let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
                 guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" else {
                     try db.execute(sql: "ROLLBACK")  // a reader would block the locked copy's writers
-                    return try lockedCopy(writer, of: [""] + Self.companionSuffixes, into: staging, register: register, progress: progress)
+                    return try lockedCopy(writer, of: [""] + DatabaseFiles.walSuffixes, into: staging, register: register, progress: progress)
                 }
                 let path = location.filePath
                 guard let (descriptor, info) = try openSource(path, register: register) else {
                     throw DBToolError(.noInput, "no database at \(path)")
                 }
-                try streamDatabase(descriptor, info, min(Int64(info.st_size), Int64(pageCount) * Int64(pageSize)))
-                return try lockedCopy(writer, of: Self.companionSuffixes, into: staging, register: register, progress: progress)
+                try streamDatabase(descriptor, info, min(info.size, Int64(pageCount) * Int64(pageSize)))
+                return try lockedCopy(writer, of: DatabaseFiles.walSuffixes, into: staging, register: register, progress: progress)
             }
         }
     }
@@ -93,7 +90,7 @@ struct ConsistentCopy {
     /// path; "" is the database file) into `staging`, under `BEGIN IMMEDIATE`
     /// on `writer`, and reads the state they hold.
     private func lockedCopy(
-        _ writer: DatabaseQueue, of suffixes: [String], into staging: String, register: (Int32) -> Void,
+        _ writer: DatabaseQueue, of suffixes: [String], into staging: String, register: (FileDescriptor) -> Void,
         progress: (Int64, Int64) -> Void
     ) throws -> State {
         try writer.writeWithoutTransaction { db in
@@ -112,14 +109,14 @@ struct ConsistentCopy {
                 },
                 lockDuration: 0, stagedFiles: [])
 
-            var sources: [(name: String, descriptor: Int32, info: stat)] = []
+            var sources: [(name: String, descriptor: FileDescriptor, info: FileStatus)] = []
             for suffix in suffixes {
                 let path = location.filePath + suffix
                 if let (descriptor, info) = try openSource(path, register: register) {
                     sources.append((URL(fileURLWithPath: path).lastPathComponent, descriptor, info))
                 }
             }
-            let total = sources.reduce(Int64(0)) { $0 + Int64($1.info.st_size) }
+            let total = sources.reduce(Int64(0)) { $0 + $1.info.size }
             var done: Int64 = 0
             for source in sources {
                 try Self.copy(source.descriptor, info: source.info, to: staging + "/" + source.name) { count in
@@ -135,39 +132,35 @@ struct ConsistentCopy {
 
     /// Opens a file to copy, or returns nil when it does not exist (no WAL
     /// or SHM is fine). The descriptor is closed by ``run(into:streamDatabase:progress:)``, last.
-    private func openSource(_ path: String, register: (Int32) -> Void) throws -> (Int32, stat)? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 && errno == ENOENT { return nil }
-        guard descriptor >= 0 else {
-            throw DBToolError(.noPermission, "can not read \(path): \(systemError())", hint: "Run dbtool as a user who can read it.")
+    private func openSource(_ path: String, register: (FileDescriptor) -> Void) throws -> (FileDescriptor, FileStatus)? {
+        let descriptor: FileDescriptor
+        do {
+            guard let opened = try FileDescriptor.openIfExists(path, .readOnly) else { return nil }
+            descriptor = opened
+        } catch {
+            throw error.reported(.noPermission, hint: "Run dbtool as a user who can read it.")
         }
         register(descriptor)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw DBToolError(.ioError, "can not stat \(path): \(systemError())")
+        do {
+            return (descriptor, try descriptor.status())
+        } catch {
+            throw error.reported(.ioError)
         }
-        return (descriptor, info)
     }
 
     /// Copies an open file into a new file at `path`, with the same
     /// permissions and times, in 64 MiB kernel copies.
-    private static func copy(_ source: Int32, info: stat, to path: String, copied: (Int64) -> Void) throws {
+    private static func copy(_ source: FileDescriptor, info: FileStatus, to path: String, copied: (Int64) -> Void) throws {
         let destination = try createNewFile(path)
-        defer { close(destination) }
-        var offset: off_t = 0
-        let size = off_t(info.st_size)
-        while offset < size {
+        defer { destination.close() }
+        var offset: Int64 = 0
+        while offset < info.size {
             try Interruption.check()
-            let count = sendfile(destination, source, &offset, Int(min(size - offset, 64 << 20)))
+            let count = try destination.copy(from: source, offset: &offset, count: Int(min(info.size - offset, 64 << 20)))
             if count == 0 { break }  // shorter than at fstat: nothing left to copy
-            guard count > 0 else {
-                throw DBToolError(writeFailureStatus(errno), "can not copy to \(path): \(systemError())")
-            }
             copied(Int64(count))
         }
-        var times = [info.st_atim, info.st_mtim]
-        guard fchmod(destination, info.st_mode & 0o777) == 0, futimens(destination, &times) == 0 else {
-            throw DBToolError(.cantCreate, "can not set the permissions and times of \(path): \(systemError())")
-        }
+        try destination.setPermissions(info.permissions)
+        try destination.setTimes(access: info.accessTime, modification: info.modificationTime)
     }
 }

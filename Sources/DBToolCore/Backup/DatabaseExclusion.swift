@@ -26,51 +26,38 @@ import Foundation
 final class DatabaseExclusion {
     /// The database file.
     let path: String
-    private let descriptor: Int32
-    private let watched: [FileIdentity]
+    private let descriptor: FileDescriptor
+    private let watched: [FileStatus.Identity]
 
     /// SQLite's lock bytes: PENDING_BYTE (1 GiB), then RESERVED, then the
     /// 510 SHARED bytes.
-    private static let lockOffset: off_t = 0x4000_0000
-    private static let lockLength: off_t = 512
+    private static let lockOffset: Int64 = 0x4000_0000
+    private static let lockLength: Int64 = 512
     /// The dead-man-switch byte of the `-shm` file.
-    private static let shmDeadManSwitch: off_t = 128
+    private static let shmDeadManSwitch: Int64 = 128
 
-    /// A file's device and inode, which outlive renames.
-    struct FileIdentity: Hashable {
-        var device: UInt
-        var inode: UInt
-
-        init?(path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            self.init(info)
-        }
-
-        init(_ info: stat) {
-            device = UInt(info.st_dev)
-            inode = UInt(info.st_ino)
-        }
+    /// The identity of the regular file at `path` (not followed if a link);
+    /// nil when there is none.
+    static func regularFile(at path: String) -> FileStatus.Identity? {
+        guard let info = (try? FileSystem.status(path, followingLinks: false)) ?? nil, info.kind == .regular else { return nil }
+        return info.identity
     }
 
     /// Takes the exclusion, or throws 75 naming what uses the database.
     init(database path: String) throws {
         self.path = path
-        let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw DBToolError(.noPermission, "can not open the database \(path) to check that nothing uses it: \(systemError())")
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .readWrite, options: .noFollow)
+        } catch {
+            throw DBToolError(.noPermission, "can not open the database \(path) to check that nothing uses it: \(error.errno)")
         }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = Self.lockOffset
-        lock.l_len = Self.lockLength
-        guard fcntl(descriptor, F_SETLK, &lock) == 0 else {
-            close(descriptor)
+        guard descriptor.tryPOSIXWriteLock(offset: Self.lockOffset, length: Self.lockLength) else {
+            descriptor.close()
             throw Self.inUse(path, by: "a SQLite connection holds a lock on it")
         }
         self.descriptor = descriptor
-        watched = ["", "-wal", "-shm", "-journal"].compactMap { FileIdentity(path: path + $0) }
+        watched = DatabaseFiles.suffixes.compactMap { Self.regularFile(at: path + $0) }
         if Self.hasWALIndexUsers(path + "-shm") {
             release()
             throw Self.inUse(path, by: "a SQLite connection has its WAL index (-shm) open")
@@ -95,7 +82,7 @@ final class DatabaseExclusion {
     func release() {
         guard !isReleased else { return }
         isReleased = true
-        close(descriptor)
+        descriptor.close()
     }
 
     deinit { release() }
@@ -112,34 +99,28 @@ final class DatabaseExclusion {
     /// keeps on its dead-man-switch byte. F_GETLK only asks: no lock is taken,
     /// and the descriptor is not one SQLite's locks live on in this process.
     private static func hasWALIndexUsers(_ shmPath: String) -> Bool {
-        let descriptor = open(shmPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = shmDeadManSwitch
-        lock.l_len = 1
-        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
-        return lock.l_type != Int16(F_UNLCK)
+        guard let descriptor = try? FileDescriptor.open(shmPath, .readOnly, options: [.noFollow, .nonBlocking]) else { return false }
+        defer { descriptor.close() }
+        return descriptor.hasConflictingPOSIXLock(offset: shmDeadManSwitch, length: 1)
     }
 
     /// The other processes with one of `files` open, as (pid, command name).
     /// Processes this user may not inspect are not seen.
-    static func processes(using files: Set<FileIdentity>) -> [(pid: Int32, command: String)] {
-        guard !files.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        let me = getpid()
+    static func processes(using files: Set<FileStatus.Identity>) -> [(pid: Int32, command: String)] {
+        guard !files.isEmpty, let entries = try? FileSystem.contentsOfDirectory("/proc") else { return [] }
+        let me = SystemProcess.currentID
         var users: [(pid: Int32, command: String)] = []
         for entry in entries {
             guard let pid = Int32(entry), pid != me else { continue }
             let fdDirectory = "/proc/\(entry)/fd"
-            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: fdDirectory) else { continue }
+            guard let descriptors = try? FileSystem.contentsOfDirectory(fdDirectory) else { continue }
             for name in descriptors {
-                var info = stat()
-                // stat follows the magic link to the open file itself.
-                guard stat(fdDirectory + "/" + name, &info) == 0, files.contains(FileIdentity(info)) else { continue }
-                let command = (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                // Followed: the magic link leads to the open file itself.
+                guard let info = (try? FileSystem.status(fdDirectory + "/" + name)) ?? nil, files.contains(info.identity) else {
+                    continue
+                }
+                let command = (try? FileSystem.contents("/proc/\(entry)/comm"))
+                    .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
                 users.append((pid, command))
                 break
             }

@@ -16,8 +16,8 @@ final class HashingReader {
 
     /// Starts reading the first `length` bytes of `descriptor` (with `pread`;
     /// the descriptor stays open and its offset untouched).
-    init(descriptor: Int32, length: Int64, path: String) {
-        ring = Ring(descriptor: descriptor, length: length, path: path)
+    init(descriptor: FileDescriptor, length: Int64) {
+        ring = Ring(descriptor: descriptor, length: length)
         let thread = Thread { [ring] in ring.produce() }
         thread.name = "dbtool-read-ahead"
         thread.start()
@@ -56,18 +56,16 @@ final class HashingReader {
     /// What the two threads share: the ring, and `digest`, `failure` and
     /// `cancelled`, guarded by its lock.
     fileprivate final class Ring: BufferRing, @unchecked Sendable {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         let length: Int64
-        let path: String
         var digest: SHA256.Digest?
         var failure: DBToolError?
         private var cancelled = false
         private var isStopped = false  // touched by the caller's side only
 
-        init(descriptor: Int32, length: Int64, path: String) {
+        init(descriptor: FileDescriptor, length: Int64) {
             self.descriptor = descriptor
             self.length = length
-            self.path = path
         }
 
         /// Called by the caller's side: cancels the thread and waits for its end.
@@ -91,11 +89,16 @@ final class HashingReader {
                 let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
                 var count = 0
                 if wanted > 0 {
-                    count = pread(descriptor, buffers[slot], wanted, off_t(offset))
-                    if count <= 0 {
-                        let reason = count < 0 ? String(cString: strerror(errno)) : "it got shorter while being archived"
-                        locked { failure = DBToolError(.ioError, "can not read \(path): \(reason)") }
-                        count = 0
+                    let buffer = UnsafeMutableRawBufferPointer(start: buffers[slot], count: wanted)
+                    let reason: String
+                    do {
+                        count = try descriptor.read(fromAbsoluteOffset: offset, into: buffer)
+                        reason = "it got shorter while being archived"
+                    } catch {
+                        reason = error.errno.description
+                    }
+                    if count == 0 {
+                        locked { failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)") }
                     }
                 }
                 if count > 0 {

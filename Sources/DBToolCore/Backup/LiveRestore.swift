@@ -42,7 +42,7 @@ struct LiveRestore {
             try source.backup(to: destination)
         }
         try replaceOtherFiles(in: "")
-        try fsyncPath(target)
+        try FileSystem.sync(target)
     }
 
     /// Renames each file of the staging directory (but the database and its
@@ -50,24 +50,25 @@ struct LiveRestore {
     /// directories.
     private func replaceOtherFiles(in relative: String) throws {
         let from = relative.isEmpty ? staging : staging + "/" + relative
-        let names = try FileManager.default.contentsOfDirectory(atPath: from).sorted()
-        let skipped: Set<String> =
-            relative.isEmpty ? Set(["", "-wal", "-shm", "-journal"].map { databaseFile + $0 }) : []
+        let names = try FileSystem.contentsOfDirectory(from)
+        let skipped: Set<String> = relative.isEmpty ? Set(DatabaseFiles.suffixes.map { databaseFile + $0 }) : []
         for name in names where !skipped.contains(name) {
             let path = relative.isEmpty ? name : relative + "/" + name
             let source = staging + "/" + path
             let destination = target + "/" + path
-            if isDirectory(source) {
-                if !isDirectory(destination) {
-                    var info = stat()
-                    _ = lstat(source, &info)
-                    try createPrivateDirectory(destination, mode: info.st_mode & 0o777)
+            if let info = try FileSystem.status(source, followingLinks: false), info.kind == .directory {
+                if !FileSystem.isDirectory(destination) {
+                    try createPrivateDirectory(destination, mode: info.permissions)
                 }
                 try replaceOtherFiles(in: path)
-            } else if rename(source, destination) != 0 {
+                continue
+            }
+            do {
+                try FileSystem.rename(source, to: destination)
+            } catch {
                 throw DBToolError(
                     .cantCreate,
-                    "the database \(target)/\(databaseFile) is restored, but \(destination) could not be replaced: \(systemError())",
+                    "the database \(target)/\(databaseFile) is restored, but \(destination) could not be replaced: \(error.errno)",
                     hint: "Check the permissions of \(target); the file from the backup is not kept.")
             }
         }

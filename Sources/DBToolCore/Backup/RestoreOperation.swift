@@ -62,7 +62,7 @@ public struct RestoreOperation: Sendable {
 
         let inspection = try ArchiveInspection(archive: archive)
         let existingDatabase = target + "/" + inspection.manifest.databaseFile
-        let hasDatabase = DatabaseExclusion.FileIdentity(path: existingDatabase) != nil
+        let hasDatabase = DatabaseExclusion.regularFile(at: existingDatabase) != nil
         let restoresInPlace = live && hasDatabase
         if hasDatabase && !live {
             // Early, before the long work; checked again, and held, at the swap.
@@ -72,10 +72,12 @@ public struct RestoreOperation: Sendable {
         try createMissingDirectories(parent)
         removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
         let staging = parent + "/" + tempName(prefix: Self.tempPrefix, for: name)
-        defer { try? FileManager.default.removeItem(atPath: staging) }
-        guard mkdir(staging, 0o700) == 0 else {
+        defer { FileSystem.removeTree(staging) }
+        do {
+            try FileSystem.createDirectory(staging)
+        } catch {
             throw DBToolError(
-                .cantCreate, "can not create \(staging) to restore into: \(systemError())", hint: "Check the permissions of \(parent).")
+                .cantCreate, "can not create \(staging) to restore into: \(error.errno)", hint: "Check the permissions of \(parent).")
         }
         try ArchiveExtraction(inspection: inspection).run(into: staging) { done, total in progress?(done, total) }
         let database = staging + "/" + inspection.manifest.databaseFile
@@ -96,20 +98,24 @@ public struct RestoreOperation: Sendable {
     /// any) so that no connection starts on it meanwhile; puts DIR back when
     /// a process opened the database during the swap.
     private func swap(_ staging: String, into target: String, parent: String, name: String, database: String) throws {
-        let exclusion = DatabaseExclusion.FileIdentity(path: database) != nil ? try DatabaseExclusion(database: database) : nil
+        let exclusion = DatabaseExclusion.regularFile(at: database) != nil ? try DatabaseExclusion(database: database) : nil
         defer { exclusion?.release() }
         let aside = parent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".old")
-        let exists = FileManager.default.fileExists(atPath: target)
+        let exists = FileSystem.exists(target)
         if exists {
-            guard rename(target, aside) == 0 else {
+            do {
+                try FileSystem.rename(target, to: aside)
+            } catch {
                 throw DBToolError(
-                    .cantCreate, "can not move \(target) aside: \(systemError())", hint: "Check the permissions of \(parent).")
+                    .cantCreate, "can not move \(target) aside: \(error.errno)", hint: "Check the permissions of \(parent).")
             }
         }
-        guard rename(staging, target) == 0 else {
-            let reason = systemError()
+        do {
+            try FileSystem.rename(staging, to: target)
+        } catch {
+            let reason = error.errno
             // Put the old content back; if even that fails, say where it is.
-            if exists && rename(aside, target) != 0 {
+            if exists && (try? FileSystem.rename(aside, to: target)) == nil {
                 throw DBToolError(
                     .cantCreate, "can not move the restored directory to \(target): \(reason); its old content is in \(aside)",
                     hint: "Move it back with: mv '\(aside)' '\(target)'")
@@ -120,7 +126,7 @@ public struct RestoreOperation: Sendable {
         // A process that opened the old database before the swap completed
         // would write into files about to be deleted: undo the swap.
         if let exclusion, let users = exclusion.latecomers() {
-            if rename(target, staging) == 0 && rename(aside, target) == 0 {
+            if (try? FileSystem.rename(target, to: staging)) != nil && (try? FileSystem.rename(aside, to: target)) != nil {
                 throw DatabaseExclusion.inUse(database, by: users)
             }
             throw DBToolError(
@@ -128,18 +134,17 @@ public struct RestoreOperation: Sendable {
                 hint: "Stop the application, then move it back with: mv '\(aside)' '\(target)'")
         }
         // The restore is complete from here: the old content is no longer needed.
-        if exists { try? FileManager.default.removeItem(atPath: aside) }
-        try fsyncPath(parent)
+        if exists { FileSystem.removeTree(aside) }
+        try syncDirectory(of: target)
     }
 
     /// Whether DIR holds something; throws when it may not be replaced.
     private func checkTarget(_ target: String) throws -> Bool {
-        var info = stat()
-        guard lstat(target, &info) == 0 else { return false }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard let info = try FileSystem.status(target, followingLinks: false) else { return false }
+        guard info.kind == .directory else {
             throw DBToolError(.cantCreate, "\(target) exists and is not a directory", hint: "Restore into a directory.")
         }
-        let content = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
+        let content = (try? FileSystem.contentsOfDirectory(target)) ?? []
         if !content.isEmpty && !force && !live {
             throw DBToolError(
                 .cantCreate, "\(target) is not empty (\(content.count) entries)",

@@ -29,10 +29,11 @@ public struct VerifyOperation: Sendable {
         let parent = temporaryDirectory ?? NSTemporaryDirectory()
         removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
         let scratch = parent + "/" + tempName(prefix: Self.tempPrefix, for: UUID().uuidString)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        guard mkdir(scratch, 0o700) == 0 else {
-            throw DBToolError(
-                .cantCreate, "can not create the temp directory \(scratch): \(systemError())", hint: "Set TMPDIR to a writable directory.")
+        defer { FileSystem.removeTree(scratch) }
+        do {
+            try FileSystem.createDirectory(scratch)
+        } catch {
+            throw error.reported(.cantCreate, hint: "Set TMPDIR to a writable directory.")
         }
         try ArchiveExtraction(inspection: inspection).run(into: scratch)
         let integrity = try DatabaseCheck.run(

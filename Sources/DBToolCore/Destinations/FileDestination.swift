@@ -74,14 +74,14 @@ struct FileDestination {
     /// Before writing: refuses an existing file (unless `force`), a missing
     /// or read-only directory; then removes the temp files of killed runs.
     func prepare() throws {
-        if FileManager.default.fileExists(atPath: path) && !force {
+        if FileSystem.exists(path) && !force {
             throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
         }
-        guard isDirectory(directory) else {
+        guard FileSystem.isDirectory(directory) else {
             throw DBToolError(
                 .cantCreate, "can not write \(path): the directory \(directory) does not exist", hint: "Create it first (mkdir -p).")
         }
-        guard access(directory, W_OK) == 0 else {
+        guard FileSystem.isWritable(directory) else {
             throw DBToolError(
                 .noPermission, "can not write \(path): the directory \(directory) is not writable",
                 hint: "Check its permissions, or choose another destination.")
@@ -98,7 +98,11 @@ struct FileDestination {
     /// Syncs the complete temp file and renames it to ``path``, then syncs
     /// the directory: the file appears whole under its name, or not at all.
     func publish(_ temp: String, what: String) throws {
-        try fsyncPath(temp)
+        do {
+            try FileSystem.sync(temp)
+        } catch {
+            throw error.reported(.ioError)
+        }
         try DBToolCore.publish(temp, as: path, what: what)
     }
 
@@ -113,16 +117,17 @@ struct FileDestination {
     /// Only names of the series count; a file reported deleted is gone.
     func prune() -> Pruning {
         guard let keep, let series else { return Pruning() }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = (try? FileSystem.contentsOfDirectory(directory)) ?? []
         let ours = names.compactMap { name in series.timestamp(of: name).map { (name, $0) } }
             .sorted { $0.1 < $1.1 }
             .map { directory + "/" + $0.0 }
         var pruning = Pruning()
         for path in ours.dropLast(max(keep, 1)) where path != self.path {
-            if unlink(path) == 0 {
-                pruning.deleted.append(path)
-            } else if errno != ENOENT {  // gone already: not ours to report
-                pruning.failures.append("\(path): \(systemError())")
+            do {
+                // Gone already (another run pruned it): not ours to report.
+                if try FileSystem.remove(path) { pruning.deleted.append(path) }
+            } catch {
+                pruning.failures.append("\(path): \(error.errno)")
             }
         }
         return pruning

@@ -23,21 +23,19 @@ public struct MigrationDirectory: Sendable {
     ///   `.up.sql`, a file that is not UTF-8, or a malformed file.
     public init(path: String) throws {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let info = try FileSystem.status(path) else {
             throw DBToolError(.noInput, "no migrations directory at \(path)", hint: "Check --migrations (or DBTOOL_MIGRATIONS).")
         }
-        guard isDirectory.boolValue else {
+        guard info.kind == .directory else {
             throw DBToolError(.noInput, "\(path) is a file, not a migrations directory", hint: "Check --migrations (or DBTOOL_MIGRATIONS).")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        let names = try FileSystem.contentsOfDirectory(path)
         var migrations: [MigrationFile] = []
         var skipped: [String] = []
         var pairs: [String: (up: String?, down: String?)] = [:]
         for name in names {
             let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
-            var entryIsDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: filePath, isDirectory: &entryIsDirectory), entryIsDirectory.boolValue {
+            if FileSystem.isDirectory(filePath) {
                 skipped.append(name + "/")
             } else if !name.lowercased().hasSuffix(".sql") {
                 skipped.append(name)
@@ -71,13 +69,7 @@ public struct MigrationDirectory: Sendable {
     }
 
     private static func read(_ filePath: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: filePath) else {
-            throw DBToolError(.noInput, "can not read \(filePath)", hint: "Check its permissions.")
-        }
-        guard let contents = String(data: data, encoding: .utf8) else {
-            throw DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.")
-        }
-        return contents
+        try readUTF8File(filePath) { DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.") }
     }
 
     /// The notice about skipped entries, nil when there is none.

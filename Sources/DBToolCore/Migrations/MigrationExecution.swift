@@ -77,7 +77,7 @@ struct MigrationExecution {
     ) -> MigrationFailure {
         var toolError: DBToolError
         switch error {
-        case let error as DBToolError: toolError = error
+        case let error as any ReportableError: toolError = error.toolError
         case let error as DatabaseError: toolError = .database(error, path: location.filePath, timeout: timeout)
         default: toolError = DBToolError(.software, "unexpected error: \(error)")
         }

@@ -200,18 +200,19 @@ public struct MigrationMaintenance: Sendable {
             versionText = formatter.string(from: now)
         }
         let path = URL(fileURLWithPath: migrationsPath).appendingPathComponent("\(versionText)_\(name).sql").path
-        guard !FileManager.default.fileExists(atPath: path) else {
+        guard !FileSystem.exists(path) else {
             throw DBToolError(.cantCreate, "\(path) already exists")
         }
-        let template = Array("-- migrate:up\n\n\n-- migrate:down\n\n".utf8)
+        let template = "-- migrate:up\n\n\n-- migrate:down\n\n"
         // Source code for the project's repository: readable by others, as
         // the files around it (never writable by them, whatever the umask).
         let descriptor = try createNewFile(path, mode: 0o644, what: "the migration file")
-        defer { close(descriptor) }
-        guard write(descriptor, template, template.count) == template.count else {
-            let code = errno
-            unlink(path)
-            throw DBToolError(writeFailureStatus(code), "can not write \(path): \(String(cString: strerror(code)))")
+        defer { descriptor.close() }
+        do {
+            try descriptor.writeAll(Array(template.utf8))
+        } catch {
+            _ = try? FileSystem.remove(path)
+            throw DBToolError(writeFailureStatus(error.errno), "can not write \(path): \(error.errno)")
         }
         return path
     }

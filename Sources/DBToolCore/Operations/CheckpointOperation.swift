@@ -53,13 +53,13 @@ public struct CheckpointOperation: Sendable {
                         "the database \(location.filePath) is not in WAL mode (journal_mode is \(journalMode)): there is nothing to checkpoint",
                         hint: "Switch it with `dbtool exec \"PRAGMA journal_mode = WAL\"` if WAL is wanted.")
                 }
-                let sizeBefore = fileSize(walPath)
+                let sizeBefore = FileSystem.size(walPath)
                 try db.execute(sql: "PRAGMA busy_timeout = 0")
                 defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(timeout * 1000))") }
                 let (walFrames, checkpointed, attempts, waited) = try checkpointWithoutBlocking(db)
                 return Report(
                     database: location.filePath, mode: "\(mode)", walFrames: walFrames, checkpointedFrames: checkpointed,
-                    walSizeBefore: sizeBefore, walSizeAfter: fileSize(walPath), attempts: attempts,
+                    walSizeBefore: sizeBefore, walSizeAfter: FileSystem.size(walPath), attempts: attempts,
                     waitedMs: Int64((waited * 1000).rounded()))
             }
         }

@@ -36,15 +36,13 @@ public struct InitOperation: Sendable {
     public func run() throws -> Report {
         let directoryURL = URL(fileURLWithPath: directory).standardizedFileURL
         let databasePath = directoryURL.appendingPathComponent(fileName).path
-        let fileManager = FileManager.default
-
-        var isDirectory: ObjCBool = false
-        let directoryExists = fileManager.fileExists(atPath: directoryURL.path, isDirectory: &isDirectory)
-        if directoryExists && !isDirectory.boolValue {
+        let directoryStatus = try FileSystem.status(directoryURL.path)
+        let directoryExists = directoryStatus != nil
+        if let directoryStatus, directoryStatus.kind != .directory {
             throw DBToolError(
                 .cantCreate, "\(directoryURL.path) is a file, not a directory", hint: "Choose another path for the database directory.")
         }
-        if directoryExists && fileManager.fileExists(atPath: databasePath) {
+        if directoryExists && FileSystem.exists(databasePath) {
             return try existingDatabase(directory: directoryURL.path, database: databasePath)
         }
 
@@ -57,7 +55,7 @@ public struct InitOperation: Sendable {
             }
             // Created here, empty: private whatever the umask (SQLite would
             // use 0644), never through a link; its WAL and SHM take its mode.
-            close(try createNewFile(databasePath, what: "the database"))
+            try createNewFile(databasePath, what: "the database").close()
             createdDatabase = true
             let mode = try createDatabase(at: databasePath)
             return Report(directory: directoryURL.path, database: databasePath, created: true, journalMode: mode)
@@ -65,7 +63,7 @@ public struct InitOperation: Sendable {
             // Only what this run created: a file found in the way stays.
             if createdDatabase { removeDatabaseFiles(databasePath) }
             for path in createdDirectories.reversed() {
-                try? fileManager.removeItem(atPath: path)
+                FileSystem.removeTree(path)
             }
             throw error
         }
@@ -89,19 +87,20 @@ public struct InitOperation: Sendable {
     private func createDirectories(_ url: URL) throws -> [String] {
         var missing: [URL] = []
         var current = url
-        while !FileManager.default.fileExists(atPath: current.path) {
+        while !FileSystem.exists(current.path) {
             missing.append(current)
             current = current.deletingLastPathComponent()
         }
         var created: [String] = []
         for directory in missing.reversed() {
             // chmod: the umask must not narrow (or widen) --mode.
-            guard mkdir(directory.path, directoryMode) == 0, chmod(directory.path, directoryMode) == 0 else {
-                let code = errno
-                for path in created.reversed() { rmdir(path) }
+            do {
+                try FileSystem.createDirectory(directory.path, permissions: directoryMode)
+            } catch {
+                for path in created.reversed() { FileSystem.removeTree(path) }
                 throw DBToolError(
-                    code == EACCES || code == EPERM ? .noPermission : .cantCreate,
-                    "can not create the directory \(directory.path): \(String(cString: strerror(code)))",
+                    error.errno.isPermissionDenied ? .noPermission : .cantCreate,
+                    "can not create the directory \(directory.path): \(error.errno)",
                     hint: "Check the permissions of \(directory.deletingLastPathComponent().path).")
             }
             created.append(directory.path)
@@ -127,10 +126,10 @@ public struct InitOperation: Sendable {
 /// The first 100 bytes of a SQLite database file (empty for an empty file,
 /// which is a valid empty database), or nil when the file is not one.
 /// See <https://www.sqlite.org/fileformat.html>.
-func sqliteHeader(_ path: String) -> Data? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    let header = (try? handle.read(upToCount: 100)) ?? Data()
+func sqliteHeader(_ path: String) -> [UInt8]? {
+    guard let descriptor = try? FileDescriptor.open(path, .readOnly) else { return nil }
+    defer { descriptor.close() }
+    guard let header = try? descriptor.read(fromAbsoluteOffset: 0, count: 100) else { return nil }
     if header.isEmpty { return header }
-    return header.starts(with: Data("SQLite format 3\u{0}".utf8)) ? header : nil
+    return header.starts(with: Array("SQLite format 3\u{0}".utf8)) ? header : nil
 }

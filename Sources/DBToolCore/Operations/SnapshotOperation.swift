@@ -59,7 +59,7 @@ public struct SnapshotOperation: Sendable {
         // Created here, empty (a valid empty database, and what VACUUM INTO
         // accepts): private, whatever the umask (SQLite would create it
         // 0644), and never through a link. Its journal takes its mode.
-        close(try createNewFile(temp, what: "the snapshot"))
+        try createNewFile(temp, what: "the snapshot").close()
         defer { removeDatabaseFiles(temp) }
 
         let pageCount = try location.reportingErrors(timeout: timeout) {
@@ -84,7 +84,7 @@ public struct SnapshotOperation: Sendable {
         try destination.publish(temp, what: "the snapshot")
         let pruning = destination.prune()
         return Report(
-            database: location.filePath, snapshot: destination.path, bytes: fileSize(destination.path),
+            database: location.filePath, snapshot: destination.path, bytes: FileSystem.size(destination.path),
             pageCount: pageCount, vacuumed: vacuum, deleted: pruning.deleted, deleteFailures: pruning.failures)
     }
 

@@ -33,8 +33,15 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         """
 }
 
+/// An error dbtool knows how to report: it says which ``DBToolError``
+/// (message, hint, exit status) stands for it.
+public protocol ReportableError: Error {
+    /// The error as dbtool reports it.
+    var toolError: DBToolError { get }
+}
+
 /// An error that dbtool reports: what went wrong, with what, and what to do.
-public struct DBToolError: Error, CustomStringConvertible, Sendable {
+public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     /// The exit status.
     public let status: ExitStatus
     /// One sentence naming the thing (path, statement, argument) and the problem.
@@ -42,6 +49,7 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
     /// What to do about it, if anything useful can be said.
     public let hint: String?
 
+    /// An error with its exit status, message and hint.
     public init(_ status: ExitStatus, _ message: String, hint: String? = nil) {
         self.status = status
         self.message = message
@@ -55,6 +63,9 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
         public var message: String
         public var hint: String?
     }
+
+    /// Itself.
+    public var toolError: DBToolError { self }
 
     /// The error as a JSON report holds it.
     public var summary: Summary { Summary(status: status.rawValue, message: message, hint: hint) }
@@ -81,7 +92,7 @@ public struct DBToolError: Error, CustomStringConvertible, Sendable {
         case .SQLITE_CORRUPT:
             return DBToolError(.dataError, "the database \(path) is corrupt: \(sqliteMessage)", hint: "Restore it from a backup.")
         case .SQLITE_CANTOPEN:
-            if !FileManager.default.fileExists(atPath: path) {
+            if !FileSystem.exists(path) {
                 return DBToolError(.noInput, "no database at \(path)", hint: "Create it with `dbtool init`, or check --database.")
             }
             return DBToolError(

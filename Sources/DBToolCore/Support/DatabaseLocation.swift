@@ -25,8 +25,7 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// is the file itself.
     public init(path: String, fileName: String = DatabaseLocation.defaultFileName) {
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileSystem.isDirectory(url.path) {
             directoryPath = url.path
             filePath = url.appendingPathComponent(fileName).path
             namesDirectory = true
@@ -39,11 +38,10 @@ public struct DatabaseLocation: Sendable, Equatable {
 
     /// Throws when the database file does not exist (a connection would create it).
     public func checkExists() throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: filePath, isDirectory: &isDirectory) else {
+        guard let info = try? FileSystem.status(filePath) else {
             throw DBToolError(.noInput, "no database at \(filePath)", hint: "Create it with `dbtool init DIR`, or check --database.")
         }
-        if isDirectory.boolValue {
+        if info.kind == .directory {
             throw DBToolError(.noInput, "\(filePath) is a directory, not a database file", hint: "Check --database and --file-name.")
         }
     }

@@ -16,7 +16,7 @@ import Foundation
 /// the user who runs dbtool and holding at most a pid, or it is refused
 /// (73). Nothing else is ever truncated, written or removed.
 final class ExclusiveLock {
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let path: String
 
     /// What is locked, for messages: `dbtool migrate` is migrating, `dbtool backup` is backing up.
@@ -44,75 +44,82 @@ final class ExclusiveLock {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             guard let descriptor = try Self.openLockFile(path, directory: directory) else { continue }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            let isLocked: Bool
+            do {
+                isLocked = try descriptor.tryLockExclusively()
+            } catch {
+                descriptor.close()
+                throw error.reported(.cantCreate)
+            }
+            if isLocked {
                 guard Self.isLinked(descriptor, at: path) else {
-                    close(descriptor)  // removed by the holder we waited for: lock the new file
+                    descriptor.close()  // removed by the holder we waited for: lock the new file
                     continue
                 }
-                let pid = Array("\(getpid())\n".utf8)
-                _ = ftruncate(descriptor, 0)
-                _ = pwrite(descriptor, pid, pid.count, 0)
+                // The pid is for messages only: a failure to write it is harmless.
+                try? descriptor.resize(to: 0)
+                try? descriptor.writeAll(toAbsoluteOffset: 0, Array("\(SystemProcess.currentID)\n".utf8))
                 self.descriptor = descriptor
                 self.path = path
                 return
             }
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                var buffer = [UInt8](repeating: 0, count: Self.maximumContentSize)
-                let count = pread(descriptor, &buffer, Self.maximumContentSize, 0)
-                let holder =
-                    count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
-                close(descriptor)
+            guard Date() < deadline else {
+                let content = (try? descriptor.read(fromAbsoluteOffset: 0, count: Self.maximumContentSize)) ?? []
+                let holder = String(decoding: content, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                descriptor.close()
                 throw DBToolError(
                     .tempFail,
                     "another `\(purpose.command)` (pid \(holder.isEmpty ? "unknown" : holder)) \(purpose.activity) the database in \(directory)",
                     hint: timeout > 0 ? "Retry later, or wait longer with --timeout SECONDS." : "Retry when it has finished.")
             }
-            close(descriptor)
-            usleep(20_000)
+            descriptor.close()
+            SystemProcess.sleep(seconds: 0.02)
         }
     }
 
     /// Creates the lock file, or opens the one another dbtool run created;
     /// nil when it vanished in between (try again).
-    private static func openLockFile(_ path: String, directory: String) throws -> Int32? {
-        // O_NONBLOCK: opening a FIFO planted there must not hang the run.
-        let flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
-        let created = open(path, flags | O_CREAT | O_EXCL, 0o600)
-        if created >= 0 { return created }
-        guard errno == EEXIST else {
+    private static func openLockFile(_ path: String, directory: String) throws -> FileDescriptor? {
+        // Non-blocking: opening a FIFO planted there must not hang the run.
+        do {
+            return try FileDescriptor.open(path, .readWrite, options: [.exclusiveCreate, .noFollow, .nonBlocking])
+        } catch where error.errno != .fileExists {
             throw DBToolError(
-                .cantCreate, "can not create the lock file \(path): \(systemError())", hint: "Check the permissions of \(directory).")
+                .cantCreate, "can not create the lock file \(path): \(error.errno)", hint: "Check the permissions of \(directory).")
+        } catch {}
+        let descriptor: FileDescriptor
+        do {
+            guard let opened = try FileDescriptor.openIfExists(path, .readWrite, options: [.noFollow, .nonBlocking]) else { return nil }
+            descriptor = opened
+        } catch {
+            throw notALockFile(path, reason: error.errno == .tooManySymbolicLinkLevels ? "it is a symbolic link" : error.errno.description)
         }
-        let descriptor = open(path, flags)
-        if descriptor < 0 && errno == ENOENT { return nil }
-        guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link" : systemError()
-            throw notALockFile(path, reason: reason)
+        let info: FileStatus
+        do {
+            info = try descriptor.status()
+        } catch {
+            descriptor.close()
+            throw notALockFile(path, reason: error.errno.description)
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let reason = systemError()
-            close(descriptor)
-            throw notALockFile(path, reason: reason)
-        }
-        if info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 0 {
-            close(descriptor)  // removed by its holder since we opened it: try again
+        if info.kind == .regular && info.linkCount == 0 {
+            descriptor.close()  // removed by its holder since we opened it: try again
             return nil
         }
+        let user = SystemProcess.effectiveUserID
         let reason: String? =
-            if info.st_mode & S_IFMT != S_IFREG {
+            if info.kind != .regular {
                 "it is not a regular file"
-            } else if info.st_nlink > 1 {
-                "it has \(info.st_nlink) hard links"
-            } else if info.st_uid != geteuid() {
-                "it belongs to user \(info.st_uid), not to the user running dbtool (\(geteuid()))"
-            } else if info.st_size > maximumContentSize {
-                "it holds \(info.st_size) bytes, more than a pid"
+            } else if info.linkCount > 1 {
+                "it has \(info.linkCount) hard links"
+            } else if info.owner != user {
+                "it belongs to user \(info.owner), not to the user running dbtool (\(user))"
+            } else if info.size > maximumContentSize {
+                "it holds \(info.size) bytes, more than a pid"
             } else {
                 nil
             }
         if let reason {
-            close(descriptor)
+            descriptor.close()
             throw notALockFile(path, reason: reason)
         }
         return descriptor
@@ -126,18 +133,18 @@ final class ExclusiveLock {
 
     /// Whether `path` still names the file open on `descriptor` (without
     /// following a link put in its place).
-    private static func isLinked(_ descriptor: Int32, at path: String) -> Bool {
-        var opened = stat()
-        var named = stat()
-        return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_dev == named.st_dev
-            && opened.st_ino == named.st_ino
+    private static func isLinked(_ descriptor: FileDescriptor, at path: String) -> Bool {
+        guard let opened = try? descriptor.status(), let named = (try? FileSystem.status(path, followingLinks: false)) ?? nil else {
+            return false
+        }
+        return opened.identity == named.identity
     }
 
     deinit {
         // While still locked (see the type's documentation), and only when
         // the path still names the file this run locked.
-        if Self.isLinked(descriptor, at: path) { unlink(path) }
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        if Self.isLinked(descriptor, at: path) { _ = try? FileSystem.remove(path) }
+        descriptor.unlock()
+        descriptor.close()
     }
 }

@@ -1,92 +1,73 @@
 import Foundation
 
-/// The size of a file, 0 when it does not exist.
-func fileSize(_ path: String) -> Int64 {
-    var info = stat()
-    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
-}
-
 /// Removes a database file and its companions (WAL, SHM, journal).
 func removeDatabaseFiles(_ path: String) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        try? FileManager.default.removeItem(atPath: path + suffix)
-    }
+    for suffix in DatabaseFiles.suffixes { _ = try? FileSystem.remove(path + suffix) }
 }
 
-/// fsync(2) of a file or directory.
-func fsyncPath(_ path: String) throws {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-        throw DBToolError(.ioError, "can not open \(path) to sync it: \(String(cString: strerror(errno)))")
-    }
-    defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else {
-        throw DBToolError(.ioError, "can not sync \(path) to disk: \(String(cString: strerror(errno)))")
-    }
+/// The files of one SQLite database: the file and its companions.
+enum DatabaseFiles {
+    /// "" (the database file), then the WAL, the WAL index and the rollback journal.
+    static let suffixes = ["", "-wal", "-shm", "-journal"]
+    /// The companions that belong to a WAL database's committed state.
+    static let walSuffixes = ["-wal", "-shm"]
 }
 
 /// Renames a complete, synced temp file (or directory) to its final name and
 /// syncs the directory, so that the final name appears whole or not at all.
 func publish(_ temp: String, as destination: String, what: String) throws {
-    guard rename(temp, destination) == 0 else {
-        let code = errno
-        throw DBToolError(.cantCreate, "can not move \(what) to \(destination): \(String(cString: strerror(code)))")
+    do {
+        try FileSystem.rename(temp, to: destination)
+    } catch {
+        throw DBToolError(.cantCreate, "can not move \(what) to \(destination): \(error.errno)")
     }
-    try fsyncPath(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+    try syncDirectory(of: destination)
+}
+
+/// Syncs the directory that holds `path`: a rename in it reaches the disk.
+func syncDirectory(of path: String) throws {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    do {
+        try FileSystem.sync(directory)
+    } catch {
+        throw error.reported(.ioError)
+    }
 }
 
 /// The name of a temp file or directory for this process: `<prefix><pid>-<name>`.
 /// ``removeStaleTempFiles(in:prefix:)`` recognizes it by the prefix and pid.
 func tempName(prefix: String, for name: String) -> String {
-    "\(prefix)\(getpid())-\(name)"
+    "\(prefix)\(SystemProcess.currentID)-\(name)"
 }
 
 /// Removes the temp files and directories named by ``tempName(prefix:for:)``
 /// whose process is gone (a run killed by SIGKILL or a crash).
 func removeStaleTempFiles(in directory: String, prefix: String) {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    let names = (try? FileSystem.contentsOfDirectory(directory)) ?? []
     for name in names where name.hasPrefix(prefix) {
         let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
-        if let pid = pid_t(pidText), pid != getpid(), kill(pid, 0) != 0 && errno == ESRCH {
-            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        if let pid = Int32(pidText), pid != SystemProcess.currentID, !SystemProcess.exists(pid) {
+            FileSystem.removeTree(directory + "/" + name)
         }
     }
 }
 
-/// Whether `path` is a directory.
-func isDirectory(_ path: String) -> Bool {
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-}
-
-/// The message of the current `errno`.
-func systemError() -> String { String(cString: strerror(errno)) }
-
 /// The exit status of a failed write: 74 when the disk is full or failing
 /// (ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO), 73 otherwise.
-func writeFailureStatus(_ code: Int32) -> ExitStatus {
-    [ENOSPC, EDQUOT, EFBIG, EIO].contains(code) ? .ioError : .cantCreate
+func writeFailureStatus(_ code: Errno) -> ExitStatus {
+    code.isWriteFailure ? .ioError : .cantCreate
 }
 
-/// Creates a file that must not exist yet, private to the user (0600 unless
-/// `mode`), and returns its descriptor open for writing. Never through a
-/// symbolic link or over an existing file: in a directory others can write,
-/// a planted link could otherwise make dbtool write wherever it points. The
-/// mode is set explicitly, whatever the umask.
-func createNewFile(_ path: String, mode: mode_t = 0o600, what: String = "") throws -> Int32 {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-    guard descriptor >= 0 else {
-        let code = errno
-        let reason = code == EEXIST ? "it already exists" : String(cString: strerror(code))
-        throw DBToolError(writeFailureStatus(code), "can not create \(what.isEmpty ? "" : what + " ")\(path): \(reason)")
+/// Creates a private file that must not exist yet (see
+/// ``FileDescriptor/createNew(_:permissions:)``), as a dbtool error naming
+/// `what` it is for.
+func createNewFile(_ path: String, mode: mode_t = 0o600, what: String = "") throws -> FileDescriptor {
+    do {
+        return try FileDescriptor.createNew(path, permissions: mode)
+    } catch {
+        let reason = error.errno == .fileExists ? "it already exists" : error.errno.description
+        throw DBToolError(writeFailureStatus(error.errno), "can not create \(what.isEmpty ? "" : what + " ")\(path): \(reason)")
     }
-    guard fchmod(descriptor, mode) == 0 else {
-        let reason = systemError()
-        close(descriptor)
-        unlink(path)
-        throw DBToolError(.cantCreate, "can not set the permissions of \(path): \(reason)")
-    }
-    return descriptor
 }
 
 /// Writes a small file whole: into a new private temp file beside it, synced,
@@ -97,18 +78,15 @@ func writeSmallFile(_ path: String, contents: String, mode: mode_t = 0o600) thro
     let descriptor = try createNewFile(temp, mode: mode)
     var keep = false
     defer {
-        close(descriptor)
-        if !keep { unlink(temp) }
+        descriptor.close()
+        if !keep { _ = try? FileSystem.remove(temp) }
     }
-    let bytes = Array(contents.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { throw DBToolError(writeFailureStatus(errno), "can not write \(path): \(systemError())") }
-        offset += written
+    do {
+        try descriptor.writeAll(Array(contents.utf8))
+        try descriptor.sync()
+    } catch {
+        throw DBToolError(writeFailureStatus(error.errno), "can not write \(path): \(error.errno)")
     }
-    guard fsync(descriptor) == 0 else { throw DBToolError(writeFailureStatus(errno), "can not write \(path): \(systemError())") }
     try publish(temp, as: path, what: url.lastPathComponent)
     keep = true
 }
@@ -116,24 +94,23 @@ func writeSmallFile(_ path: String, contents: String, mode: mode_t = 0o600) thro
 /// Creates a directory private to the user (0700 unless `mode`), whatever
 /// the umask; an existing directory is left as it is.
 func createPrivateDirectory(_ path: String, mode: mode_t = 0o700) throws {
-    if mkdir(path, mode) == 0 {
-        guard chmod(path, mode) == 0 else { throw DBToolError(.cantCreate, "can not set the permissions of \(path): \(systemError())") }
-        return
+    do {
+        try FileSystem.createDirectory(path, permissions: mode)
+    } catch {
+        if error.errno == .fileExists && FileSystem.isDirectory(path) { return }
+        throw DBToolError(
+            error.errno.isPermissionDenied ? .noPermission : .cantCreate,
+            "can not create the directory \(path): \(error.errno == .fileExists ? "a file of that name exists" : error.errno.description)")
     }
-    let code = errno
-    if code == EEXIST && isDirectory(path) { return }
-    throw DBToolError(
-        code == EACCES || code == EPERM ? .noPermission : .cantCreate,
-        "can not create the directory \(path): \(code == EEXIST ? "a file of that name exists" : String(cString: strerror(code)))")
 }
 
 /// Makes sure an `--output-dir` exists: a missing one is created private
 /// (0700), when its parent exists (a typo deep in a path is reported rather
 /// than created).
 func createOutputDirectory(_ path: String) throws {
-    if isDirectory(path) { return }
+    if FileSystem.isDirectory(path) { return }
     let parent = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
-    guard isDirectory(parent) else {
+    guard FileSystem.isDirectory(parent) else {
         throw DBToolError(
             .cantCreate, "the output directory \(path) does not exist, nor its parent \(parent)", hint: "Create it first (mkdir -p).")
     }
@@ -144,9 +121,21 @@ func createOutputDirectory(_ path: String) throws {
 func createMissingDirectories(_ path: String) throws {
     var missing: [String] = []
     var current = URL(fileURLWithPath: path).standardizedFileURL
-    while !FileManager.default.fileExists(atPath: current.path) && current.path != "/" {
+    while !FileSystem.exists(current.path) && current.path != "/" {
         missing.append(current.path)
         current = current.deletingLastPathComponent()
     }
     for directory in missing.reversed() { try createPrivateDirectory(directory) }
+}
+
+/// The content of a UTF-8 text file; `notUTF8` is the error for another encoding.
+func readUTF8File(_ path: String, notUTF8: () -> DBToolError) throws -> String {
+    let bytes: [UInt8]
+    do {
+        bytes = try FileSystem.contents(path)
+    } catch {
+        throw error.reported(hint: error.errno.isPermissionDenied ? "Check its permissions." : nil)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw notUTF8() }
+    return text
 }

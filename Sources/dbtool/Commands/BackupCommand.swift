@@ -113,7 +113,7 @@ struct CreateBackupCommand: ParsableCommand {
         operation.keep = keep
         operation.force = force
         operation.timeout = database.timeout
-        let progress = isTerminal(STDERR_FILENO) && !output.quiet ? ProgressLine(label: "backup") : nil
+        let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in
                 progress.update(bytes: step.done, total: step.total, label: step.phase == .copying ? "copying" : "archiving")

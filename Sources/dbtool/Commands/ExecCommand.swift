@@ -60,34 +60,15 @@ struct ExecCommand: ParsableCommand {
     }
 
     func run() throws {
+        let source: SQLSource = sql.map { .text($0) } ?? file.map { .file($0) } ?? .standardInput
         let text: String
-        do {
-            if let sql {
-                text = sql
-            } else if let file {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-                    throw DBToolError(.noInput, "no SQL file at \(file)")
-                }
-                guard !isDirectory.boolValue else {
-                    throw DBToolError(.noInput, "\(file) is a directory, not a SQL file", hint: "Check --file.")
-                }
-                guard let data = FileManager.default.contents(atPath: file), let decoded = String(data: data, encoding: .utf8) else {
-                    throw DBToolError(.dataError, "\(file) is not readable UTF-8 text")
-                }
-                text = decoded
-            } else {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            }
-        } catch {
-            throw failed(error)
-        }
+        do { text = try source.read() } catch { throw failed(error) }
         var operation = ExecOperation(location: database.location, sql: text)
         do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { throw failed(error) }
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly
         operation.timeout = database.timeout
-        operation.format = format ?? (isTerminal(STDOUT_FILENO) ? .table : .csv)
+        operation.format = format ?? (Terminal.isAttached(1) ? .table : .csv)
         do {
             try operation.run { FileHandle.standardOutput.write(Data($0.utf8)) }
         } catch {

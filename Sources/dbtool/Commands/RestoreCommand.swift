@@ -60,7 +60,7 @@ struct RestoreCommand: ParsableCommand {
         operation.force = force
         operation.live = live
         operation.timeout = timeout
-        let progress = isTerminal(STDERR_FILENO) && !output.quiet ? ProgressLine(label: "restoring") : nil
+        let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "restoring") : nil
         if let progress {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
         }

@@ -68,7 +68,7 @@ struct SnapshotCommand: ParsableCommand {
         operation.force = force
         operation.vacuum = vacuum
         operation.timeout = database.timeout
-        if isTerminal(STDERR_FILENO) && !output.quiet {
+        if Terminal.isAttached(2) && !output.quiet {
             operation.progress = ProgressLine(label: "snapshot").update
         }
         let snapshot = operation

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A system error number (`errno`), in the style of swift-system's `Errno`:
+/// what a failed call of this folder reports.
+struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The value of `errno`.
+    let rawValue: Int32
+
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The calling thread's `errno`, read right after the failed call.
+    static var current: Errno { Errno(errno) }
+
+    /// The system's message, e.g. "No such file or directory".
+    var description: String { String(cString: strerror(rawValue)) }
+
+    static let noSuchFileOrDirectory = Errno(ENOENT)
+    static let fileExists = Errno(EEXIST)
+    static let notADirectory = Errno(ENOTDIR)
+    static let interrupted = Errno(EINTR)
+    static let wouldBlock = Errno(EWOULDBLOCK)
+    static let tooManySymbolicLinkLevels = Errno(ELOOP)
+    static let noSuchProcess = Errno(ESRCH)
+
+    /// A full or failing disk: ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO.
+    var isWriteFailure: Bool { [ENOSPC, EDQUOT, EFBIG, EIO].contains(rawValue) }
+
+    /// EACCES or EPERM.
+    var isPermissionDenied: Bool { rawValue == EACCES || rawValue == EPERM }
+}
+
+/// A failed system call on a path: what was attempted, on which path, and
+/// the system's reason. dbtool reports it as a ``DBToolError`` whose exit
+/// status follows the reason (see ``status``).
+struct FileSystemError: Error, CustomStringConvertible, ReportableError {
+    /// What was attempted, as a verb phrase: "create", "write", "move".
+    let operation: String
+    /// The path it was attempted on.
+    let path: String
+    /// Why it failed.
+    let errno: Errno
+
+    /// "can not create /x/y: No space left on device".
+    var description: String { "can not \(operation) \(path): \(errno)" }
+
+    /// 74 for a full or failing disk, 77 for a permission denied, 66 for a
+    /// missing file that was to be read, 73 otherwise.
+    var status: ExitStatus {
+        if errno.isWriteFailure { return .ioError }
+        if errno.isPermissionDenied { return .noPermission }
+        if errno == .noSuchFileOrDirectory && ["open", "read", "list"].contains(operation) { return .noInput }
+        return .cantCreate
+    }
+
+    var toolError: DBToolError {
+        DBToolError(status, description, hint: status == .ioError ? "Free some space on its disk (or check the disk), and retry." : nil)
+    }
+
+    /// The error as dbtool reports it, with another status or hint.
+    func reported(_ status: ExitStatus? = nil, hint: String? = nil) -> DBToolError {
+        DBToolError(status ?? self.status, description, hint: hint ?? toolError.hint)
+    }
+}
+
+/// Retries a system call interrupted by a signal (EINTR): dbtool catches
+/// SIGINT and SIGTERM (``Interruption``) without `SA_RESTART`.
+@inline(__always)
+func retryingInterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `stat(2)` says of a file.
+struct FileStatus {
+    /// The kinds of file dbtool tells apart.
+    enum Kind: Equatable {
+        case regular, directory, symbolicLink, other
+    }
+
+    /// A file's device and inode: its identity, which outlives renames.
+    struct Identity: Hashable {
+        var device: UInt
+        var inode: UInt
+    }
+
+    private let raw: stat
+
+    init(_ raw: stat) { self.raw = raw }
+
+    var kind: Kind {
+        switch raw.st_mode & S_IFMT {
+        case S_IFREG: .regular
+        case S_IFDIR: .directory
+        case S_IFLNK: .symbolicLink
+        default: .other
+        }
+    }
+
+    var size: Int64 { Int64(raw.st_size) }
+    /// The permission bits (`0o777`).
+    var permissions: mode_t { raw.st_mode & 0o777 }
+    /// The permission bits with setuid, setgid and sticky (`0o7777`), as an archive records them.
+    var modeBits: mode_t { raw.st_mode & 0o7777 }
+    var linkCount: Int { Int(raw.st_nlink) }
+    var owner: uid_t { raw.st_uid }
+    var identity: Identity { Identity(device: UInt(raw.st_dev), inode: UInt(raw.st_ino)) }
+    var accessTime: timespec { raw.st_atim }
+    var modificationTime: timespec { raw.st_mtim }
+}

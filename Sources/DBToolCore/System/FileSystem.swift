@@ -1,0 +1,140 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The calls dbtool makes on paths (the descriptor calls are on
+/// ``FileDescriptor``): the only place of DBToolCore, with that type and
+/// ``SystemProcess``, that calls the C library or `FileManager`. Each
+/// throws a ``FileSystemError`` naming the path.
+enum FileSystem {
+    /// `stat(2)` (`lstat(2)` unless `followingLinks`); nil when nothing is
+    /// there (ENOENT, or ENOTDIR: a parent is a file).
+    static func status(_ path: String, followingLinks: Bool = true) throws(FileSystemError) -> FileStatus? {
+        var raw = stat()
+        let result = followingLinks ? stat(path, &raw) : lstat(path, &raw)
+        guard result == 0 else {
+            if Errno.current == .noSuchFileOrDirectory || Errno.current == .notADirectory { return nil }
+            throw FileSystemError(operation: "inspect", path: path, errno: .current)
+        }
+        return FileStatus(raw)
+    }
+
+    /// Whether something is at `path` (following links).
+    static func exists(_ path: String) -> Bool {
+        (try? status(path)).flatMap { $0 } != nil
+    }
+
+    /// Whether `path` is a directory (following links).
+    static func isDirectory(_ path: String) -> Bool {
+        (try? status(path))??.kind == .directory
+    }
+
+    /// The size of a file, 0 when it does not exist.
+    static func size(_ path: String) -> Int64 {
+        (try? status(path))??.size ?? 0
+    }
+
+    /// Whether this process may create files in the directory (`access(2)`).
+    static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+
+    /// The names in a directory, sorted, without "." and "..".
+    static func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else { throw FileSystemError(operation: "list", path: path, errno: .current) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// The whole content of a file.
+    static func contents(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let descriptor = try FileDescriptor.open(path, .readOnly)
+        defer { descriptor.close() }
+        return try descriptor.readToEnd()
+    }
+
+    /// `rename(2)`: atomic within a file system; replaces a file (or an empty
+    /// directory) at `destination`, and a link there, never its target.
+    static func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw FileSystemError(operation: "move \(source) to", path: destination, errno: .current)
+        }
+    }
+
+    /// Removes a file (`unlink(2)`); false when it was not there.
+    @discardableResult
+    static func remove(_ path: String) throws(FileSystemError) -> Bool {
+        if unlink(path) == 0 { return true }
+        if Errno.current == .noSuchFileOrDirectory { return false }
+        throw FileSystemError(operation: "remove", path: path, errno: .current)
+    }
+
+    /// Removes a file or a directory with its content, ignoring errors: for
+    /// dbtool's own temp files and staging directories, which the next run
+    /// removes if this one could not.
+    static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Creates a directory with exactly `permissions`, whatever the umask.
+    static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws(FileSystemError) {
+        guard mkdir(path, permissions) == 0 else {
+            throw FileSystemError(operation: "create the directory", path: path, errno: .current)
+        }
+        try setPermissions(path, permissions)
+    }
+
+    /// `chmod(2)`.
+    static func setPermissions(_ path: String, _ permissions: mode_t) throws(FileSystemError) {
+        guard chmod(path, permissions & 0o777) == 0 else {
+            throw FileSystemError(operation: "set the permissions of", path: path, errno: .current)
+        }
+    }
+
+    /// Sets the access and modification times to `seconds` since 1970.
+    static func setTimes(_ path: String, seconds: Int) throws(FileSystemError) {
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
+            throw FileSystemError(operation: "set the times of", path: path, errno: .current)
+        }
+    }
+
+    /// Flushes a file or a directory (its entries: a rename in it) to the disk.
+    static func sync(_ path: String) throws(FileSystemError) {
+        let descriptor = try FileDescriptor.open(path, .readOnly)
+        defer { descriptor.close() }
+        try descriptor.sync()
+    }
+}
+
+/// The processes dbtool asks about: itself, and those that may hold files.
+enum SystemProcess {
+    /// This process's id.
+    static var currentID: Int32 { getpid() }
+
+    /// The effective user of this process.
+    static var effectiveUserID: uid_t { geteuid() }
+
+    /// False only when no process `pid` exists (a process of another user
+    /// that can not be signalled still exists).
+    static func exists(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || Errno.current != .noSuchProcess
+    }
+
+    /// Blocks the calling thread for `seconds`.
+    static func sleep(seconds: Double) {
+        usleep(useconds_t(max(0, min(seconds, 60)) * 1_000_000))
+    }
+}
+
+/// The standard streams, as the CLI asks about them.
+public enum Terminal {
+    /// Whether the descriptor (0, 1, 2) is a terminal: progress is shown
+    /// only there.
+    public static func isAttached(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+}
