@@ -53,7 +53,7 @@ struct MigrationExecution {
                 let ran: Bool
                 switch direction {
                 case .up: ran = try apply(file, with: runner, in: db)
-                case .down: ran = try revert(file, in: db)
+                case .down: ran = try revert(file, with: runner, in: db)
                 }
                 if ran { steps.append(.init(file, direction, durationMs: milliseconds(since: start))) }
             } catch {
@@ -102,30 +102,16 @@ struct MigrationExecution {
         return try runner.apply(step, in: db)
     }
 
-    /// Runs a migration's down section and deletes its record, in one
-    /// IMMEDIATE transaction (the record alone when the section runs
-    /// outside of one), foreign keys handled as for migrations.
-    private func revert(_ file: MigrationFile, in db: Database) throws -> Bool {
-        let disablesForeignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-        if disablesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-        let deleteRecord = { (db: Database) in
-            try db.execute(sql: "DELETE FROM \(MigrationsTable.name) WHERE version = ?", arguments: [Int64(file.version)])
-        }
-        if file.downRunsOutsideTransaction {
+    /// Runs a migration's down section and deletes its record, with the
+    /// runner's transaction and foreign key handling (see ``apply(_:with:in:)``);
+    /// false when another run reverted it first.
+    private func revert(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database) throws -> Bool {
+        let step = MigrationStep(
+            identifier: String(file.version), foreignKeyChecks: .deferredUnchecked, runsInTransaction: !file.downRunsOutsideTransaction
+        ) { db in
             try MigrationExecution.checkingForeignKeys(of: file, .down, in: db) { try file.run(.down, in: db) }
-            try db.inTransaction(.immediate) {
-                try deleteRecord(db)
-                return .commit
-            }
-        } else {
-            try db.inTransaction(.immediate) {
-                try MigrationExecution.checkingForeignKeys(of: file, .down, in: db) { try file.run(.down, in: db) }
-                try deleteRecord(db)
-                return .commit
-            }
         }
-        return true
+        return try runner.revert(step, in: db)
     }
 
     /// Runs `body`, and throws when it left rows referencing missing rows

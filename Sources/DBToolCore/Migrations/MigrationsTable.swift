@@ -60,6 +60,13 @@ public struct MigrationsTable: MigrationRecorder {
         try Self.insert(file, durationMs: Int64((duration * 1000).rounded()), baseline: false, in: db)
     }
 
+    /// Deletes the records of reverted migrations.
+    package func forget(_ identifiers: Set<String>, in db: Database) throws {
+        for version in identifiers.compactMap({ Int64($0) }) {
+            try db.execute(sql: "DELETE FROM \(Self.name) WHERE version = ?", arguments: [version])
+        }
+    }
+
     static func insert(_ file: MigrationFile, durationMs: Int64, baseline: Bool, in db: Database) throws {
         try db.execute(
             sql: "INSERT INTO \(name) (version, name, checksum, applied_at, duration_ms, baseline) VALUES (?, ?, ?, ?, ?, ?)",

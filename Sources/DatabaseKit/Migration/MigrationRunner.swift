@@ -61,12 +61,12 @@ package protocol MigrationRecorder: Sendable {
     func appliedIdentifiers(_ db: Database) throws -> Set<String>
     /// Records an applied migration, in the same transaction as the migration.
     func record(_ step: MigrationStep, duration: TimeInterval, in db: Database) throws
-    /// Deletes the records of migrations merged into another one.
+    /// Deletes the records of migrations merged into another one, or reverted.
     func forget(_ identifiers: Set<String>, in db: Database) throws
 }
 
 extension MigrationRecorder {
-    /// Recorders whose steps merge no migration have nothing to forget.
+    /// Recorders whose steps merge and revert no migration have nothing to forget.
     package func forget(_ identifiers: Set<String>, in db: Database) throws {
         throw DatabaseError.misuse("this migrations table does not support merged migrations")
     }
@@ -91,10 +91,78 @@ package struct MigrationRunner<Recorder: MigrationRecorder>: Sendable {
     ///   (`SQLITE_CONSTRAINT_FOREIGNKEY`) naming the table of a violation.
     @discardableResult
     package func apply(_ step: MigrationStep, in db: Database) throws -> Bool {
+        try withForeignKeyHandling(of: step, in: db) { checksForeignKeys in
+            if step.runsInTransaction {
+                var applied = false
+                try db.inTransaction(.immediate) {
+                    applied = try applyUnlessRecorded(step, checkingForeignKeys: checksForeignKeys, in: db)
+                    return .commit
+                }
+                return applied
+            }
+            // Outside a transaction: the check and the record are still atomic
+            // with each other, but the migration's statements are not.
+            guard let appliedMerged = try pendingMergedIdentifiers(step, in: db) else { return false }
+            let start = Date()
+            try step.migrate(db, appliedMerged)
+            if checksForeignKeys { try db.checkForeignKeys() }
+            try db.inTransaction(.immediate) {
+                try recorder.prepare(db)
+                try record(step, replacing: appliedMerged, since: start, in: db)
+                return .commit
+            }
+            return true
+        }
+    }
+
+    /// Reverts `step` (whose `migrate` undoes the migration) unless it is not
+    /// applied, and deletes its record: in one IMMEDIATE transaction that
+    /// reads the applied set again under the write lock, with the step's
+    /// foreign key handling. Outside a transaction (`runsInTransaction`
+    /// false) the record is deleted after the statements ran.
+    ///
+    /// - returns: True when the step was reverted by this call.
+    @discardableResult
+    package func revert(_ step: MigrationStep, in db: Database) throws -> Bool {
+        try withForeignKeyHandling(of: step, in: db) { checksForeignKeys in
+            func isApplied() throws -> Bool {
+                try recorder.prepare(db)
+                return try recorder.appliedIdentifiers(db).contains(step.identifier)
+            }
+            var reverted = false
+            if step.runsInTransaction {
+                try db.inTransaction(.immediate) {
+                    guard try isApplied() else { return .commit }
+                    try step.migrate(db, [])
+                    try recorder.forget([step.identifier], in: db)
+                    if checksForeignKeys { try db.checkForeignKeys() }
+                    reverted = true
+                    return .commit
+                }
+                return reverted
+            }
+            try db.inTransaction(.immediate) {
+                reverted = try isApplied()
+                return .commit
+            }
+            guard reverted else { return false }
+            try step.migrate(db, [])
+            if checksForeignKeys { try db.checkForeignKeys() }
+            try db.inTransaction(.immediate) {
+                try recorder.forget([step.identifier], in: db)
+                return .commit
+            }
+            return true
+        }
+    }
+
+    /// Runs `body` with foreign keys disabled when the step asks for it (and
+    /// they are enabled), re-enabled afterwards; `body` is told whether to
+    /// check them before commit.
+    private func withForeignKeyHandling<T>(of step: MigrationStep, in db: Database, _ body: (Bool) throws -> T) throws -> T {
         // The connection's actual setting: `prepareDatabase` may have changed it.
         let foreignKeysEnabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
         let disablesForeignKeys = step.foreignKeyChecks != .immediate && foreignKeysEnabled
-        let checksForeignKeys = step.foreignKeyChecks == .deferred && foreignKeysEnabled
         if disablesForeignKeys {
             // PRAGMA foreign_keys has no effect inside a transaction.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -102,26 +170,7 @@ package struct MigrationRunner<Recorder: MigrationRecorder>: Sendable {
         defer {
             if disablesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
         }
-        if step.runsInTransaction {
-            var applied = false
-            try db.inTransaction(.immediate) {
-                applied = try applyUnlessRecorded(step, checkingForeignKeys: checksForeignKeys, in: db)
-                return .commit
-            }
-            return applied
-        }
-        // Outside a transaction: the check and the record are still atomic
-        // with each other, but the migration's statements are not.
-        guard let appliedMerged = try pendingMergedIdentifiers(step, in: db) else { return false }
-        let start = Date()
-        try step.migrate(db, appliedMerged)
-        if checksForeignKeys { try db.checkForeignKeys() }
-        try db.inTransaction(.immediate) {
-            try recorder.prepare(db)
-            try record(step, replacing: appliedMerged, since: start, in: db)
-            return .commit
-        }
-        return true
+        return try body(step.foreignKeyChecks == .deferred && foreignKeysEnabled)
     }
 
     private func applyUnlessRecorded(_ step: MigrationStep, checkingForeignKeys: Bool, in db: Database) throws -> Bool {
