@@ -9,7 +9,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # replay its `.dump` output).
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3
 
-.PHONY: all deps bench-deps build test test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions install uninstall clean
+.PHONY: all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions install uninstall clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -55,8 +55,21 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual
 	$(SWIFT) test
+	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
+
+## docs: DatabaseKit's DocC catalog, in .build/docs; any warning (a symbol link
+## that does not resolve, an undocumented parameter) fails the build
+docs: deps
+	$(SWIFT) build --target DatabaseKit
+	rm -rf .build/symbol-graphs .build/docs && mkdir -p .build/symbol-graphs
+	swift-symbolgraph-extract -module-name DatabaseKit -I $(BIN_PATH)/Modules -I Sources/DatabaseKitSQLite \
+		-target $$($(SWIFT)c -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1) \
+		-minimum-access-level public -output-dir .build/symbol-graphs
+	docc convert Sources/DatabaseKit/DatabaseKit.docc --additional-symbol-graph-dir .build/symbol-graphs \
+		--fallback-display-name DatabaseKit --fallback-bundle-identifier org.databasekit.DatabaseKit \
+		--output-path .build/docs --warnings-as-errors
 
 ## test-asan: the library tests under AddressSanitizer and LeakSanitizer; any report fails the run
 test-asan: deps
@@ -147,12 +160,14 @@ bench-instructions: bench-deps
 	$(BENCH_BIN) instructions
 
 ## completions: regenerate completions/ (bash, zsh, fish scripts and the dbtool.1 man page)
-## from the command declarations; a test fails when the committed ones are stale
+## and docs/cli-reference.md from the command declarations; a test fails when one is stale
 completions: deps
 	$(SWIFT) build --product dbtool
 	$(SWIFT) build --product generate-manual
 	for shell in bash zsh fish; do $(BIN_PATH)/dbtool --generate-completion-script $$shell > completions/dbtool.$$shell; done
 	$(BIN_PATH)/generate-manual $(BIN_PATH)/dbtool --date $(MAN_DATE) --output-directory completions
+	$(SWIFT) build --build-tests
+	DBTOOL_UPDATE_GENERATED=1 $(SWIFT) test --skip-build --filter HelpReferenceTests/reference
 
 ## install: the release binary, completions and man page under PREFIX (default /usr/local)
 install: deps

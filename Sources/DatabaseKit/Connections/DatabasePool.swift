@@ -79,7 +79,7 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
-    /// Like ``read(_:)-2d7k9``, without blocking the calling thread.
+    /// Like ``DatabasePool/read(_:)-1uyp``, without blocking the calling thread.
     public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await readers.withReader { reader in
             try await reader.execute { db in try db.isolated { try value(db) } }
@@ -107,7 +107,7 @@ public final class DatabasePool: DatabaseWriter {
         try readers.withReader { reader in try reader.sync(value) }
     }
 
-    /// Like ``unsafeRead(_:)-3k0qq``, without blocking the calling thread.
+    /// Like ``DatabasePool/unsafeRead(_:)-dz73``, without blocking the calling thread.
     public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await readers.withReader { reader in try await reader.execute(value) }
     }
@@ -127,7 +127,7 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
-    /// Like ``unsafeRead(_:)-3k0qq``; inside another access to the pool (a
+    /// Like ``DatabasePool/unsafeRead(_:)-dz73``; inside another access to the pool (a
     /// read or a write), it runs right away on that access's connection.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         if let reader = readers.currentReader {
@@ -142,7 +142,7 @@ public final class DatabasePool: DatabaseWriter {
     /// Starts a read from the current state of the writer, and returns
     /// once the read has acquired its snapshot.
     ///
-    /// Call it from a writer access (``writeWithoutTransaction(_:)-4p2ll``),
+    /// Call it from a writer access (``DatabasePool/writeWithoutTransaction(_:)-2xqad``),
     /// outside of any transaction: the writer can go on writing while the
     /// read sees the state as it was.
     ///
@@ -230,7 +230,7 @@ public final class DatabasePool: DatabaseWriter {
         try writer.sync(updates)
     }
 
-    /// Like ``writeWithoutTransaction(_:)-4p2ll``, without blocking the calling thread.
+    /// Like ``DatabasePool/writeWithoutTransaction(_:)-2xqad``, without blocking the calling thread.
     public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await writer.execute(updates)
     }
@@ -242,7 +242,7 @@ public final class DatabasePool: DatabaseWriter {
         try readers.barrier { try writer.sync(updates) }
     }
 
-    /// Like ``barrierWriteWithoutTransaction(_:)-9n3d3``, without blocking the calling thread.
+    /// Like ``DatabasePool/barrierWriteWithoutTransaction(_:)-76k2x``, without blocking the calling thread.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try Task.checkCancellation()
         // The closure does not escape: this function waits for its end.
@@ -267,7 +267,7 @@ public final class DatabasePool: DatabaseWriter {
         writer.async(updates)
     }
 
-    /// Like ``writeWithoutTransaction(_:)-4p2ll``, and may run inside another
+    /// Like ``DatabasePool/writeWithoutTransaction(_:)-2xqad``, and may run inside another
     /// access to the writer.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try writer.reentrantSync(updates)

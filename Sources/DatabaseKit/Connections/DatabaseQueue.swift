@@ -138,7 +138,7 @@ public final class DatabaseQueue: DatabaseWriter {
         try writer.sync(value)
     }
 
-    /// Like ``unsafeRead(_:)-4p7o5``, without blocking the calling thread.
+    /// Like ``DatabaseQueue/unsafeRead(_:)-2qrky``, without blocking the calling thread.
     public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await writer.execute(value)
     }
@@ -148,7 +148,7 @@ public final class DatabaseQueue: DatabaseWriter {
         writer.async { db in value(db.accessResult()) }
     }
 
-    /// Like ``unsafeRead(_:)-4p7o5``, but may be called from inside another
+    /// Like ``DatabaseQueue/unsafeRead(_:)-2qrky``, but may be called from inside another
     /// access to this queue (it then runs right away on the same connection).
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) rethrows -> T {
         try writer.reentrantSync(value)
@@ -179,19 +179,19 @@ public final class DatabaseQueue: DatabaseWriter {
         try writer.sync(updates)
     }
 
-    /// Like ``writeWithoutTransaction(_:)-95vgo``, without blocking the calling thread.
+    /// Like ``DatabaseQueue/writeWithoutTransaction(_:)-4ouxf``, without blocking the calling thread.
     public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await writer.execute(updates)
     }
 
     /// Runs database statements outside of any transaction. A queue has no
-    /// concurrent reads: this is ``writeWithoutTransaction(_:)-95vgo``.
+    /// concurrent reads: this is ``DatabaseQueue/writeWithoutTransaction(_:)-4ouxf``.
     @_disfavoredOverload
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.sync(updates)
     }
 
-    /// Like ``barrierWriteWithoutTransaction(_:)-6fyy5``, without blocking the calling thread.
+    /// Like ``DatabaseQueue/barrierWriteWithoutTransaction(_:)-5jzvh``, without blocking the calling thread.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await writer.execute(updates)
     }
@@ -206,14 +206,14 @@ public final class DatabaseQueue: DatabaseWriter {
         writer.async(updates)
     }
 
-    /// Like ``writeWithoutTransaction(_:)-95vgo``, and may run inside
+    /// Like ``DatabaseQueue/writeWithoutTransaction(_:)-4ouxf``, and may run inside
     /// another access to this queue.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try writer.reentrantSync(updates)
     }
 
     /// Runs database statements outside of any transaction (the same as
-    /// ``writeWithoutTransaction(_:)-95vgo``).
+    /// ``DatabaseQueue/writeWithoutTransaction(_:)-4ouxf``).
     ///
     /// ```swift
     /// try dbQueue.inDatabase { db in
@@ -227,8 +227,11 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Runs database statements in a transaction, committed or rolled back
     /// according to the returned completion, and rolled back when it throws.
     ///
-    /// - parameter kind: The transaction kind (by default IMMEDIATE; see
-    ///   ``Configuration/defaultTransactionKind``).
+    /// - parameters:
+    ///   - kind: The transaction kind (by default IMMEDIATE; see
+    ///     ``Configuration/defaultTransactionKind``).
+    ///   - updates: The statements; the completion it returns commits or
+    ///     rolls back.
     public func inTransaction(
         _ kind: Database.TransactionKind? = nil,
         _ updates: (Database) throws -> Database.TransactionCompletion
@@ -252,8 +255,10 @@ public final class DatabaseQueue: DatabaseWriter {
     /// An in-memory copy of a database file. The file is opened read-only
     /// and never changed.
     ///
-    /// - parameter configuration: The configuration of the copy; with
-    ///   `readonly`, the copy refuses writes.
+    /// - parameters:
+    ///   - path: The database file to copy.
+    ///   - configuration: The configuration of the copy; with `readonly`,
+    ///     the copy refuses writes.
     public static func inMemoryCopy(fromPath path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
         try copy(fromPath: path, configuration: configuration) { try DatabaseQueue(inMemoryPath: ":memory:", configuration: $0) }
     }

@@ -28,7 +28,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     @_disfavoredOverload
     func read<T>(_ value: (Database) throws -> T) throws -> T
 
-    /// Like ``read(_:)-3806d``, without blocking the calling thread.
+    /// Like ``DatabaseReader/read(_:)-5k0o4``, without blocking the calling thread.
     func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs `value` later, with the connection or the error that prevented
@@ -39,13 +39,13 @@ public protocol DatabaseReader: AnyObject, Sendable {
     @_disfavoredOverload
     func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T
 
-    /// Like ``unsafeRead(_:)-6dy4f``, without blocking the calling thread.
+    /// Like ``DatabaseReader/unsafeRead(_:)-76sqs``, without blocking the calling thread.
     func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs `value` later, without transaction.
     func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
 
-    /// Like ``unsafeRead(_:)-6dy4f``, and may run inside another access to the
+    /// Like ``DatabaseReader/unsafeRead(_:)-76sqs``, and may run inside another access to the
     /// same reader.
     func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T
 }

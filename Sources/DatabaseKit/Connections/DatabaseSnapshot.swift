@@ -46,7 +46,7 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         try serializedDatabase.sync(value)
     }
 
-    /// Like ``read(_:)-3bqck``, without blocking the calling thread.
+    /// Like ``DatabaseSnapshot/read(_:)-4i802``, without blocking the calling thread.
     public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await serializedDatabase.execute(value)
     }
@@ -56,12 +56,12 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         serializedDatabase.async { db in value(db.accessResult()) }
     }
 
-    /// The same as ``read(_:)-3bqck``: a snapshot is always isolated.
+    /// The same as ``DatabaseSnapshot/read(_:)-4i802``: a snapshot is always isolated.
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serializedDatabase.sync(value)
     }
 
-    /// The same as ``read(_:)-3bqck``.
+    /// The same as ``DatabaseSnapshot/read(_:)-4i802``.
     public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await serializedDatabase.execute(value)
     }
@@ -71,7 +71,7 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         asyncRead(value)
     }
 
-    /// Like ``unsafeRead(_:)-5ul6j``, and may run inside another access to the snapshot.
+    /// Like ``DatabaseSnapshot/unsafeRead(_:)-9z6h4``, and may run inside another access to the snapshot.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serializedDatabase.reentrantSync(value)
     }

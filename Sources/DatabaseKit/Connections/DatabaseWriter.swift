@@ -7,7 +7,7 @@ public protocol DatabaseWriter: DatabaseReader {
     @_disfavoredOverload
     func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T
 
-    /// Like ``writeWithoutTransaction(_:)-4qh1w``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/writeWithoutTransaction(_:)-7wyx5``, without blocking the calling thread.
     func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs statements outside of any transaction, once no read is running,
@@ -15,7 +15,7 @@ public protocol DatabaseWriter: DatabaseReader {
     @_disfavoredOverload
     func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
 
-    /// Like ``barrierWriteWithoutTransaction(_:)-280j1``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/barrierWriteWithoutTransaction(_:)-2cysz``, without blocking the calling thread.
     func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs `updates` later, outside of any transaction, once no read is running.
@@ -24,7 +24,7 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Runs `updates` later, outside of any transaction.
     func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void)
 
-    /// Like ``writeWithoutTransaction(_:)-4qh1w``, and may run inside another
+    /// Like ``DatabaseWriter/writeWithoutTransaction(_:)-7wyx5``, and may run inside another
     /// access to the same writer (then on its connection, in its transaction).
     func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T
 
@@ -50,7 +50,7 @@ extension DatabaseWriter {
         }
     }
 
-    /// Like ``write(_:)-76inz``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/write(_:)-81rhj``, without blocking the calling thread.
     public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try await writeWithoutTransaction { db in
             try db.inCommittedTransaction(nil) { try updates(db) }
@@ -89,7 +89,7 @@ extension DatabaseWriter {
         try barrierWriteWithoutTransaction { try $0.erase() }
     }
 
-    /// Like ``erase()-5yzy9``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/erase()-547m3``, without blocking the calling thread.
     public func erase() async throws {
         try await barrierWriteWithoutTransaction { try $0.erase() }
     }
@@ -101,7 +101,7 @@ extension DatabaseWriter {
         try writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
     }
 
-    /// Like ``vacuum()-8djl1``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/vacuum()-63bld``, without blocking the calling thread.
     public func vacuum() async throws {
         try await writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
     }
@@ -114,7 +114,7 @@ extension DatabaseWriter {
         try writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [filePath]) }
     }
 
-    /// Like ``vacuum(into:)-9e6lo``, without blocking the calling thread.
+    /// Like ``DatabaseWriter/vacuum(into:)-4tl8g``, without blocking the calling thread.
     public func vacuum(into filePath: String) async throws {
         try await writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [filePath]) }
     }

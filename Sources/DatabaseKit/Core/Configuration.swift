@@ -96,7 +96,7 @@ public struct Configuration: Sendable {
     // MARK: Transactions
 
     /// The kind of the transactions that name none: ``Database/inTransaction(_:_:)``,
-    /// ``Database/beginTransaction(_:)``, ``DatabaseWriter/write(_:)-76inz``.
+    /// ``Database/beginTransaction(_:)``, ``DatabaseWriter/write(_:)-81rhj``.
     ///
     /// Unset, the default, it follows GRDB 7: IMMEDIATE for writes, so that
     /// a transaction never fails with SQLITE_BUSY half-way when another

@@ -190,8 +190,10 @@ extension Database {
 
     /// The statements of `sql`, one at a time; see ``SQLStatementCursor``.
     ///
-    /// - parameter arguments: Arguments shared by the statements, or nil to
-    ///   set them on each statement later.
+    /// - parameters:
+    ///   - sql: One or several SQL statements.
+    ///   - arguments: Arguments shared by the statements, or nil to set them
+    ///     on each statement later.
     public func allStatements(sql: String, arguments: StatementArguments? = nil) throws -> SQLStatementCursor {
         try checkOpen()
         return SQLStatementCursor(database: self, sql: sql, arguments: arguments)

@@ -15,9 +15,12 @@ extension Database {
     /// `ON CONFLICT ROLLBACK`, a full disk), the following statements of the
     /// block, and the commit, throw SQLITE_ABORT "Transaction was aborted".
     ///
-    /// - parameter kind: The transaction kind. By default IMMEDIATE, so that
-    ///   writes never fail half-way with SQLITE_BUSY, and DEFERRED in a
-    ///   read-only access (see ``Configuration/defaultTransactionKind``).
+    /// - parameters:
+    ///   - kind: The transaction kind. By default IMMEDIATE, so that writes
+    ///     never fail half-way with SQLITE_BUSY, and DEFERRED in a read-only
+    ///     access (see ``Configuration/defaultTransactionKind``).
+    ///   - operations: The statements; the completion it returns commits or
+    ///     rolls back.
     /// - throws: The first error: of `operations`, of the commit, or of the
     ///   rollback.
     public func inTransaction(_ kind: TransactionKind? = nil, _ operations: () throws -> TransactionCompletion) throws {

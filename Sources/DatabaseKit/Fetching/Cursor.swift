@@ -532,7 +532,7 @@ public final class FilterCursor<Base: Cursor>: Cursor {
 @available(*, unavailable)
 extension FilterCursor: Sendable {}
 
-/// A cursor over the elements of cursors; see ``Cursor/joined()-6grr5``.
+/// A cursor over the elements of cursors; see ``Cursor/joined()->FlattenCursor<Self>``.
 public final class FlattenCursor<Base: Cursor>: Cursor where Base.Element: Cursor {
     private let base: Base
     private var inner: Base.Element?

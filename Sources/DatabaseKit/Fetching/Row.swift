@@ -20,7 +20,7 @@ import Foundation
 ///
 /// A typed subscript stops the program when the value can not be converted
 /// (a programmer error, like an out-of-range array index); use
-/// ``decode(_:atIndex:)`` or ``decode(_:forColumn:)`` to get a thrown error instead.
+/// ``decode(_:atIndex:)-6iug4`` or ``decode(_:forColumn:)-7tonh`` to get a thrown error instead.
 public final class Row {
     /// The statement whose current row this row reads, or nil for a copied row.
     let statement: Statement?
@@ -187,7 +187,7 @@ public final class Row {
     }
 
     /// The value at `index`, converted. Stops the program when the conversion
-    /// fails; see ``decode(_:atIndex:)``.
+    /// fails; see ``decode(_:atIndex:)-6iug4``.
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         do { return try decode(Value.self, atIndex: index) } catch { fatalError("\(error)") }
     }
@@ -213,7 +213,7 @@ public final class Row {
 
     /// The value of the named column, converted. A missing column gives nil
     /// for an optional type. Stops the program when the conversion fails; see
-    /// ``decode(_:forColumn:)``.
+    /// ``decode(_:forColumn:)-7tonh``.
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
         do { return try decode(Value.self, forColumn: columnName) } catch { fatalError("\(error)") }
     }
@@ -237,7 +237,7 @@ public final class Row {
     }
 
     /// The value of the column, converted. Stops the program when the
-    /// conversion fails; see ``decode(_:forColumn:)-(_,ColumnExpression)``.
+    /// conversion fails; see ``decode(_:forColumn:)-8valc``.
     public subscript<Value: DatabaseValueConvertible>(_ column: some ColumnExpression) -> Value {
         self[column.name]
     }

@@ -179,8 +179,10 @@ public struct DatabaseMigrator: Sendable {
 
     /// Schedules the pending migrations and returns immediately.
     ///
-    /// - parameter completion: Called on the writer's queue with the
-    ///   migrated connection, or the error that stopped the migrations.
+    /// - parameters:
+    ///   - writer: The database to migrate.
+    ///   - completion: Called on the writer's queue with the migrated
+    ///     connection, or the error that stopped the migrations.
     public func asyncMigrate(
         _ writer: any DatabaseWriter,
         completion: @escaping @Sendable (Result<Database, any Error>) -> Void

@@ -1,8 +1,10 @@
 extension MutablePersistableRecord {
     /// Inserts the record (`INSERT`), with the insertion and save callbacks.
     ///
-    /// - parameter conflictResolution: `INSERT OR ...`; by default the
-    ///   record's ``persistenceConflictPolicy``.
+    /// - parameters:
+    ///   - db: A connection.
+    ///   - conflictResolution: `INSERT OR ...`; by default the record's
+    ///     ``persistenceConflictPolicy``.
     /// - throws: ``DatabaseError`` on a constraint violation or any SQLite
     ///   error, or the error of a callback.
     public mutating func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {

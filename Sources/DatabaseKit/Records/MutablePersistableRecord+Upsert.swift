@@ -33,6 +33,7 @@ extension MutablePersistableRecord {
     /// ```
     ///
     /// - parameters:
+    ///   - db: A connection.
     ///   - conflictTarget: The columns of the uniqueness constraint that
     ///     triggers the update; all constraints when empty.
     ///   - strategy: Whether the columns the assignments do not name are

@@ -39,7 +39,9 @@ public protocol FetchRequest<RowDecoder>: SQLSubqueryable, DatabaseRegionConvert
 
     /// The compiled statement and the adapter of the fetched rows.
     ///
-    /// - parameter singleResult: A hint that only one row is needed.
+    /// - parameters:
+    ///   - db: A connection.
+    ///   - singleResult: A hint that only one row is needed.
     func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest
 
     /// The number of rows the request fetches.

@@ -35,8 +35,12 @@ public struct SQLRequest<RowDecoder>: Sendable {
 extension SQLRequest {
     /// A request from raw SQL and arguments.
     ///
-    /// - parameter cached: If true, the statement is kept in the connection's
-    ///   statement cache (see ``Database/cachedStatement(sql:)``).
+    /// - parameters:
+    ///   - sql: The SQL of the request.
+    ///   - arguments: Its arguments.
+    ///   - adapter: An adapter of the fetched rows, if any.
+    ///   - cached: If true, the statement is kept in the connection's
+    ///     statement cache (see ``Database/cachedStatement(sql:)``).
     public init(
         sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil,
         cached: Bool = false

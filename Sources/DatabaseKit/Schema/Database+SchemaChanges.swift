@@ -68,8 +68,12 @@ extension Database {
     ///
     /// Interpolated values are written in the view's SQL as literals.
     ///
-    /// - parameter columns: The names of the view's columns, when they
-    ///   differ from the request's.
+    /// - parameters:
+    ///   - name: The view's name.
+    ///   - options: `CREATE TEMPORARY VIEW`, `IF NOT EXISTS`.
+    ///   - columns: The names of the view's columns, when they differ from
+    ///     the request's.
+    ///   - request: What the view selects.
     public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, as request: some SQLSubqueryable)
         throws
     {
@@ -105,8 +109,13 @@ extension Database {
     /// try db.create(index: "player_on_email", on: "player", columns: ["email"], options: .unique)
     /// ```
     ///
-    /// - parameter condition: The condition of a partial index, such as
-    ///   `SQL("email IS NOT NULL")`. A Swift string is a value, not SQL.
+    /// - parameters:
+    ///   - name: The index's name.
+    ///   - table: The indexed table.
+    ///   - columns: The indexed columns.
+    ///   - options: `UNIQUE`, `IF NOT EXISTS`.
+    ///   - condition: The condition of a partial index, such as
+    ///     `SQL("email IS NOT NULL")`. A Swift string is a value, not SQL.
     public func create(
         index name: String, on table: String, columns: [String], options: IndexOptions = [],
         condition: (any SQLExpressible)? = nil

@@ -149,6 +149,9 @@ public final class TableDefinition {
     ///   - name: The prefix of the columns, and the referenced table unless
     ///     `table` is given.
     ///   - table: The referenced table.
+    ///   - onDelete: The action when the referenced row is deleted.
+    ///   - onUpdate: The action when the referenced key changes.
+    ///   - deferred: Whether the foreign key is checked at commit only.
     ///   - indexed: Whether the columns are indexed. Default: true.
     @discardableResult
     public func belongsTo(
