@@ -53,19 +53,24 @@ let package = Package(
         .executableTarget(
             name: "DatabaseKitDemo",
             dependencies: ["DatabaseKit"]),
+        // What every test target shares: temporary directories (and, through
+        // DatabaseKit's package access, `Locked`).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "DatabaseKitTests",
-            dependencies: ["DatabaseKit", "DatabaseKitSQLite", .product(name: "PropertyBased", package: "swift-property-based")]),
+            dependencies: [
+                "DatabaseKit", "DatabaseKitSQLite", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "DBToolCoreTests",
-            dependencies: ["DBToolCore", "DatabaseKit"]),
+            dependencies: ["DBToolCore", "DatabaseKit", "TestSupport"]),
         // Helper processes the end-to-end tests start (a writer load, a lock holder).
         .executableTarget(name: "TestWorkload", dependencies: ["DatabaseKit"], path: "Tests/TestWorkload"),
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",
             dependencies: [
-                "dbtool", "TestWorkload", "DBToolCore", "DatabaseKit", "DBToolLibArchive",
+                "dbtool", "TestWorkload", "DBToolCore", "DatabaseKit", "DBToolLibArchive", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ],

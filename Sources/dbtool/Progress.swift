@@ -1,16 +1,20 @@
+import DatabaseKit
 import Foundation
 
 /// A progress line on stderr, redrawn at most ten times a second, shown only
 /// once the work has lasted a second. Commands create it only when stderr is
 /// a terminal.
-final class ProgressLine: @unchecked Sendable {
-    // Safe: `lastDraw` and `label` are only touched while holding `lock`.
-    private let lock = NSLock()
-    private var label: String
-    private let start = Date()
-    private var lastDraw = Date.distantPast
+final class ProgressLine: Sendable {
+    /// What the progress callbacks, called from the operation's threads, share.
+    private struct State {
+        var label: String
+        var lastDraw = Date.distantPast
+    }
 
-    init(label: String) { self.label = label }
+    private let state: Locked<State>
+    private let start = Date()
+
+    init(label: String) { state = Locked(State(label: label)) }
 
     /// Pages done, for the SQLite backup API.
     func update(done: Int, total: Int) {
@@ -19,9 +23,12 @@ final class ProgressLine: @unchecked Sendable {
 
     /// Bytes done with the rate; a new `label` starts a new line.
     func update(bytes done: Int64, total: Int64, label newLabel: String? = nil) {
-        if let newLabel, newLabel != currentLabel {
-            finishLine()
-            setLabel(newLabel)
+        if let newLabel {
+            state.withLock { state in
+                guard newLabel != state.label else { return }
+                Self.finishLine(&state)
+                state.label = newLabel
+            }
         }
         let elapsed = max(Date().timeIntervalSince(start), 0.001)
         draw(finished: false) { percent in
@@ -31,34 +38,24 @@ final class ProgressLine: @unchecked Sendable {
 
     /// Ends the current line, if one was drawn.
     func finishLine() {
-        lock.lock()
-        defer { lock.unlock() }
-        if lastDraw != .distantPast {
+        state.withLock { Self.finishLine(&$0) }
+    }
+
+    private static func finishLine(_ state: inout State) {
+        if state.lastDraw != .distantPast {
             FileHandle.standardError.write(Data("\n".utf8))
-            lastDraw = .distantPast
+            state.lastDraw = .distantPast
         }
     }
 
-    private var currentLabel: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return label
-    }
-
-    private func setLabel(_ newLabel: String) {
-        lock.lock()
-        label = newLabel
-        lock.unlock()
-    }
-
     private func draw(finished: Bool, _ text: ((Int64, Int64) -> Int64) -> String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(start) >= 1, finished || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = finished ? .distantPast : now
-        let line = "\r\u{1B}[K\(label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + (finished ? "\n" : "")
-        FileHandle.standardError.write(Data(line.utf8))
+        state.withLock { state in
+            let now = Date()
+            guard now.timeIntervalSince(start) >= 1, finished || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return }
+            state.lastDraw = finished ? .distantPast : now
+            let line = "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + (finished ? "\n" : "")
+            FileHandle.standardError.write(Data(line.utf8))
+        }
     }
 
     /// 1.5 GiB, 12.0 MiB, 512 B.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import DBToolCore
 
@@ -7,16 +8,10 @@ import Testing
 /// name the path and map to the documented exit statuses.
 @Suite("File-system layer")
 struct FileSystemTests {
-    private func scratchDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "dbtool-fs-\(UUID().uuidString)"
-        try FileSystem.createDirectory(path)
-        return path
-    }
-
     @Test("a created file is private whatever the umask, and never made through a link or over a file")
     func createNew() throws {
-        let directory = try scratchDirectory()
-        defer { FileSystem.removeTree(directory) }
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         let old = umask(0)
         defer { umask(old) }
         let path = directory + "/new"
@@ -43,8 +38,8 @@ struct FileSystemTests {
 
     @Test("status is nil when nothing is there, including under a file; directories list sorted")
     func statusAndListing() throws {
-        let directory = try scratchDirectory()
-        defer { FileSystem.removeTree(directory) }
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         for name in ["b", "a", "c"] { try FileDescriptor.createNew(directory + "/" + name).close() }
         try FileSystem.createDirectory(directory + "/d", permissions: 0o750)
         #expect(try FileSystem.contentsOfDirectory(directory) == ["a", "b", "c", "d"])
@@ -73,8 +68,8 @@ struct FileSystemTests {
             let error = error as? FileSystemError
             return error?.status == .ioError && error?.toolError.message == "can not write /dev/full: No space left on device"
         }
-        let directory = try scratchDirectory()
-        defer { FileSystem.removeTree(directory) }
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         #expect {
             try FileSystem.rename(directory + "/nothing", to: directory + "/else")
         } throws: { error in
@@ -97,8 +92,8 @@ struct FileSystemTests {
         #expect(try reader.readToEnd() == payload)
         reader.close()
 
-        let directory = try scratchDirectory()
-        defer { FileSystem.removeTree(directory) }
+        let scratch = TemporaryDirectory()
+        let directory = scratch.path
         let file = try FileDescriptor.createNew(directory + "/f")
         try file.writeAll(Array("0123456789".utf8))
         file.close()

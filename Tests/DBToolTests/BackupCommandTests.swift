@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool backup and restore")
 struct BackupCommandTests {
@@ -12,7 +13,7 @@ struct BackupCommandTests {
 
     @Test("every format round-trips the whole directory: rows, other files, modes", arguments: formats)
     func roundTrip(format: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         try FileManager.default.createDirectory(atPath: database + "/attachments", withIntermediateDirectories: false)
         try Data("kept".utf8).write(to: URL(fileURLWithPath: database + "/attachments/note.txt"))
@@ -43,7 +44,7 @@ struct BackupCommandTests {
 
     @Test("a database named by its file: only its own files are archived; symbolic links in a directory are skipped and reported")
     func scope() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         try Data("neighbour".utf8).write(to: URL(fileURLWithPath: database + "/notes.txt"))
         #expect(symlink("/etc/hostname", database + "/link") == 0)
@@ -66,7 +67,7 @@ struct BackupCommandTests {
 
     @Test("commits still in the WAL are in the archive and after restore")
     func walContent() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let pool = try DatabasePool(path: database + "/db.sqlite")
         defer { try? pool.close() }
@@ -96,7 +97,7 @@ struct BackupCommandTests {
 
     @Test("backups taken while two processes commit transfers restore to a constant total, with every prior commit")
     func liveWriter() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let path = database + "/db.sqlite"
         let stop = scratch.file("stop")
@@ -145,7 +146,7 @@ struct BackupCommandTests {
 
     @Test("SIGKILL during a backup leaves no archive under its final name; the next run cleans up and succeeds")
     func killed() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
@@ -170,7 +171,7 @@ struct BackupCommandTests {
 
     @Test("SIGINT and SIGTERM stop a backup cleanly: exit 130, no archive, no temp file", arguments: [SIGINT, SIGTERM])
     func interrupted(signal: Int32) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
@@ -195,7 +196,7 @@ struct BackupCommandTests {
 
     @Test("--keep keeps the newest N archives of this database, and nothing else is touched")
     func retention() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
@@ -217,7 +218,7 @@ struct BackupCommandTests {
 
     @Test("the archive format is the one --output's extension names; a contradicting --archive-format is 64, nothing written")
     func archiveFormatFromExtension() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         for (name, format) in [("a.tar.gz", "tar.gz"), ("b.tgz", "tar.gz"), ("c.zip", "zip"), ("d.tar", "tar"), ("e.backup", "tar.zst")] {
             let result = try dbtool(["backup", "--database", database, "--output", scratch.file(name), "--format", "json"])
@@ -238,7 +239,7 @@ struct BackupCommandTests {
 
     @Test("the first design's spellings are refused with the name of the new option (64)")
     func renamedOptions() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let archive = scratch.file("a.tar.gz")
         let report = try dbtool(["backup", "--database", database, "--output", archive, "--report", "json"])
@@ -256,7 +257,7 @@ struct BackupCommandTests {
 
     @Test("a backup started while another runs on the same database exits 75 at once")
     func overlapping() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeLargeDatabase()
         let first = Process()
         first.executableURL = toolURL
@@ -280,7 +281,7 @@ struct BackupCommandTests {
 
     @Test("verify catches a flipped byte", arguments: ["tar", "tar.zst"])
     func flippedByte(format: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let archive = scratch.file("backup.\(format)")
         #expect(try dbtool(["backup", "--database", database, "--output", archive, "--archive-format", format, "-q"]).status == 0)
@@ -310,7 +311,7 @@ struct BackupCommandTests {
             ("db/pipe", .fifo, "a special file"),
         ] as [(String, CraftedArchive.Kind, String)])
     func malicious(name: String, kind: CraftedArchive.Kind, why: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let archive = scratch.file("evil.tar.gz")
         CraftedArchive.write(archive, entries: [("db/", .directory), ("db/db.sqlite", .file("not much")), (name, kind)])
         let before = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
@@ -324,7 +325,7 @@ struct BackupCommandTests {
 
     @Test("a truncated archive fails cleanly, with nothing left behind", arguments: formats)
     func truncated(format: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let archive = scratch.file("backup.\(format)")
         #expect(try dbtool(["backup", "--database", database, "--output", archive, "--archive-format", format, "-q"]).status == 0)
@@ -340,7 +341,7 @@ struct BackupCommandTests {
 
     @Test("restore refuses a non-empty directory; --force replaces it, and keeps it when the restore fails")
     func force() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let good = scratch.file("good.tar.zst")
         #expect(try dbtool(["backup", "--database", database, "--output", good, "-q"]).status == 0)
@@ -377,7 +378,7 @@ struct BackupCommandTests {
 
     @Test("bad arguments are refused before anything is written")
     func badArguments() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let level = try dbtool([
             "backup", "--database", database, "--output", scratch.file("a.tar.gz"), "--archive-format", "tar.gz", "--level", "12",

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Bad input, case by case: each gets its documented exit status and a
 /// message naming the path, statement or argument, and leaves the
@@ -11,7 +12,7 @@ struct BadInputTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
         /// Prepares the scratch directory; returns dbtool's arguments.
-        var prepare: @Sendable (Scratch) throws -> [String]
+        var prepare: @Sendable (TemporaryDirectory) throws -> [String]
         var status: Int32
         /// Fragments the message must hold; `$S` stands for the scratch path.
         var message: [String]
@@ -199,7 +200,7 @@ struct BadInputTests {
         "INSERT INTO account(balance) SELECT 1 FROM (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000) SELECT i FROM c)"
 
     /// A ~1 MiB database file (rollback journal) in the scratch directory, or in a subdirectory.
-    static func bulkDatabase(_ scratch: Scratch, directory: String? = nil) throws -> String {
+    static func bulkDatabase(_ scratch: TemporaryDirectory, directory: String? = nil) throws -> String {
         var path = scratch.file("bulk.sqlite")
         if let directory {
             try FileManager.default.createDirectory(atPath: scratch.file(directory), withIntermediateDirectories: false)
@@ -218,13 +219,13 @@ struct BadInputTests {
         return path
     }
 
-    static func migrations(_ scratch: Scratch, _ files: [String: String]) throws {
+    static func migrations(_ scratch: TemporaryDirectory, _ files: [String: String]) throws {
         try FileManager.default.createDirectory(atPath: scratch.file("migrations"), withIntermediateDirectories: true)
         for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file("migrations/" + name))) }
     }
 
     /// Everything readable, nothing writable, for the unprivileged user.
-    static func shareReadOnly(_ scratch: Scratch, files: [String]) throws {
+    static func shareReadOnly(_ scratch: TemporaryDirectory, files: [String]) throws {
         chmod(scratch.path, 0o755)
         chmod(scratch.file("db"), 0o755)
         for file in files { chmod(scratch.file(file), isDirectory(scratch.file(file)) ? 0o555 : 0o444) }
@@ -255,7 +256,7 @@ struct BadInputTests {
 
     @Test("each bad input: documented status, a message that names it, nothing changed", arguments: cases)
     func badInput(_ badCase: Case) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         var arguments = try badCase.prepare(scratch)
         // The lock case: another process holds the write lock. Not this one: reading the
         // database's bytes here would drop this process's POSIX locks on it.
@@ -306,7 +307,7 @@ struct BadInputTests {
 struct FailingMigrationTests {
     @Test("a syntax error in the third of five migrations: 65 naming the file and line; the first two stay applied, nothing of the third")
     func syntaxErrorInThird() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         try BadInputTests.migrations(
             scratch,

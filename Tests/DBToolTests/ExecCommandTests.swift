@@ -1,10 +1,11 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool exec")
 struct ExecCommandTests {
-    private func makeValues(_ scratch: Scratch) throws -> String {
+    private func makeValues(_ scratch: TemporaryDirectory) throws -> String {
         let directory = try scratch.makeDatabase()
         let result = try dbtool([
             "exec", "--database", directory,
@@ -16,7 +17,7 @@ struct ExecCommandTests {
 
     @Test("table: NULL and '' differ, blobs are hex")
     func table() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeValues(scratch)
         let result = try dbtool(["exec", "--database", directory, "SELECT id, t, b FROM v ORDER BY id", "--format", "table"])
         #expect(result.status == 0)
@@ -33,7 +34,7 @@ struct ExecCommandTests {
 
     @Test("csv: NULL is an empty field, '' is \"\"")
     func csv() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeValues(scratch)
         let result = try dbtool(["exec", "--database", directory, "SELECT id, t, r FROM v ORDER BY id", "--format", "csv"])
         #expect(result.stdout == "id,t,r\n1,\"\",2.5\n2,,\n3,\"a,\"\"b\"\"\",-1e+300\n")
@@ -41,7 +42,7 @@ struct ExecCommandTests {
 
     @Test("tsv: NULL is \\N")
     func tsv() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeValues(scratch)
         let result = try dbtool(["exec", "--database", directory, "SELECT id, t FROM v ORDER BY id", "--format", "tsv"])
         #expect(result.stdout == "id\tt\n1\t\n2\t\\N\n3\ta,\"b\"\n")
@@ -49,7 +50,7 @@ struct ExecCommandTests {
 
     @Test("json and jsonl: null, \"\", numbers, base64 blobs")
     func json() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeValues(scratch)
         let json = try dbtool(["exec", "--database", directory, "SELECT id, t, r, b FROM v ORDER BY id", "--format", "json"])
         let rows = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
@@ -67,7 +68,7 @@ struct ExecCommandTests {
 
     @Test("bound arguments, positional and named, never spliced")
     func arguments() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let positional = try dbtool([
             "exec", "--database", directory, "SELECT ? + 1 AS n, typeof(?) AS t, ? AS s", "--arg", "41", "--arg", "1.5", "--arg",
@@ -89,7 +90,7 @@ struct ExecCommandTests {
 
     @Test("SQL from --file and from stdin")
     func inputs() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let file = scratch.file("query.sql")
         try Data("SELECT 7 AS x;".utf8).write(to: URL(fileURLWithPath: file))
@@ -102,7 +103,7 @@ struct ExecCommandTests {
 
     @Test("a failing statement in a script commits nothing, names the statement, and exits 65")
     func allOrNothing() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let result = try dbtool([
             "exec", "--database", directory,
@@ -121,7 +122,7 @@ struct ExecCommandTests {
 
     @Test("--no-transaction keeps the statements before the failure")
     func noTransaction() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let result = try dbtool([
             "exec", "--database", directory, "--no-transaction", "UPDATE account SET balance = 0; INSERT INTO account VALUES (1, 5)",
@@ -134,7 +135,7 @@ struct ExecCommandTests {
 
     @Test("--readonly refuses writes with 77")
     func readonly() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let result = try dbtool(["exec", "--database", directory, "--readonly", "DELETE FROM account"])
         #expect(result.status == 77)
@@ -145,7 +146,7 @@ struct ExecCommandTests {
 
     @Test("a database locked by another process: waits --timeout, then exits 75 naming it")
     func locked() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         var config = Configuration()
         config.allowsUnsafeTransactions = true
@@ -166,7 +167,7 @@ struct ExecCommandTests {
 
     @Test("not a database: 65")
     func notADatabase() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let path = scratch.file("garbage.sqlite")
         try Data(repeating: 1, count: 4096).write(to: URL(fileURLWithPath: path))
         let result = try dbtool(["exec", "--database", path, "SELECT 1"])

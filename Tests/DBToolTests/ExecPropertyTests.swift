@@ -2,6 +2,7 @@ import DatabaseKit
 import Foundation
 import PropertyBased
 import Testing
+import TestSupport
 
 /// Values through `dbtool exec --arg` and back through `--format json`:
 /// properties over random inputs, one dbtool process per input.
@@ -20,7 +21,7 @@ struct ExecPropertyTests {
 
     @Test("every Int64 is bound as an integer and printed exactly")
     func int64() async throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         await propertyCheck(count: 40, input: Gen.int64()) { value in
             let (json, type, text) = try echo(String(value), database: database)
@@ -35,7 +36,7 @@ struct ExecPropertyTests {
 
     @Test("finite Doubles are bound as reals and printed so that they parse back exactly")
     func doubles() async throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let finite = Gen.uint64().map { Double(bitPattern: $0) }.filter { $0.isFinite && $0 != $0.rounded() }
         await propertyCheck(count: 40, input: finite) { value in
@@ -47,7 +48,7 @@ struct ExecPropertyTests {
 
     @Test("Unicode text without NUL (argv can not carry it) is bound as text and printed as the same string")
     func strings() async throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         // Every scalar value but NUL: the surrogate range D800-DFFF is skipped (no Unicode scalar lives there).
         let scalars = Gen<UInt32>.value(in: 1...(0x10FFFF - 0x800)).map { Unicode.Scalar($0 < 0xD800 ? $0 : $0 + 0x800)! }
@@ -62,7 +63,7 @@ struct ExecPropertyTests {
 
     @Test("dates, in the UTC text format DatabaseKit stores, come back as the same text and the same date")
     func dates() async throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let milliseconds = Gen.int64(in: 0...253_402_300_799_000)  // 1970 to 9999
         await propertyCheck(count: 30, input: milliseconds) { value in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The files under completions/ are generated from the command declarations
 /// (`make completions`); these tests fail when the committed ones are stale.

@@ -1,12 +1,13 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool init")
 struct InitCommandTests {
     @Test("creates the directory (0700), its parents, and a WAL database; JSON report")
     func creates() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = scratch.file("a/b/db")
         let result = try dbtool(["init", directory, "--format", "json"])
         #expect(result.status == 0)
@@ -23,7 +24,7 @@ struct InitCommandTests {
 
     @Test("is idempotent: a second run exits 0, says so, and changes nothing")
     func idempotent() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = scratch.file("db")
         #expect(try dbtool(["init", directory]).status == 0)
         let before = directoryFingerprint(directory)
@@ -35,7 +36,7 @@ struct InitCommandTests {
 
     @Test("--journal-mode delete, --mode, --file-name")
     func options() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = scratch.file("db")
         #expect(try dbtool(["init", directory, "--journal-mode", "delete", "--mode", "0750", "--file-name", "app.sqlite"]).status == 0)
         let mode = try DatabaseQueue(path: directory + "/app.sqlite").read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
@@ -46,7 +47,7 @@ struct InitCommandTests {
 
     @Test("refuses a path that is a file (73), changing nothing")
     func overFile() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let path = scratch.file("file")
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path))
         let result = try dbtool(["init", path])
@@ -57,7 +58,7 @@ struct InitCommandTests {
 
     @Test("refuses a directory whose db.sqlite is not a database (65), changing nothing")
     func overNonDatabase() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = scratch.file("db")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: directory + "/db.sqlite"))
@@ -70,7 +71,7 @@ struct InitCommandTests {
 
     @Test("a directory that can not be created fails with 73 or 77 and leaves nothing")
     func cannotCreate() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let parent = scratch.file("file")
         try Data().write(to: URL(fileURLWithPath: parent))
         let result = try dbtool(["init", parent + "/sub/db"])
@@ -81,7 +82,7 @@ struct InitCommandTests {
 
     @Test("a bad --mode is a usage error (64)")
     func badMode() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let result = try dbtool(["init", scratch.file("db"), "--mode", "rwx"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--mode"))
@@ -110,7 +111,7 @@ struct ConventionTests {
 
     @Test("DBTOOL_DATABASE names the database; a missing one is 66; none is 64")
     func databaseOption() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let viaEnvironment = try dbtool(
             ["exec", "SELECT COUNT(*) FROM account", "--format", "csv"], environment: ["DBTOOL_DATABASE": directory])

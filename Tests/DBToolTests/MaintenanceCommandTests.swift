@@ -1,12 +1,13 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool checkpoint")
 struct CheckpointCommandTests {
     /// A WAL database with frames to checkpoint, kept open by `pool` so that
     /// the WAL survives.
-    private func makeWAL(_ scratch: Scratch) throws -> (String, DatabasePool) {
+    private func makeWAL(_ scratch: TemporaryDirectory) throws -> (String, DatabasePool) {
         let directory = try scratch.makeDatabase()
         let pool = try DatabasePool(path: directory + "/db.sqlite")
         try pool.write { db in
@@ -18,7 +19,7 @@ struct CheckpointCommandTests {
 
     @Test("every mode checkpoints and reports frames and WAL sizes", arguments: ["passive", "full", "restart", "truncate"])
     func modes(mode: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (directory, pool) = try makeWAL(scratch)
         defer { try? pool.close() }
         let result = try dbtool(["checkpoint", "--database", directory, "--mode", mode, "--format", "json"])
@@ -38,7 +39,7 @@ struct CheckpointCommandTests {
 
     @Test("a blocking checkpoint prevented by a reader exits 75 and says so")
     func blocked() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (directory, pool) = try makeWAL(scratch)
         defer { try? pool.close() }
         let snapshot = try pool.makeSnapshot()
@@ -54,7 +55,7 @@ struct CheckpointCommandTests {
 
     @Test("a truncate checkpoint waiting for a long reader never stalls a live writer")
     func neverStallsWriters() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let application = try Application(database: directory + "/db.sqlite", scratch: scratch)
         let readerSignals = scratch.file("reader")
@@ -83,7 +84,7 @@ struct CheckpointCommandTests {
 
     @Test("a database not in WAL mode exits 65")
     func notWAL() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = scratch.file("db")
         #expect(try dbtool(["init", directory, "--journal-mode", "delete", "--quiet"]).status == 0)
         let result = try dbtool(["checkpoint", "--database", directory])
@@ -102,14 +103,14 @@ struct CheckpointCommandTests {
 struct SnapshotCommandTests {
     @Test("a snapshot taken while another process writes is a standalone copy of one committed state")
     func consistentWhileWriting() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let pool = try DatabasePool(path: directory + "/db.sqlite")
         let stop = Locked(false)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             var i = 0
-            while !stop.get() {
+            while !stop.current {
                 try? pool.write { db in
                     try db.execute(sql: "UPDATE account SET balance = balance - 1 WHERE id = ?", arguments: [i % 10 + 1])
                     try db.execute(sql: "UPDATE account SET balance = balance + 1 WHERE id = ?", arguments: [(i + 3) % 10 + 1])
@@ -128,7 +129,7 @@ struct SnapshotCommandTests {
                 #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete")
             }
         }
-        stop.set(true)
+        stop.withLock { $0 = true }
         group.wait()
         #expect(!FileManager.default.fileExists(atPath: scratch.file("copy-0.sqlite-wal")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".dbtool-snapshot-") } == [])
@@ -136,7 +137,7 @@ struct SnapshotCommandTests {
 
     @Test("refuses to overwrite an existing file (73) unless --force")
     func overwrite() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let output = scratch.file("copy.sqlite")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: output))
@@ -151,7 +152,7 @@ struct SnapshotCommandTests {
 
     @Test("--output-dir names files with a UTC timestamp; --keep prunes only dbtool's files")
     func keep() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let backups = scratch.file("backups")
         try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
@@ -178,7 +179,7 @@ struct SnapshotCommandTests {
 
     @Test("usage errors: no destination, both destinations, --keep without --output-dir")
     func usage() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         #expect(try dbtool(["snapshot", "--database", directory]).status == 64)
         #expect(try dbtool(["snapshot", "--database", directory, scratch.file("a"), "--output-dir", scratch.path]).status == 64)
@@ -188,7 +189,7 @@ struct SnapshotCommandTests {
 
     @Test("--output FILE and the positional FILE of the first design write the same snapshot; both at once is 64")
     func outputOption() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let byOption = try dbtool(["snapshot", "--database", directory, "--output", scratch.file("a.sqlite"), "--format", "json"])
         #expect(byOption.status == 0, "\(byOption.stderr)")
@@ -205,7 +206,7 @@ struct SnapshotCommandTests {
 
     @Test("a destination in a missing directory is 73, naming the destination")
     func missingDirectory() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let result = try dbtool(["snapshot", "--database", directory, scratch.file("nope/copy.sqlite")])
         #expect(result.status == 73)
@@ -217,7 +218,7 @@ struct SnapshotCommandTests {
 
     @Test("stale temp files of a killed run are removed by the next run")
     func staleTempFiles() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         // A pid that does not exist (beyond the kernel's pid range).
         let stale = scratch.file(".dbtool-snapshot-999999999-copy.sqlite")

@@ -1,38 +1,14 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool migrate")
 struct MigrateCommandTests {
-    /// A database directory and a copy of the example migrations.
-    func setUp(_ scratch: Scratch) throws -> (database: String, migrations: String) {
-        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("migrations-examples").path
-        let migrations = scratch.file("migrations")
-        try FileManager.default.copyItem(atPath: examples, toPath: migrations)
-        let database = scratch.file("db")
-        #expect(try dbtool(["init", database, "--quiet"]).status == 0)
-        return (database, migrations)
-    }
-
-    func migrate(_ database: String, _ migrations: String, _ extra: [String] = []) throws -> ToolResult {
-        try dbtool(["migrate", "--database", database, "--migrations", migrations] + extra)
-    }
-
-    func appliedVersions(_ database: String) throws -> [Int] {
-        try DatabaseQueue(path: database + "/db.sqlite").read { db in
-            try Int.fetchAll(db, sql: "SELECT version FROM dbtool_migrations ORDER BY version")
-        }
-    }
-
-    func write(_ text: String, to path: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
     @Test("a fresh migrate applies the examples; a second run has nothing to do")
     func freshAndIdempotent() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         let first = try migrate(database, migrations)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
@@ -45,8 +21,8 @@ struct MigrateCommandTests {
 
     @Test("init --migrations applies them right after init")
     func initWithMigrations() throws {
-        let scratch = Scratch()
-        let (_, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (_, migrations) = try makeMigrationProject(scratch)
         let database = scratch.file("other")
         let result = try dbtool(["init", database, "--migrations", migrations, "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -57,8 +33,8 @@ struct MigrateCommandTests {
 
     @Test("--to migrates down and up; rollback --steps; a migration without down is refused before anything")
     func toAndRollback() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         #expect(try migrate(database, migrations, ["--to", "3"]).status == 0)
         #expect(try appliedVersions(database) == [1, 2, 3])
         #expect(try migrate(database, migrations, ["--to", "1"]).status == 0)
@@ -79,8 +55,8 @@ struct MigrateCommandTests {
 
     @Test("--dry-run prints the SQL and changes nothing (the file's bytes are identical)")
     func dryRun() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         let before = FileManager.default.contents(atPath: database + "/db.sqlite")
         let result = try migrate(database, migrations, ["--dry-run"])
         #expect(result.status == 0)
@@ -93,8 +69,8 @@ struct MigrateCommandTests {
 
     @Test("status as text and JSON; --exit-code is 1 while migrations are pending")
     func status() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         #expect(try migrate(database, migrations, ["--to", "2"]).status == 0)
         let before = directoryFingerprint(database)
         let text = try dbtool(["migrate", "status", "--database", database, "--migrations", migrations])
@@ -116,8 +92,8 @@ struct MigrateCommandTests {
 
     @Test("drift: an edited applied file is refused until repaired; a CRLF-only edit is no drift")
     func drift() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         #expect(try migrate(database, migrations).status == 0)
         let path = migrations + "/0001_create_author.sql"
         let original = try String(contentsOfFile: path, encoding: .utf8)
@@ -143,8 +119,8 @@ struct MigrateCommandTests {
 
     @Test("a missing applied file and an out-of-order pending file are refused; --allow-out-of-order applies it")
     func missingAndOutOfOrder() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         try FileManager.default.moveItem(atPath: migrations + "/0003_create_loan.sql", toPath: scratch.file("0003_create_loan.sql"))
         #expect(try migrate(database, migrations).status == 0)
         #expect(try appliedVersions(database) == [1, 2, 4, 5])
@@ -163,8 +139,8 @@ struct MigrateCommandTests {
 
     @Test("baseline marks an existing database as migrated without running anything")
     func baseline() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "CREATE TABLE legacy(a)") }
         let result = try dbtool(["migrate", "baseline", "2", "--database", database, "--migrations", migrations])
         #expect(result.status == 0, "\(result.stderr)")
@@ -178,8 +154,8 @@ struct MigrateCommandTests {
 
     @Test("new creates the next file with markers")
     func new() throws {
-        let scratch = Scratch()
-        let (_, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (_, migrations) = try makeMigrationProject(scratch)
         let result = try dbtool(["migrate", "new", "add_members", "--migrations", migrations])
         #expect(result.status == 0, "\(result.stderr)")
         let contents = try String(contentsOfFile: migrations + "/0006_add_members.sql", encoding: .utf8)
@@ -189,8 +165,8 @@ struct MigrateCommandTests {
 
     @Test("a migration failing at its third statement leaves nothing of it, naming the file and the line")
     func failingMigration() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         try write(
             """
             -- migrate:up
@@ -212,8 +188,8 @@ struct MigrateCommandTests {
 
     @Test("a foreign key violation fails the migration, naming the table")
     func foreignKeyViolation() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         try write("-- migrate:up\nINSERT INTO book (author_id, title) VALUES (99, 'Orphan');\n", to: migrations + "/0006_orphan.sql")
         let result = try migrate(database, migrations)
         #expect(result.status == 65)
@@ -226,8 +202,8 @@ struct MigrateCommandTests {
 
     @Test("a no-transaction migration runs what SQLite refuses inside a transaction")
     func noTransaction() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         try write("-- dbtool:no-transaction\n-- migrate:up\nVACUUM;\n", to: migrations + "/0006_vacuum.sql")
         let result = try migrate(database, migrations)
         #expect(result.status == 0, "\(result.stderr)")
@@ -236,8 +212,8 @@ struct MigrateCommandTests {
 
     @Test("--snapshot before migrating, and restore-snapshot puts the database back")
     func snapshotAndRestore() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         #expect(try migrate(database, migrations).status == 0)
         try write("-- migrate:up\nDROP TABLE loan;\n", to: migrations + "/0006_drop_loan.sql")
         let result = try migrate(database, migrations, ["--snapshot", "--format", "json"])
@@ -262,8 +238,8 @@ struct MigrateCommandTests {
 
     @Test("a migrate waiting past --timeout for another one exits 75 naming its pid")
     func lockTimeout() throws {
-        let scratch = Scratch()
-        let (database, migrations) = try setUp(scratch)
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
         // Hold the lock as another migrate would.
         let lockPath = database + "/.dbtool-migrate.lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o600)

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// What operators meet on real machines: a live application during a
 /// restore, planted links and foreign files in the database directory, a
@@ -17,7 +18,7 @@ struct OperatorSafetyTests {
 
     /// A database with a `note` row saying "from the backup", its backup, and
     /// the note changed afterwards: a restore brings the first text back.
-    private func backedUpDatabase(_ scratch: Scratch, journalMode: String = "wal") throws -> (database: String, archive: String) {
+    private func backedUpDatabase(_ scratch: TemporaryDirectory, journalMode: String = "wal") throws -> (database: String, archive: String) {
         let database = scratch.file("app/db")
         #expect(try dbtool(["init", database, "--journal-mode", journalMode, "-q"]).status == 0)
         let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
@@ -41,7 +42,7 @@ struct OperatorSafetyTests {
 
     @Test("restore --force refuses (75) a database an application is writing, and changes nothing")
     func restoreRefusesLiveDatabase() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (database, archive) = try backedUpDatabase(scratch)
         let application = try Application(database: database + "/db.sqlite", scratch: scratch)
         let result = try dbtool(["restore", archive, database, "--force"])
@@ -62,7 +63,7 @@ struct OperatorSafetyTests {
 
     @Test("restore --force refuses an idle connection that holds no lock (rollback journal): seen by its open descriptor")
     func restoreRefusesIdleConnection() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (database, archive) = try backedUpDatabase(scratch, journalMode: "delete")
         let signals = scratch.file("signals")
         try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
@@ -80,7 +81,7 @@ struct OperatorSafetyTests {
 
     @Test("restore --live restores in place under a writing application: it never fails, and every commit after the restore is kept")
     func restoreLive() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (database, archive) = try backedUpDatabase(scratch)
         let application = try Application(database: database + "/db.sqlite", scratch: scratch)
         usleep(100_000)
@@ -102,7 +103,7 @@ struct OperatorSafetyTests {
 
     @Test("restore --force of a database nobody uses still replaces it; --live and --force exclude each other")
     func restoreUnused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let (database, archive) = try backedUpDatabase(scratch)
         let result = try dbtool(["restore", archive, database, "--force"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -114,7 +115,7 @@ struct OperatorSafetyTests {
 
     @Test("a lock file that is a symbolic link, a hard link or a FIFO is refused (73); its target is untouched", arguments: ["migrate", "backup"])
     func plantedLockFiles(command: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let migrations = scratch.file("migrations")
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: false)
@@ -152,7 +153,7 @@ struct OperatorSafetyTests {
 
     @Test("a lock file that belongs to another user is refused (73)", .enabled(if: getuid() == 0))
     func foreignLockFile() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let lock = database + "/.dbtool-backup.lock"
         try Data().write(to: URL(fileURLWithPath: lock))
@@ -178,7 +179,7 @@ struct OperatorSafetyTests {
 
     @Test("under umask 000, every file dbtool creates is private (0600, directories 0700); migration sources 0644")
     func modesUnderPermissiveUmask() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = scratch.file("db")
         let migrations = scratch.file("migrations")
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: false)
@@ -224,7 +225,7 @@ struct OperatorSafetyTests {
 
     @Test("a snapshot never writes through a link planted at its temp or destination name")
     func snapshotThroughLinks() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let victim = scratch.file("victim")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
@@ -244,7 +245,7 @@ struct OperatorSafetyTests {
 
     @Test("--timeout beyond the documented range, negative, NaN or infinite exits 64 with the allowed range")
     func absurdTimeouts() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         for value in ["1e300", "-1", "nan", "inf", "86401"] {
             let result = try dbtool(["exec", "--database", database, "--timeout=\(value)", "SELECT 1"])
@@ -259,7 +260,7 @@ struct OperatorSafetyTests {
 
     @Test("migration versions beyond SQLite's integers, and a hand-edited migrations table, are reported (65), not a crash")
     func hugeAndDamagedVersions() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let migrations = scratch.file("migrations")
         try FileManager.default.createDirectory(atPath: migrations, withIntermediateDirectories: false)
@@ -305,7 +306,7 @@ struct OperatorSafetyTests {
         "a snapshot onto a really full disk (tmpfs) names the destination and 'No space left on device', and leaves nothing",
         .enabled(if: getuid() == 0))
     func snapshotOnFullDisk() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeLargeDatabase()
         let disk = scratch.file("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)

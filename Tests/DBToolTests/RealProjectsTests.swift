@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// dbtool on what projects moving to it bring: migration sets written for
 /// goose, golang-migrate and dbmate, databases those tools migrated, folders
@@ -34,7 +35,7 @@ struct RealProjectsTests {
 
     @Test("a goose set: StatementBegin/End around a trigger, NO TRANSACTION for a VACUUM, Down run only on rollback")
     func gooseSet() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("goose")
         try write(
             [
@@ -66,7 +67,7 @@ struct RealProjectsTests {
 
     @Test("golang-migrate pairs starting at version 0: --to 0 applies only 0, --to none rolls back all, 0 in every command")
     func golangMigrateFromZero() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("gm")
         try write(
             [
@@ -108,7 +109,7 @@ struct RealProjectsTests {
 
     @Test("dbmate's transaction:false runs PRAGMA journal_mode; other files are skipped with one notice; a .sql typo is refused")
     func dbmateAndOtherFiles() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("db/migrations")
         try write(
             [
@@ -158,7 +159,7 @@ struct RealProjectsTests {
     @Test("a database another tool migrated: status names it, migrate refuses and applies nothing twice, adopt records it", arguments: 0..<3)
     func adoptOtherTool(index: Int) throws {
         let (tool, table, bookkeeping) = Self.otherTools[index]
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("m")
         try write(
             [
@@ -198,7 +199,7 @@ struct RealProjectsTests {
 
     @Test("adopt refuses a dirty golang-migrate version and versions without a file, changing nothing")
     func adoptRefusals() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("m")
         try write(["0001_a.sql": "CREATE TABLE a(x);\n"], in: migrations)
         let database = try scratch.makeDatabase()
@@ -219,7 +220,7 @@ struct RealProjectsTests {
 
     @Test("a rollback failing at its second migration reports the first, in text and in one JSON document with the failure")
     func partialRollback() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("m")
         try write(
             [
@@ -259,7 +260,7 @@ struct RealProjectsTests {
 
     @Test("a foreign key violation that predates the migrations is a notice; one a migration adds fails it, named")
     func preexistingViolation() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("m")
         try write(
             [
@@ -300,7 +301,7 @@ struct RealProjectsTests {
 
     @Test("status --exit-code: 1 for pending, 3 for a modified or missing file; counts in JSON; restore-snapshot takes --migrations")
     func statusExitCodes() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let migrations = scratch.file("m")
         try write(["0001_a.sql": "CREATE TABLE a(x);\n", "0002_b.sql": "CREATE TABLE b(x);\n"], in: migrations)
         let database = try scratch.makeDatabase()
@@ -327,7 +328,7 @@ struct RealProjectsTests {
 
     @Test("sqlite3 .dump | dbtool exec: the dump's own transaction runs as written, FTS5 included")
     func dumpRoundTrip() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let source = try scratch.makeDatabase("source")
         try DatabaseQueue(path: source + "/db.sqlite").write { db in
             try db.execute(sql: """
@@ -367,7 +368,7 @@ struct RealProjectsTests {
 
     @Test("exec: leading zeros stay text, text:NULL is text, one JSON array per result set, table cells on one line, --readonly says so")
     func execOutputs() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         try DatabaseQueue(path: database + "/db.sqlite").write { db in
             try db.execute(sql: "CREATE TABLE address(postal_code TEXT); INSERT INTO address VALUES ('0171'), ('NULL')")
@@ -390,7 +391,7 @@ struct RealProjectsTests {
 
     @Test("schema --sql of an FTS5 database replays into an empty one; no shadow table in text or JSON; ON UPDATE shown")
     func fts5Schema() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         try DatabaseQueue(path: database + "/db.sqlite").write { db in
             try db.execute(sql: """

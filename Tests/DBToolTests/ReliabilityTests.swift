@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The number of trials of a fault-injection test: `fast` in `make test`,
 /// multiplied by `DBTOOL_STRESS` in `make stress`.
@@ -30,7 +31,6 @@ private func isSound(_ path: String) throws -> Bool {
 /// the README's "Guarantees" section. `make stress` runs more trials.
 @Suite("Reliability: crashes, signals and concurrency")
 struct ReliabilityTests {
-    private let migrate = MigrateCommandTests()
 
     @Test("SIGKILL at random moments of a long migration: all or nothing, the record agrees with the schema, the next run completes")
     func migrateKilled() throws {
@@ -45,20 +45,20 @@ struct ReliabilityTests {
         // an uninterrupted run, however fast this machine is.
         let window: UInt32
         do {
-            let scratch = Scratch()
-            let (database, migrations) = try migrate.setUp(scratch)
-            #expect(try migrate.migrate(database, migrations).status == 0)
-            try migrate.write(bigMigration, to: migrations + "/0006_big.sql")
+            let scratch = TemporaryDirectory()
+            let (database, migrations) = try makeMigrationProject(scratch)
+            #expect(try migrate(database, migrations).status == 0)
+            try write(bigMigration, to: migrations + "/0006_big.sql")
             let start = Date()
-            #expect(try migrate.migrate(database, migrations).status == 0)
+            #expect(try migrate(database, migrations).status == 0)
             window = UInt32(Date().timeIntervalSince(start) * 1.3 * 1_000_000)
         }
         var outcomes: [Bool] = []
         for trial in 0..<trials(30) {
-            let scratch = Scratch()
-            let (database, migrations) = try migrate.setUp(scratch)
-            #expect(try migrate.migrate(database, migrations).status == 0)
-            try migrate.write(bigMigration, to: migrations + "/0006_big.sql")
+            let scratch = TemporaryDirectory()
+            let (database, migrations) = try makeMigrationProject(scratch)
+            #expect(try migrate(database, migrations).status == 0)
+            try write(bigMigration, to: migrations + "/0006_big.sql")
             let process = try launch(["migrate", "--database", database, "--migrations", migrations])
             usleep(UInt32.random(in: 0...window))
             kill(process.processIdentifier, SIGKILL)
@@ -76,9 +76,9 @@ struct ReliabilityTests {
             #expect(none || all, "trial \(trial): applied \(applied), tables \(tables), migrated rows \(migrated)")
             outcomes.append(all)
             #expect(try isSound(database + "/db.sqlite"), "trial \(trial)")
-            let next = try migrate.migrate(database, migrations)
+            let next = try migrate(database, migrations)
             #expect(next.status == 0, "trial \(trial): \(next.stderr)")
-            #expect(try migrate.appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
+            #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
         }
         // Kills landed both before and after the commit.
         #expect(outcomes.contains(true) && outcomes.contains(false), "\(outcomes)")
@@ -87,10 +87,10 @@ struct ReliabilityTests {
     @Test("concurrent dbtool migrate from 2, 4 and 8 processes: each migration applied exactly once", arguments: [2, 4, 8])
     func concurrentMigrate(processes: Int) throws {
         for trial in 0..<trials(processes == 8 ? 10 : 5) {
-            let scratch = Scratch()
-            let (database, migrations) = try migrate.setUp(scratch)
+            let scratch = TemporaryDirectory()
+            let (database, migrations) = try makeMigrationProject(scratch)
             // Fails if applied twice; takes a little while.
-            try migrate.write(
+            try write(
                 """
                 -- migrate:up
                 CREATE TABLE once (a);
@@ -100,19 +100,22 @@ struct ReliabilityTests {
             let group = DispatchGroup()
             for _ in 0..<processes {
                 DispatchQueue.global().async(group: group) {
-                    let result = try! dbtool(["migrate", "--database", database, "--migrations", migrations, "--timeout", "60"])
-                    results.update { $0.append(result) }
+                    if let result = recordingErrors({
+                        try dbtool(["migrate", "--database", database, "--migrations", migrations, "--timeout", "60"])
+                    }) {
+                        results.withLock { $0.append(result) }
+                    }
                 }
             }
             group.wait()
-            let all = results.get()
+            let all = results.current
             #expect(all.count == processes)
             #expect(all.allSatisfy { $0.status == 0 }, "trial \(trial): \(all.map(\.stderr))")
             // Every migration is applied by exactly one process.
             for name in ["0001_create_author.sql", "0006_once.sql"] {
                 #expect(all.filter { $0.stdout.contains("applied \(name)") }.count == 1, "trial \(trial): \(name)")
             }
-            #expect(try migrate.appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
+            #expect(try appliedVersions(database) == [1, 2, 3, 4, 5, 6], "trial \(trial)")
         }
     }
 
@@ -120,7 +123,7 @@ struct ReliabilityTests {
         "SIGKILL and SIGINT at random moments of backup and snapshot: no partial file under a final name, the database unharmed, the next run succeeds",
         arguments: ["backup", "snapshot"])
     func backupAndSnapshotKilled(command: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeLargeDatabase()
         let output = scratch.file("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
@@ -158,7 +161,7 @@ struct ReliabilityTests {
 
     @Test("SIGKILL in the middle of a DatabasePool write transaction: the next open and other processes see the last committed state")
     func poolWriterKilled() async throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let path = database + "/db.sqlite"
         try await DatabaseQueue(path: path).write { db in

@@ -2,12 +2,13 @@ import DBToolCore
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("dbtool schema")
 struct SchemaCommandTests {
     /// A database with the example migrations applied: tables, indexes, a
     /// partial unique index, foreign keys, a view and a trigger.
-    private func makeLibrary(_ scratch: Scratch) throws -> String {
+    private func makeLibrary(_ scratch: TemporaryDirectory) throws -> String {
         let directory = scratch.file("db")
         let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../migrations-examples").standardized.path
@@ -18,7 +19,7 @@ struct SchemaCommandTests {
 
     @Test("JSON lists tables, columns, keys, indexes and foreign keys from the introspection API")
     func json() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeLibrary(scratch)
         let result = try dbtool(["schema", "--database", directory, "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -47,7 +48,7 @@ struct SchemaCommandTests {
 
     @Test("text: one block per table; --table filters; an unknown table exits 65 and lists the tables")
     func textAndFilter() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeLibrary(scratch)
         let all = try dbtool(["schema", "--database", directory])
         #expect(all.status == 0)
@@ -66,7 +67,7 @@ struct SchemaCommandTests {
 
     @Test("--sql prints the CREATE statements, the same text for the same schema")
     func sql() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let first = try makeLibrary(scratch)
         let result = try dbtool(["schema", "--database", first, "--sql"])
         #expect(result.status == 0)
@@ -84,7 +85,7 @@ struct SchemaCommandTests {
 
     @Test("schema never writes: the files are unchanged, a missing database exits 66")
     func readOnly() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryDirectory()
         let directory = try makeLibrary(scratch)
         let before = directoryFingerprint(directory)
         #expect(try dbtool(["schema", "--database", directory, "--format", "json"]).status == 0)

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The result of one run of the dbtool binary.
 struct ToolResult {
@@ -34,14 +35,14 @@ func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: S
     // Read both pipes concurrently: a full pipe would block the tool.
     let stderrData = Locked(Data())
     let group = DispatchGroup()
-    DispatchQueue.global().async(group: group) { stderrData.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+    DispatchQueue.global().async(group: group) { stderrData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
     let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
     return ToolResult(
         status: process.terminationStatus,
         stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData.get(), as: UTF8.self))
+        stderr: String(decoding: stderrData.current, as: UTF8.self))
 }
 
 let toolURL = builtExecutable("dbtool")
@@ -77,7 +78,7 @@ final class Application {
     let signals: String
     let process: Process
 
-    init(database: String, scratch: Scratch) throws {
+    init(database: String, scratch: TemporaryDirectory) throws {
         signals = scratch.file("app-signals-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
         process = try startWorkload(["app-writer", database, signals])
@@ -103,19 +104,7 @@ final class Application {
     }
 }
 
-/// A directory of its own for one test, removed afterwards.
-final class Scratch: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "DBToolTests-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
     /// An initialized database directory with a table of accounts.
     func makeDatabase(_ name: String = "db") throws -> String {
         let directory = file(name)
@@ -130,7 +119,7 @@ final class Scratch: Sendable {
     }
 }
 
-extension Scratch {
+extension TemporaryDirectory {
     /// A database directory of about 16 MiB of random hex text: seconds to
     /// compress at level 19, long enough to be interrupted.
     func makeLargeDatabase() throws -> String {
@@ -161,27 +150,6 @@ func dbtoolTempFiles(_ directory: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(".dbtool-") }
 }
 
-final class Locked<Value>: @unchecked Sendable {
-    // Safe: `value` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-    func set(_ newValue: Value) {
-        lock.lock()
-        value = newValue
-        lock.unlock()
-    }
-    func update(_ body: (inout Value) -> Void) {
-        lock.lock()
-        body(&value)
-        lock.unlock()
-    }
-}
 
 /// The bytes of every file in a directory, to prove that nothing changed.
 func directoryFingerprint(_ path: String) -> [String: Data] {

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Backup")
 struct BackupTests {
@@ -114,7 +115,7 @@ struct BackupTests {
         longConfig.busyMode = .timeout(10)
         let patient = try directory.makeQueue("destination.sqlite", configuration: longConfig)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-            try! locker.inDatabase { db in try db.rollback() }
+            recordingErrors { try locker.inDatabase { db in try db.rollback() } }
         }
         try source.backup(to: patient)
         #expect(try count(patient) == 10)
@@ -135,10 +136,10 @@ struct BackupTests {
         DispatchQueue.global().async(group: group) {
             var i = 0
             while !stop.current {
-                try! dbPool.write { db in
+                recordingErrors { try dbPool.write { db in
                     try db.execute(sql: "UPDATE account SET balance = balance - 3 WHERE id = ?", arguments: [i % 50 + 1])
                     try db.execute(sql: "UPDATE account SET balance = balance + 3 WHERE id = ?", arguments: [(i + 7) % 50 + 1])
-                }
+                } }
                 i += 1
             }
         }

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Configuration")
 struct ConfigurationTests {
@@ -160,24 +161,34 @@ struct ConfigurationTests {
         let holder = try directory.makeQueue(configuration: config)
         try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
 
-        // immediateError: SQLITE_BUSY at once.
+        // immediateError: SQLITE_BUSY while the lock is held (no wait: a
+        // waiting connection would hold this test until the lock is released).
         let immediate = try directory.makeQueue()
-        let start = Date()
         expectDatabaseError(.SQLITE_BUSY) {
             try immediate.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         }
-        #expect(Date().timeIntervalSince(start) < 1)
 
-        // timeout: waits, and succeeds once the lock is released.
+        // timeout: a write that starts while the lock is held waits, and
+        // succeeds once the lock is released. The release waits for the
+        // writer's signal, so the write never starts after it: without
+        // waiting, it would fail with SQLITE_BUSY (as above). No clock is read.
         var waitingConfig = Configuration()
-        waitingConfig.busyMode = .timeout(10)
+        waitingConfig.busyMode = .timeout(60)
         let waiting = try directory.makeQueue(configuration: waitingConfig)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-            try! holder.inDatabase { db in try db.commit() }
+        let writerStarts = DispatchSemaphore(value: 0)
+        let written = Locked(false)
+        let writer = Thread {
+            writerStarts.signal()
+            recordingErrors { try waiting.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
+            written.withLock { $0 = true }
         }
-        let waitStart = Date()
-        try waiting.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
-        #expect(Date().timeIntervalSince(waitStart) >= 0.2)
+        writer.start()
+        writerStarts.wait()
+        Thread.sleep(forTimeInterval: 0.2)  // lets the writer reach the lock; correctness does not depend on it
+        #expect(!written.current, "the write could not complete while the lock was held")
+        try holder.inDatabase { db in try db.commit() }
+        while !written.current { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try waiting.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 1)
 
         // timeout: fails with SQLITE_BUSY after the timeout.
         try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
@@ -188,6 +199,24 @@ struct ConfigurationTests {
             try short.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         }
         try holder.inDatabase { db in try db.rollback() }
+    }
+
+    @Test("opening a database another connection locks does not wait for the lock; the first access does")
+    func openingDoesNotWait() throws {
+        let directory = TemporaryDirectory()
+        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a)") }
+        var config = Configuration()
+        config.allowsUnsafeTransactions = true
+        let holder = try directory.makeQueue(configuration: config)
+        try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
+        var waitingConfig = Configuration()
+        waitingConfig.busyMode = .timeout(60)
+        let start = Date()
+        let waiting = try directory.makeQueue(configuration: waitingConfig)
+        // Half the busy timeout: only a wait for the lock can take that long.
+        #expect(Date().timeIntervalSince(start) < 30)
+        try holder.inDatabase { db in try db.rollback() }
+        #expect(try waiting.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 0)
     }
 
     @Test("busyMode callback decides whether to retry")

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Scenarios with real processes: the children are exit tests, each a process
 /// of its own running the test binary.

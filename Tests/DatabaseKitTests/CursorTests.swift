@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The Cursor protocol and its extension methods, as GRDB documents them.
 @Suite("Cursors")

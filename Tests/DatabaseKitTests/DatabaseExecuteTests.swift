@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Database.execute and connection state")
 struct DatabaseExecuteTests {
@@ -164,8 +165,15 @@ struct DatabaseExecuteTests {
     func emptySQL() throws {
         let dbQueue = DatabaseQueue()
         try dbQueue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t(a)")
+            let total = db.totalChangesCount
+            let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version")
             try db.execute(sql: "")
             try db.execute(sql: "  -- a comment\n ; ; ")
+            #expect(db.totalChangesCount == total)
+            #expect(try Int.fetchOne(db, sql: "PRAGMA schema_version") == schemaVersion)
+            #expect(!db.isInsideTransaction)
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master") == ["t"])
         }
     }
 

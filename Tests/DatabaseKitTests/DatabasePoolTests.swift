@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("DatabasePool")
 struct DatabasePoolTests {
@@ -66,12 +67,12 @@ struct DatabasePoolTests {
         let rendezvous = Rendezvous(count: 2)
         let met = Locked<[Bool]>([])
         runOnThreads(2) { _ in
-            try! dbPool.read { db in
+            recordingErrors { try dbPool.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
                 // Both reads are inside their access at the same moment.
                 let arrived = rendezvous.arrive()
                 met.withLock { $0.append(arrived) }
-            }
+            } }
         }
         #expect(met.current == [true, true])
     }
@@ -85,13 +86,13 @@ struct DatabasePoolTests {
         let counts = Locked<[Int]>([])
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            try! dbPool.read { db in
-                counts.withLock { $0.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")!) }
+            recordingErrors { try dbPool.read { db in
+                try counts.withLock { $0.append(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") ?? -1) }
                 readStarted.signal()
                 // The write commits while this read is still running.
                 #expect(writeDone.wait(timeout: .now() + 5) == .success)
-                counts.withLock { $0.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")!) }
-            }
+                try counts.withLock { $0.append(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") ?? -1) }
+            } }
         }
         #expect(readStarted.wait(timeout: .now() + 5) == .success)
         try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
@@ -110,24 +111,26 @@ struct DatabasePoolTests {
         DispatchQueue.global().async(group: group) {
             var i = 0
             while !stop.current {
-                try! dbPool.write { db in
+                recordingErrors { try dbPool.write { db in
                     let from = i % 10 + 1
                     let to = (i + 3) % 10 + 1
                     try db.execute(sql: "UPDATE account SET balance = balance - 7 WHERE id = ?", arguments: [from])
                     try db.execute(sql: "UPDATE account SET balance = balance + 7 WHERE id = ?", arguments: [to])
-                }
+                } }
                 i += 1
             }
         }
         let totals = Locked<Set<Int>>([])
         runOnThreads(4) { _ in
             for _ in 0..<200 {
-                let total = try! dbPool.read { db in
-                    // Two statements of one read see the same snapshot.
-                    let sum = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")!
-                    let again = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")!
-                    return sum == again ? sum : -1
-                }
+                let total = recordingErrors {
+                    try dbPool.read { db in
+                        // Two statements of one read see the same snapshot.
+                        let sum = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")
+                        let again = try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account")
+                        return sum == again ? sum ?? -2 : -1
+                    }
+                } ?? -3
                 totals.withLock { _ = $0.insert(total) }
             }
         }
@@ -162,21 +165,21 @@ struct DatabasePoolTests {
         let readStarted = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            try! dbPool.read { _ in
+            recordingErrors { try dbPool.read { _ in
                 readStarted.signal()
                 Thread.sleep(forTimeInterval: 0.3)
                 events.withLock { $0.append("read 1 ends") }
-            }
+            } }
         }
         readStarted.wait()
         let barrierStarted = DispatchSemaphore(value: 0)
         DispatchQueue.global().async(group: group) {
-            try! dbPool.barrierWriteWithoutTransaction { _ in
+            recordingErrors { try dbPool.barrierWriteWithoutTransaction { _ in
                 events.withLock { $0.append("barrier starts") }
                 barrierStarted.signal()
                 Thread.sleep(forTimeInterval: 0.3)
                 events.withLock { $0.append("barrier ends") }
-            }
+            } }
         }
         barrierStarted.wait()
         try dbPool.read { _ in events.withLock { $0.append("read 2") } }
@@ -194,7 +197,7 @@ struct DatabasePoolTests {
         let maxInside = Locked(0)
         let labels = Locked<Set<String>>([])
         runOnThreads(12) { _ in
-            try! dbPool.read { _ in
+            recordingErrors { try dbPool.read { _ in
                 let now = inside.withLock { value in
                     value += 1
                     return value
@@ -203,7 +206,7 @@ struct DatabasePoolTests {
                 labels.withLock { _ = $0.insert(currentDispatchQueueLabel()) }
                 Thread.sleep(forTimeInterval: 0.05)
                 inside.withLock { $0 -= 1 }
-            }
+            } }
         }
         #expect(maxInside.current == 3)
         #expect(labels.current.count <= 3)

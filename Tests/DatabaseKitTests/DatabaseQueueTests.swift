@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("DatabaseQueue")
 struct DatabaseQueueTests {
@@ -168,7 +169,7 @@ struct DatabaseQueueTests {
         let insideCount = Locked(0)
         let maxInside = Locked(0)
         runOnThreads(200) { i in
-            try! dbQueue.write { db in
+            recordingErrors { try dbQueue.write { db in
                 let inside = insideCount.withLock { count in
                     count += 1
                     return count
@@ -176,7 +177,7 @@ struct DatabaseQueueTests {
                 maxInside.withLock { $0 = max($0, inside) }
                 try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i])
                 insideCount.withLock { $0 -= 1 }
-            }
+            } }
         }
         #expect(maxInside.current == 1)
         #expect(try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 200)

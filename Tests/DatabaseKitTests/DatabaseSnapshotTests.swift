@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("DatabaseSnapshot")
 struct DatabaseSnapshotTests {

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Fetching rows and values")
 struct FetchingTests {

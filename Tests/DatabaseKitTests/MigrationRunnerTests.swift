@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The runner shared by DatabaseMigrator and dbtool's SQL-file migrations,
 /// with a recorder of its own as dbtool uses it.

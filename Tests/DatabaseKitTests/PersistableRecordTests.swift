@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 // Serialized: tests share `Country.insertedCodes` and `EmployeeContext.db`,
 // static state that parallel tests would interleave.

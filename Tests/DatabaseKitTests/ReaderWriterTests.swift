@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The DatabaseReader and DatabaseWriter protocols and the members GRDB
 /// gives every reader and writer, on queues and pools.

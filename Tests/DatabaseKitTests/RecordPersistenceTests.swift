@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The persistence methods GRDB documents beyond insert/update/delete:
 /// callbacks, upsert, the `AndFetch` variants, change tracking, lookups by

@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Requests, SQL interpolation, statements, errors, conversions and
 /// connection-level API, as GRDB documents them.

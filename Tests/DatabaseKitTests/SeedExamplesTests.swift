@@ -30,6 +30,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Seed examples")
 struct SeedExamplesTests {
@@ -68,7 +69,17 @@ struct SeedExamplesTests {
                 // Fix your setup, or report the problem to the user.
             }
         }
+        #expect(Bundle.main.path(forResource: "db", ofType: "sqlite") == nil, "the example takes its else branch here")
         try example()
+
+        // Its other branch, on a real file: the read-only connection reads, and refuses writes.
+        let directory = TemporaryDirectory()
+        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        var config = Configuration()
+        config.readonly = true
+        let dbQueue = try DatabaseQueue(path: directory.file("db.sqlite"), configuration: config)
+        #expect(try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT a FROM t") } == 1)
+        #expect(throws: DatabaseError.self) { try dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") } }
     }
 
     @Test("000: HOW TO create an empty database, or open an existing database file")

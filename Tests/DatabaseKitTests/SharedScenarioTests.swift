@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Behaviour common to queues and pools, run against both.
 @Suite("Shared scenarios: queue and pool")
@@ -75,8 +76,8 @@ struct SharedScenarioTests {
         try writer.write { db in try db.execute(sql: "CREATE TABLE t(a)") }
         runOnThreads(8) { i in
             for j in 0..<50 {
-                try! writer.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i * 100 + j]) }
-                _ = try! writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
+                recordingErrors { try writer.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i * 100 + j]) } }
+                recordingErrors { try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } }
             }
         }
         #expect(try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 400)

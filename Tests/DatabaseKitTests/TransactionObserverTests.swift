@@ -1,6 +1,7 @@
 import DatabaseKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Transaction observation as GRDB documents it, on queues and pools.
 @Suite("Transaction observers and database regions")

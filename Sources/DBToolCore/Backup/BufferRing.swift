@@ -1,3 +1,4 @@
+import DatabaseKit
 import Foundation
 
 /// A ring of three 1 MiB buffers handed between a caller and one thread of
@@ -7,7 +8,8 @@ import Foundation
 /// the consuming side may take; a buffer and its count are touched by one
 /// side at a time, handed over by those semaphores. `finished` is signalled
 /// once by the thread when it ends. Subclasses guard their own state with
-/// ``locked(_:)``.
+/// ``locked(_:)``: `@unchecked Sendable` rests on that, and on the
+/// semaphores' hand-over of the buffers.
 class BufferRing: @unchecked Sendable {
     static let slots = 3
     let buffers: [UnsafeMutableRawPointer]
@@ -18,7 +20,7 @@ class BufferRing: @unchecked Sendable {
     let free = DispatchSemaphore(value: 0)
     let filled = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
+    private let lock = Locked(())
 
     init() {
         buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
@@ -33,8 +35,6 @@ class BufferRing: @unchecked Sendable {
     }
 
     func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        lock.withLock { _ in body() }
     }
 }

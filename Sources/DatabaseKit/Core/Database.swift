@@ -191,7 +191,12 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// SQLITE_NOTADB rather than on first use. A lock held by another
     /// connection (BUSY, LOCKED) proves the file is in use by SQLite: the
     /// opening goes on, and the first access waits or fails per the busy mode.
+    /// The check itself does not wait for that lock (the busy handler is off
+    /// during it): waiting could not change its outcome, and would make the
+    /// opening last the whole busy timeout.
     private func validateFormat() throws {
+        sqlite3_busy_timeout(sqliteConnection, 0)
+        defer { setUpBusyMode() }
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {

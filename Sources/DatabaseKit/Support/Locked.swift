@@ -14,12 +14,15 @@ import Darwin
 /// lives in the uninstrumented standard library): every contended `Mutex` is
 /// reported as a data race there, which would hide real ones.
 ///
+/// The one lock of the package: DBToolCore, dbtool and the tests use it too.
+///
 /// `@unchecked Sendable`: `value` is only read or written with the mutex held.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    /// A lock guarding `value`.
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         // Default attributes: a normal mutex, which cannot fail to initialize.
@@ -33,9 +36,12 @@ final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value.
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// A copy of the value.
+    package var current: Value { withLock { $0 } }
 }

@@ -4,24 +4,9 @@ import DatabaseKitSQLite
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 
-/// A directory of its own for one test, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init(function: String = #function) {
-        let name = function.filter { $0.isLetter || $0.isNumber }
-        path = NSTemporaryDirectory() + "DatabaseKitTests-\(name)-\(UUID().uuidString)"
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
     /// A database queue on a file of the directory.
     func makeQueue(_ name: String = "db.sqlite", configuration: Configuration = Configuration()) throws -> DatabaseQueue {
         try DatabaseQueue(path: file(name), configuration: configuration)
@@ -31,23 +16,6 @@ final class TemporaryDirectory: Sendable {
 /// The label of the dispatch queue running the current code.
 func currentDispatchQueueLabel() -> String {
     String(cString: dispatch_queue_get_label(nil))
-}
-
-/// A thread-safe box for values written by closures that run elsewhere.
-final class Locked<Value>: @unchecked Sendable {
-    // Safe: every access to `value` holds `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
 }
 
 /// Expects `body` to throw a ``DatabaseError`` matching `code` (a primary code
