@@ -208,7 +208,6 @@ struct BackupCommandTests {
             ])
             #expect(result.status == 0, "\(result.stderr)")
             archives.append(try json(result)["archive"] as? String ?? "")
-            usleep(5_000)  // distinct millisecond timestamps
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
         let expected = (archives.suffix(2).map { URL(fileURLWithPath: $0).lastPathComponent } + ["unrelated.tar.zst"]).sorted()

@@ -13,6 +13,10 @@ public struct InitOperation: Sendable {
     public var journalMode: JournalMode = .wal
     /// The permissions of a created directory (default 0700: it holds the data).
     public var directoryMode: mode_t = 0o700
+    /// A migrations directory to apply right after (`init --migrations`).
+    public var migrationsPath: String?
+    /// Receives the notices of those migrations as they arise.
+    public var notice: @Sendable (String) -> Void = { _ in }
 
     public init(directory: String) {
         self.directory = directory
@@ -28,12 +32,42 @@ public struct InitOperation: Sendable {
         public var created: Bool
         /// The journal mode of the database.
         public var journalMode: String
+        /// The migrations applied right after, with `migrationsPath`.
+        public var migrate: MigrateOperation.Report?
+    }
+
+    /// Init succeeded, then a migration failed: what was done stays done.
+    public struct Failure: PartialFailure {
+        /// The init report, with the migrations done before the failure.
+        public let report: Report
+        public let error: DBToolError
+        public var partialReport: any Encodable { report }
     }
 
     /// Creates the directory (and missing parents) and the database, or
-    /// reports that they exist. Refuses, changing nothing, when the path is a
-    /// file, or holds a file of that name that is not a database.
+    /// reports that they exist, then applies `migrationsPath`'s migrations.
+    /// Refuses, changing nothing, when the path is a file, or holds a file of
+    /// that name that is not a database, or when the migrations directory is
+    /// missing or empty (checked first: a bad one must not leave a new
+    /// database behind).
+    ///
+    /// - throws: ``DBToolError``, or ``Failure`` when a migration fails.
     public func run() throws -> Report {
+        if let migrationsPath { try MigrationDirectory(path: migrationsPath).requireMigrations() }
+        var report = try initialize()
+        guard let migrationsPath else { return report }
+        var migrate = MigrateOperation(location: DatabaseLocation(path: report.database), migrationsPath: migrationsPath)
+        migrate.notice = notice
+        do {
+            report.migrate = try migrate.run()
+        } catch let failure as MigrationFailure {
+            report.migrate = failure.report
+            throw Failure(report: report, error: failure.error)
+        }
+        return report
+    }
+
+    private func initialize() throws -> Report {
         let directoryURL = URL(fileURLWithPath: directory).standardizedFileURL
         let databasePath = directoryURL.appendingPathComponent(fileName).path
         let directoryStatus = try FileSystem.status(directoryURL.path)

@@ -53,30 +53,16 @@ struct InitCommand: ParsableCommand {
         operation.fileName = fileName
         operation.journalMode = journalMode
         operation.directoryMode = try directoryMode
-        let migrationsPath = migrations
+        operation.migrationsPath = migrations
+        operation.notice = output.notice
         try runReporting(
             output,
-            operation: { () throws -> InitReport in
-                // Checked first: a bad migrations directory must not leave a new database behind.
-                if let migrationsPath { try MigrationDirectory(path: migrationsPath).requireMigrations() }
-                let initialized = try operation.run()
-                var report = InitReport(initialized: initialized, migrate: nil)
-                if let migrationsPath {
-                    var migrate = MigrateOperation(location: DatabaseLocation(path: initialized.database), migrationsPath: migrationsPath)
-                    migrate.notice = output.notice
-                    do {
-                        report.migrate = try migrate.run()
-                    } catch let failure as MigrationFailure {
-                        throw InitFailure(report: InitReport(initialized: initialized, migrate: failure.report), error: failure.error)
-                    }
-                }
-                return report
-            },
+            operation: operation.run,
             text: { report in
                 var text =
-                    report.initialized.created
-                    ? "Initialized \(report.initialized.database) (journal mode \(report.initialized.journalMode))."
-                    : "Already initialized: \(report.initialized.database) (journal mode \(report.initialized.journalMode)); nothing changed."
+                    report.created
+                    ? "Initialized \(report.database) (journal mode \(report.journalMode))."
+                    : "Already initialized: \(report.database) (journal mode \(report.journalMode)); nothing changed."
                 if let migrate = report.migrate { text += "\n" + describe(migrate) }
                 return text
             })
@@ -84,27 +70,3 @@ struct InitCommand: ParsableCommand {
 }
 
 extension InitOperation.JournalMode: ExpressibleByArgument {}
-
-/// Init succeeded, then a migration failed.
-struct InitFailure: PartialFailure {
-    let report: InitReport
-    let error: DBToolError
-    var partialReport: any Encodable { report }
-}
-
-/// The report of `init`, with the migrations applied after it, if any.
-struct InitReport: Encodable {
-    var initialized: InitOperation.Report
-    var migrate: MigrateOperation.Report?
-
-    func encode(to encoder: any Encoder) throws {
-        // The init report's keys, plus "migrate" when migrations ran.
-        try initialized.encode(to: encoder)
-        if let migrate {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(migrate, forKey: .migrate)
-        }
-    }
-
-    enum CodingKeys: String, CodingKey { case migrate }
-}
