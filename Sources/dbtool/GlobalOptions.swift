@@ -20,7 +20,7 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long to wait for a locked database before exiting with 75 (0 to \(Int(DatabaseLocation.maximumTimeout)); default 5).",
             valueName: "seconds"))
-    var timeout: Double = 5
+    var timeout: Double = DatabaseHandle.defaultTimeout
 
     func validate() throws {
         try validateTimeout(timeout)
@@ -33,8 +33,9 @@ struct DatabaseOptions: ParsableArguments {
         database ?? ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    var location: DatabaseLocation {
-        DatabaseLocation(path: resolvedPath ?? "", fileName: fileName)
+    /// The database these options name, with their wait.
+    var handle: DatabaseHandle {
+        DatabaseHandle(location: DatabaseLocation(path: resolvedPath ?? "", fileName: fileName), timeout: timeout)
     }
 }
 

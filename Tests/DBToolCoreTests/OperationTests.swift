@@ -55,7 +55,7 @@ struct OperationTests {
         #expect(Set(json.keys) == ["directory", "database", "created", "journalMode", "migrate"])
 
         let location = DatabaseLocation(path: scratch.file("db"))
-        let maintenance = MigrationMaintenance(location: location, migrationsPath: migrationsPath)
+        let maintenance = MigrationMaintenance(database: DatabaseHandle(location: location), migrationsPath: migrationsPath)
         let rolledBack = try maintenance.rollback(steps: 1)
         #expect(rolledBack.steps.map(\.version) == [2])
         #expect(rolledBack.steps.map(\.direction) == ["down"])
@@ -123,7 +123,7 @@ struct OperationTests {
         try DatabaseQueue(path: location.filePath).write { db in
             try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (42)")
         }
-        var backup = BackupOperation(location: location)
+        var backup = BackupOperation(database: DatabaseHandle(location: location))
         backup.outputDirectory = scratch.file("backups")
         backup.keep = 2
         // Given times, not the clock: no sleeping for distinct names.
@@ -154,7 +154,7 @@ struct OperationTests {
         let directory = scratch.file("db")
         _ = try InitOperation(directory: directory).run()
         var operation = ExecOperation(
-            location: DatabaseLocation(path: directory), sql: "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (?, NULL); SELECT * FROM t")
+            database: DatabaseHandle(location: DatabaseLocation(path: directory)), sql: "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (?, NULL); SELECT * FROM t")
         operation.arguments = [2]
         operation.format = .jsonl
         let output = Locked("")

@@ -13,7 +13,8 @@ import Foundation
 /// fsynced and renamed: a crash or a signal never leaves a partial archive
 /// under the final name. Memory stays flat: files stream through one buffer.
 public struct BackupOperation: Sendable {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     /// The archive to write, or nil with ``outputDirectory``.
     public var output: String?
     /// A directory where the archive is named with a UTC timestamp.
@@ -31,13 +32,12 @@ public struct BackupOperation: Sendable {
     public var keep: Int?
     /// Replace an existing ``output``.
     public var force = false
-    public var timeout: TimeInterval = 5
     /// Called with the bytes done and the total, during the copy and then
     /// during the compression.
     public var progress: (@Sendable (BackupProgress) -> Void)?
 
-    public init(location: DatabaseLocation) {
-        self.location = location
+    public init(database: DatabaseHandle) {
+        self.database = database
     }
 
     /// What the backup did.
@@ -67,7 +67,7 @@ public struct BackupOperation: Sendable {
 
     public func run(now: Date = Date()) throws -> Report {
         let started = DispatchTime.now()
-        try location.checkExists()
+        try database.location.checkExists()
         let format = try ArchiveFormat.resolve(explicit: self.format, output: output)
         if let level { try format.validate(level: level) }
         let destination = try FileDestination(
@@ -77,7 +77,8 @@ public struct BackupOperation: Sendable {
             validate: checkOutsideDatabase)
         try destination.prepare()
 
-        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .backup, timeout: 0)
+        // Another backup of this database fails this one at once.
+        let lock = try ExclusiveLock(directory: database.location.directoryPath, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
 
         let staging = destination.tempPath(suffix: ".staging")
@@ -88,12 +89,12 @@ public struct BackupOperation: Sendable {
         }
         try FileSystem.createDirectory(staging)
 
-        let plan = try ArchivePlan(location: location)
+        let plan = try ArchivePlan(location: database.location)
         let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: temp, now: now)
         try destination.publish(temp, what: "the archive")
         let pruning = destination.prune()
         return Report(
-            database: location.filePath, archive: destination.path, format: format.rawValue, bytes: FileSystem.size(destination.path),
+            database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: FileSystem.size(destination.path),
             sourceBytes: manifest.files.reduce(0) { $0 + $1.size }, files: manifest.files.count, pageCount: state.pageCount,
             lockSeconds: state.lockDuration,
             seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9,
@@ -107,7 +108,7 @@ public struct BackupOperation: Sendable {
         defer { descriptor.close() }
         let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, threads: threads, destination: temp)
         let folder = plan.folder
-        let databasePath = location.filePath
+        let databasePath = database.location.filePath
         let databaseName = URL(fileURLWithPath: databasePath).lastPathComponent
         let total = plan.totalBytes + ([""] + DatabaseFiles.walSuffixes).reduce(0) { $0 + FileSystem.size(databasePath + $1) }
         var files: [BackupManifest.File] = []
@@ -125,7 +126,7 @@ public struct BackupOperation: Sendable {
         }
 
         try writer.addDirectory(as: folder, mode: plan.folderMode, modified: plan.folderModified)
-        let copy = ConsistentCopy(location: location, timeout: timeout)
+        let copy = ConsistentCopy(database: database)
         let state = try copy.run(
             into: staging,
             streamDatabase: { descriptor, info, length in
@@ -158,15 +159,15 @@ public struct BackupOperation: Sendable {
 
     /// Timestamped archives are named after the database directory.
     private var archiveStem: String {
-        URL(fileURLWithPath: location.directoryPath).lastPathComponent
+        URL(fileURLWithPath: database.location.directoryPath).lastPathComponent
     }
 
     /// An archive inside the directory it archives would archive itself.
     private func checkOutsideDatabase(_ directory: String, destination: String) throws {
-        let source = location.directoryPath + "/"
-        if location.namesDirectory && (directory + "/").hasPrefix(source) {
+        let source = database.location.directoryPath + "/"
+        if database.location.namesDirectory && (directory + "/").hasPrefix(source) {
             throw DBToolError(
-                .usage, "the archive \(destination) would be inside the database directory \(location.directoryPath), which is archived",
+                .usage, "the archive \(destination) would be inside the database directory \(database.location.directoryPath), which is archived",
                 hint: "Write backups outside the database directory.")
         }
     }

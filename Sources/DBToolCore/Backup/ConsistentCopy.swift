@@ -32,8 +32,7 @@ import Foundation
 /// blocks commits anyway, so the database is copied into the staging
 /// directory under `BEGIN IMMEDIATE` (RESERVED), and writers wait for that copy.
 struct ConsistentCopy {
-    let location: DatabaseLocation
-    let timeout: TimeInterval
+    let database: DatabaseHandle
 
     /// What the copy holds.
     struct State {
@@ -59,13 +58,13 @@ struct ConsistentCopy {
         // Declared first, so closed last: after the connections (step 5).
         var descriptors: [FileDescriptor] = []
         defer { for descriptor in descriptors { descriptor.close() } }
-        let reader = try location.openQueue(timeout: timeout)
+        let reader = try database.openQueue()
         defer { try? reader.close() }
-        let writer = try location.openQueue(timeout: timeout)
+        let writer = try database.openQueue()
         defer { try? writer.close() }
         let register = { (descriptor: FileDescriptor) in descriptors.append(descriptor) }
 
-        return try location.reportingErrors(timeout: timeout) {
+        return try database.reportingErrors {
             try reader.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN DEFERRED")
                 defer { try? db.execute(sql: "ROLLBACK") }
@@ -76,7 +75,7 @@ struct ConsistentCopy {
                     try db.execute(sql: "ROLLBACK")  // a reader would block the locked copy's writers
                     return try lockedCopy(writer, of: [""] + DatabaseFiles.walSuffixes, into: staging, register: register, progress: progress)
                 }
-                let path = location.filePath
+                let path = database.location.filePath
                 guard let (descriptor, info) = try openSource(path, register: register) else {
                     throw DBToolError(.noInput, "no database at \(path)")
                 }
@@ -111,7 +110,7 @@ struct ConsistentCopy {
 
             var sources: [(name: String, descriptor: FileDescriptor, info: FileStatus)] = []
             for suffix in suffixes {
-                let path = location.filePath + suffix
+                let path = database.location.filePath + suffix
                 if let (descriptor, info) = try openSource(path, register: register) {
                     sources.append((URL(fileURLWithPath: path).lastPathComponent, descriptor, info))
                 }

@@ -16,18 +16,20 @@ struct LiveRestore {
     let target: String
     /// The database's file name in both.
     let databaseFile: String
+    /// How long to wait for the live database's write lock.
     let timeout: TimeInterval
 
     func run() throws {
-        let location = DatabaseLocation(path: target + "/" + databaseFile)
-        let destination = try location.openQueue(timeout: timeout)
+        let database = DatabaseHandle(location: DatabaseLocation(path: target + "/" + databaseFile), timeout: timeout)
+        let location = database.location
+        let destination = try database.openQueue()
         defer { try? destination.close() }
         var configuration = Configuration()
         configuration.readonly = true
         let sourcePath = staging + "/" + databaseFile
         let source = try location.reportingErrors { try DatabaseQueue(path: sourcePath, configuration: configuration) }
         defer { try? source.close() }
-        try location.reportingErrors(timeout: timeout) {
+        try database.reportingErrors {
             let pageSize = try source.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") }
             let (livePageSize, journalMode) = try destination.read { db in
                 (try Int.fetchOne(db, sql: "PRAGMA page_size"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))

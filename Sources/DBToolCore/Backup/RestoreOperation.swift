@@ -29,7 +29,7 @@ public struct RestoreOperation: Sendable {
     /// Restore into DIR's database in place, while applications use it.
     public var live = false
     /// With ``live``: how long to wait for the database's write lock.
-    public var timeout: TimeInterval = 5
+    public var timeout: TimeInterval = DatabaseHandle.defaultTimeout
     public var progress: (@Sendable (Int64, Int64) -> Void)?
 
     public init(archive: String, directory: String) {

@@ -24,9 +24,9 @@ public enum MigrationTarget: Sendable, Equatable {
 /// `dbtool migrate`: applies pending migrations (or moves to `--to`), one
 /// transaction each, under a cross-process lock.
 public struct MigrateOperation: Sendable {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     public var migrationsPath: String
-    public var timeout: TimeInterval = 5
     /// Migrate up or down to this target; nil: apply every pending migration.
     public var target: MigrationTarget?
     /// Print what would run; change nothing.
@@ -38,8 +38,8 @@ public struct MigrateOperation: Sendable {
     /// violations that were there before): the report lists them too.
     public var notice: @Sendable (String) -> Void = { _ in }
 
-    public init(location: DatabaseLocation, migrationsPath: String) {
-        self.location = location
+    public init(database: DatabaseHandle, migrationsPath: String) {
+        self.database = database
         self.migrationsPath = migrationsPath
     }
 
@@ -89,31 +89,30 @@ public struct MigrateOperation: Sendable {
             warnings.append(skipped)
         }
         try directory.requireMigrations()
-        try location.checkExists()
         // A dry run only reads: it takes no lock, so it leaves no lock file.
-        let lock = dryRun ? nil : try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
-        defer { withExtendedLifetime(lock) {} }
-        let dbQueue = try location.openQueue(timeout: timeout)
-        return try location.reportingErrors(timeout: timeout) {
-            // Read under the lock: a run that waited sees what the other one did.
-            let state = try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
-            try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
-            let plan = try self.plan(state)
-            if dryRun {
-                let steps = plan.map { file, direction in
-                    Step(file, direction, sql: direction == .up ? file.up : file.down)
-                }
-                return Report(database: location.filePath, dryRun: true, steps: steps, version: state.newestApplied, warnings: warnings)
+        if dryRun { return try database.reportingErrors { try run(on: try database.openQueue(), directory, warnings) } }
+        return try database.withExclusiveLock(.migrate) { dbQueue in try run(on: dbQueue, directory, warnings) }
+    }
+
+    private func run(on dbQueue: DatabaseQueue, _ directory: MigrationDirectory, _ warnings: [String]) throws -> Report {
+        // Read under the lock: a run that waited sees what the other one did.
+        let state = try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
+        try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
+        let plan = try self.plan(state)
+        if dryRun {
+            let steps = plan.map { file, direction in
+                Step(file, direction, sql: direction == .up ? file.up : file.down)
             }
-            var snapshot: String?
-            if takesSnapshot && !plan.isEmpty {
-                snapshot = try MigrationSnapshots.take(location, timeout: timeout)
-            }
-            var execution = MigrationExecution(location: location, timeout: timeout, notice: notice)
-            execution.warnings = warnings
-            execution.snapshot = snapshot
-            return try dbQueue.writeWithoutTransaction { db in try execution.run(plan, in: db) }
+            return Report(database: database.location.filePath, dryRun: true, steps: steps, version: state.newestApplied, warnings: warnings)
         }
+        var snapshot: String?
+        if takesSnapshot && !plan.isEmpty {
+            snapshot = try MigrationSnapshots.take(database)
+        }
+        var execution = MigrationExecution(database: database, notice: notice)
+        execution.warnings = warnings
+        execution.snapshot = snapshot
+        return try dbQueue.writeWithoutTransaction { db in try execution.run(plan, in: db) }
     }
 
     /// The migrations to run, in order: those to roll back (newest first),

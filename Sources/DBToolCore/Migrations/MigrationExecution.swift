@@ -27,8 +27,7 @@ public struct MigrationFailure: PartialFailure, Sendable {
 /// rebuilt; before it commits, the violations it introduced fail it, naming
 /// them. Violations that were there before the run are notices, not errors.
 struct MigrationExecution {
-    let location: DatabaseLocation
-    let timeout: TimeInterval
+    let database: DatabaseHandle
     let notice: @Sendable (String) -> Void
     var warnings: [String] = []
     var snapshot: String?
@@ -67,7 +66,7 @@ struct MigrationExecution {
         // Nil when the table can not be read: the steps matter more.
         let newest = (try? MigrationsTable.records(db))?.map(\.version).max()
         return MigrateOperation.Report(
-            database: location.filePath, dryRun: false, steps: steps, version: newest, snapshot: snapshot, warnings: warnings)
+            database: database.location.filePath, dryRun: false, steps: steps, version: newest, snapshot: snapshot, warnings: warnings)
     }
 
     /// The failure of `file`, worded for its direction and for what ran before it.
@@ -78,7 +77,7 @@ struct MigrationExecution {
         var toolError: DBToolError
         switch error {
         case let error as any ReportableError: toolError = error.toolError
-        case let error as DatabaseError: toolError = .database(error, path: location.filePath, timeout: timeout)
+        case let error as DatabaseError: toolError = .database(error, path: database.location.filePath, timeout: database.timeout)
         default: toolError = DBToolError(.software, "unexpected error: \(error)")
         }
         if !steps.isEmpty {

@@ -3,12 +3,12 @@ import Foundation
 
 /// The other `dbtool migrate` operations: status, rollback, repair, baseline, new.
 public struct MigrationMaintenance: Sendable {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     public var migrationsPath: String
-    public var timeout: TimeInterval = 5
 
-    public init(location: DatabaseLocation, migrationsPath: String) {
-        self.location = location
+    public init(database: DatabaseHandle, migrationsPath: String) {
+        self.database = database
         self.migrationsPath = migrationsPath
     }
 
@@ -54,14 +54,14 @@ public struct MigrationMaintenance: Sendable {
     /// nothing and the files go when it closes.
     public func status() throws -> StatusReport {
         let directory = try loadDirectory()
-        let dbQueue = try location.openQueue(timeout: timeout)
-        let state = try location.reportingErrors(timeout: timeout) {
+        let dbQueue = try database.openQueue()
+        let state = try database.reportingErrors {
             try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
         }
         let entries = state.entries
         func count(_ statuses: MigrationState.Status...) -> Int { entries.filter { statuses.contains($0.status) }.count }
         return StatusReport(
-            database: location.filePath, migrations: entries, pendingCount: count(.pending, .outOfOrder),
+            database: database.location.filePath, migrations: entries, pendingCount: count(.pending, .outOfOrder),
             modifiedCount: count(.modified), missingCount: count(.missing), outOfOrderCount: count(.outOfOrder),
             otherTool: state.foreignHistory, skippedFiles: directory.skipped)
     }
@@ -83,7 +83,7 @@ public struct MigrationMaintenance: Sendable {
                 return file
             }
             try checkReversible(files)
-            var execution = MigrationExecution(location: location, timeout: timeout, notice: notice)
+            var execution = MigrationExecution(database: database, notice: notice)
             execution.warnings = directory.skippedNotice.map { [$0] } ?? []
             return try execution.run(files.map { ($0, .down) }, in: db)
         }
@@ -230,11 +230,7 @@ public struct MigrationMaintenance: Sendable {
 
     private func underLock<T>(_ body: (Database, MigrationState, MigrationDirectory) throws -> T) throws -> T {
         let directory = try loadDirectory()
-        try location.checkExists()
-        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
-        defer { withExtendedLifetime(lock) {} }
-        let dbQueue = try location.openQueue(timeout: timeout)
-        return try location.reportingErrors(timeout: timeout) {
+        return try database.withExclusiveLock(.migrate) { dbQueue in
             try dbQueue.writeWithoutTransaction { db in try body(db, try MigrationState.load(db, directory: directory), directory) }
         }
     }

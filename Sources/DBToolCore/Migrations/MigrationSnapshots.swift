@@ -12,15 +12,14 @@ public enum MigrationSnapshots {
     static let recordFileName = ".dbtool-last-snapshot"
 
     /// Takes a snapshot of the database and records its path.
-    static func take(_ location: DatabaseLocation, timeout: TimeInterval) throws -> String {
-        let directory = location.directoryPath + "/snapshots"
+    static func take(_ database: DatabaseHandle) throws -> String {
+        let directory = database.location.directoryPath + "/snapshots"
         try createPrivateDirectory(directory)
-        var operation = SnapshotOperation(location: location)
+        var operation = SnapshotOperation(database: database)
         operation.outputDirectory = directory
         operation.nameStem = "pre-migrate"
-        operation.timeout = timeout
         let snapshot = try operation.run().snapshot
-        let recordPath = location.directoryPath + "/" + recordFileName
+        let recordPath = database.location.directoryPath + "/" + recordFileName
         try writeSmallFile(recordPath, contents: snapshot + "\n")
         return snapshot
     }
@@ -28,7 +27,7 @@ public enum MigrationSnapshots {
     /// The path of the latest snapshot taken before migrating, if any.
     public static func latest(_ location: DatabaseLocation) -> String? {
         let recordPath = location.directoryPath + "/" + recordFileName
-        return (try? String(contentsOfFile: recordPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (try? FileSystem.contents(recordPath)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     public struct RestoreReport: Codable, Sendable, Equatable {
@@ -42,28 +41,25 @@ public enum MigrationSnapshots {
     /// writes the whole content in one transaction of the live database, so
     /// its WAL and other connections stay consistent (replacing the file by a
     /// rename would not: SQLite could replay the old WAL over it).
-    public static func restore(_ location: DatabaseLocation, snapshot: String?, timeout: TimeInterval) throws -> RestoreReport {
+    public static func restore(_ database: DatabaseHandle, snapshot: String?) throws -> RestoreReport {
+        let location = database.location
         guard let snapshot = snapshot ?? latest(location) else {
             throw DBToolError(
                 .noInput, "no snapshot to restore for \(location.filePath)", hint: "Pass --snapshot FILE, or migrate with --snapshot first."
             )
         }
-        let snapshotLocation = DatabaseLocation(path: snapshot)
-        try snapshotLocation.checkExists()
-        try location.checkExists()
-        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: .migrate, timeout: timeout)
-        defer { withExtendedLifetime(lock) {} }
-        let source = try snapshotLocation.openQueue(timeout: timeout, readonly: true)
-        let destination = try location.openQueue(timeout: timeout)
-        try location.reportingErrors(timeout: timeout) {
+        let snapshotDatabase = DatabaseHandle(location: DatabaseLocation(path: snapshot), timeout: database.timeout)
+        try snapshotDatabase.location.checkExists()
+        let version = try database.withExclusiveLock(.migrate) { destination in
+            let source = try snapshotDatabase.openQueue(readonly: true)
             try source.read { db in
                 guard try String.fetchAll(db, sql: "PRAGMA quick_check") == ["ok"] else {
                     throw DBToolError(.dataError, "the snapshot \(snapshot) fails its quick_check: nothing was restored")
                 }
             }
             try source.backup(to: destination)
+            return try destination.read { db in try MigrationsTable.records(db).map(\.version).max() }
         }
-        let version = try location.reportingErrors { try destination.read { db in try MigrationsTable.records(db).map(\.version).max() } }
         return RestoreReport(database: location.filePath, snapshot: snapshot, version: version)
     }
 }

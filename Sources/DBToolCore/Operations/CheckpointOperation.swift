@@ -13,12 +13,12 @@ import Foundation
 /// or a writer is in the way; attempts are retried with a growing pause
 /// (2 ms to 100 ms) until `timeout`. A writer waits at most for one attempt.
 public struct CheckpointOperation: Sendable {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     public var mode: Database.CheckpointMode = .passive
-    public var timeout: TimeInterval = 5
 
-    public init(location: DatabaseLocation) {
-        self.location = location
+    public init(database: DatabaseHandle) {
+        self.database = database
     }
 
     /// What the checkpoint did.
@@ -42,23 +42,23 @@ public struct CheckpointOperation: Sendable {
     /// - throws: ``DBToolError``: 65 when the database is not in WAL mode, 75
     ///   when a blocking mode could not complete within the timeout.
     public func run() throws -> Report {
-        let dbQueue = try location.openQueue(timeout: timeout)
-        let walPath = location.filePath + "-wal"
-        return try location.reportingErrors(timeout: timeout) {
+        let dbQueue = try database.openQueue()
+        let walPath = database.location.filePath + "-wal"
+        return try database.reportingErrors {
             try dbQueue.writeWithoutTransaction { db in
                 let journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown"
                 guard journalMode.lowercased() == "wal" else {
                     throw DBToolError(
                         .dataError,
-                        "the database \(location.filePath) is not in WAL mode (journal_mode is \(journalMode)): there is nothing to checkpoint",
+                        "the database \(database.location.filePath) is not in WAL mode (journal_mode is \(journalMode)): there is nothing to checkpoint",
                         hint: "Switch it with `dbtool exec \"PRAGMA journal_mode = WAL\"` if WAL is wanted.")
                 }
                 let sizeBefore = FileSystem.size(walPath)
                 try db.execute(sql: "PRAGMA busy_timeout = 0")
-                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(timeout * 1000))") }
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(database.timeout * 1000))") }
                 let (walFrames, checkpointed, attempts, waited) = try checkpointWithoutBlocking(db)
                 return Report(
-                    database: location.filePath, mode: "\(mode)", walFrames: walFrames, checkpointedFrames: checkpointed,
+                    database: database.location.filePath, mode: "\(mode)", walFrames: walFrames, checkpointedFrames: checkpointed,
                     walSizeBefore: sizeBefore, walSizeAfter: FileSystem.size(walPath), attempts: attempts,
                     waitedMs: Int64((waited * 1000).rounded()))
             }
@@ -68,7 +68,7 @@ public struct CheckpointOperation: Sendable {
     /// Attempts until success or the deadline; SQLite never waits inside.
     private func checkpointWithoutBlocking(_ db: Database) throws -> (walFrames: Int, checkpointed: Int, attempts: Int, waited: TimeInterval) {
         let start = Date()
-        let deadline = start.addingTimeInterval(timeout)
+        let deadline = start.addingTimeInterval(database.timeout)
         var pause: TimeInterval = 0.002
         var attempts = 0
         while true {
@@ -89,7 +89,7 @@ public struct CheckpointOperation: Sendable {
             guard Date() < deadline else {
                 throw DBToolError(
                     .tempFail,
-                    "the \(mode) checkpoint of \(location.filePath) did not complete within \(formatSeconds(timeout)) (\(attempts) attempts): other connections kept reading or writing the WAL",
+                    "the \(mode) checkpoint of \(database.location.filePath) did not complete within \(formatSeconds(database.timeout)) (\(attempts) attempts): other connections kept reading or writing the WAL",
                     hint: "No writer was kept waiting meanwhile. Retry later, or wait longer with --timeout SECONDS.")
             }
             Thread.sleep(forTimeInterval: min(pause, max(0, deadline.timeIntervalSinceNow)))

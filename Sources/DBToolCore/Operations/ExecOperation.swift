@@ -4,18 +4,18 @@ import Foundation
 /// `dbtool exec`: runs SQL, with bound arguments, and prints the rows of the
 /// statements that return some.
 public struct ExecOperation {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     public var sql: String
     public var arguments = StatementArguments()
     /// All statements in one IMMEDIATE transaction, all or nothing (default).
     public var usesTransaction = true
     /// Opens the database read-only.
     public var readonly = false
-    public var timeout: TimeInterval = 5
     public var format: RowFormat = .table
 
-    public init(location: DatabaseLocation, sql: String) {
-        self.location = location
+    public init(database: DatabaseHandle, sql: String) {
+        self.database = database
         self.sql = sql
     }
 
@@ -30,7 +30,7 @@ public struct ExecOperation {
     ///   database stays locked past the timeout, 77 for a write on a
     ///   database opened with `readonly`.
     public func run(write: @escaping (String) -> Void) throws {
-        let dbQueue = try location.openQueue(timeout: timeout, readonly: readonly)
+        let dbQueue = try database.openQueue(readonly: readonly)
         let writer = RowWriter(format: format, write: write)
         let scriptManagesTransactions = SQLScript.managesTransactions(sql)
         try reportingErrors {
@@ -62,13 +62,13 @@ public struct ExecOperation {
     /// Turns database errors into dbtool errors, with words for the cases
     /// that SQLite's own would mislead.
     private func reportingErrors(_ body: () throws -> Void) throws {
-        try location.reportingErrors(timeout: timeout) {
+        try database.reportingErrors {
             do {
                 try body()
             } catch let error as DatabaseError where readonly && error.resultCode == .SQLITE_READONLY {
                 throw DBToolError(
                     .noPermission,
-                    "the database \(location.filePath) was opened read-only (--readonly), and a statement writes\(error.sql.map { ": `\($0)`" } ?? "")",
+                    "the database \(database.location.filePath) was opened read-only (--readonly), and a statement writes\(error.sql.map { ": `\($0)`" } ?? "")",
                     hint: "Drop --readonly to write.")
             } catch let error as DatabaseError where error.message?.contains("within a transaction") == true {
                 throw DBToolError(

@@ -56,7 +56,7 @@ public struct InitOperation: Sendable {
         if let migrationsPath { try MigrationDirectory(path: migrationsPath).requireMigrations() }
         var report = try initialize()
         guard let migrationsPath else { return report }
-        var migrate = MigrateOperation(location: DatabaseLocation(path: report.database), migrationsPath: migrationsPath)
+        var migrate = MigrateOperation(database: DatabaseHandle(location: DatabaseLocation(path: report.database)), migrationsPath: migrationsPath)
         migrate.notice = notice
         do {
             report.migrate = try migrate.run()

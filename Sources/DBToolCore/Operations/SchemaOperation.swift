@@ -10,32 +10,31 @@ import Foundation
 /// last connection to close removes those files, as they were.
 public struct SchemaOperation: Sendable {
     /// The database.
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     /// The tables to report; all when empty.
     public var tableNames: [String] = []
-    /// How long to wait for locks held by other connections.
-    public var timeout: TimeInterval = 5
 
     /// An operation on the database at `location`.
-    public init(location: DatabaseLocation) {
-        self.location = location
+    public init(database: DatabaseHandle) {
+        self.database = database
     }
 
     /// - throws: ``DBToolError``: 66 when there is no database, 65 for a
     ///   table that does not exist or a file that is not a database.
     public func run() throws -> SchemaReport {
-        let dbQueue = try location.openQueue(timeout: timeout)
-        return try location.reportingErrors(timeout: timeout) {
+        let dbQueue = try database.openQueue()
+        return try database.reportingErrors {
             try dbQueue.read { db in
-                try SchemaReport(db, path: location.filePath, tableNames: tableNames)
+                try SchemaReport(db, path: database.location.filePath, tableNames: tableNames)
             }
         }
     }
 
     /// The SQL of the schema, one statement per line (``Database/schemaSQL()``).
     public func runSQL() throws -> String {
-        let dbQueue = try location.openQueue(timeout: timeout)
-        return try location.reportingErrors(timeout: timeout) {
+        let dbQueue = try database.openQueue()
+        return try database.reportingErrors {
             try dbQueue.read { db in try db.schemaSQL() }
         }
     }

@@ -9,7 +9,8 @@ import Foundation
 /// alone, checked with `PRAGMA quick_check`, fsynced, and only then renamed:
 /// a crash never leaves a partial file under the final name.
 public struct SnapshotOperation: Sendable {
-    public var location: DatabaseLocation
+    /// The database, and how long to wait for it.
+    public var database: DatabaseHandle
     /// The destination file, or nil with ``outputDirectory``.
     public var output: String?
     /// A directory where the snapshot is named with a UTC timestamp.
@@ -20,7 +21,6 @@ public struct SnapshotOperation: Sendable {
     public var force = false
     /// Compact the copy (VACUUM INTO) instead of copying pages.
     public var vacuum = false
-    public var timeout: TimeInterval = 5
     /// The stem of timestamped names (default: the database file's name
     /// without its extension).
     var nameStem: String?
@@ -29,8 +29,8 @@ public struct SnapshotOperation: Sendable {
     /// the copy holds one committed state).
     public var progress: (@Sendable (Int, Int) -> Void)?
 
-    public init(location: DatabaseLocation) {
-        self.location = location
+    public init(database: DatabaseHandle) {
+        self.database = database
     }
 
     /// What the snapshot did.
@@ -54,7 +54,7 @@ public struct SnapshotOperation: Sendable {
             FileDestination.Request(output: output, outputDirectory: outputDirectory, keep: keep),
             stem: nameStem ?? snapshotStem, fileExtension: "sqlite", now: now, force: force, tempPrefix: Self.tempPrefix)
         try destination.prepare()
-        let source = try location.openQueue(timeout: timeout)
+        let source = try database.openQueue()
         let temp = destination.tempPath()
         // Created here, empty (a valid empty database, and what VACUUM INTO
         // accepts): private, whatever the umask (SQLite would create it
@@ -62,7 +62,7 @@ public struct SnapshotOperation: Sendable {
         try createNewFile(temp, what: "the snapshot").close()
         defer { removeDatabaseFiles(temp) }
 
-        let pageCount = try location.reportingErrors(timeout: timeout) {
+        let pageCount = try database.reportingErrors {
             try reportingWriteErrors(to: destination.path) { () -> Int in
                 if vacuum {
                     try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
@@ -84,7 +84,7 @@ public struct SnapshotOperation: Sendable {
         try destination.publish(temp, what: "the snapshot")
         let pruning = destination.prune()
         return Report(
-            database: location.filePath, snapshot: destination.path, bytes: FileSystem.size(destination.path),
+            database: database.location.filePath, snapshot: destination.path, bytes: FileSystem.size(destination.path),
             pageCount: pageCount, vacuumed: vacuum, deleted: pruning.deleted, deleteFailures: pruning.failures)
     }
 
@@ -103,7 +103,7 @@ public struct SnapshotOperation: Sendable {
 
     /// The stem of timestamped snapshot names: the database file's name without extension.
     private var snapshotStem: String {
-        URL(fileURLWithPath: location.filePath).deletingPathExtension().lastPathComponent
+        URL(fileURLWithPath: database.location.filePath).deletingPathExtension().lastPathComponent
     }
 
     /// Makes the copy standalone (journal mode DELETE) and checks it.
@@ -115,7 +115,7 @@ public struct SnapshotOperation: Sendable {
             let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
             guard check == ["ok"] else {
                 throw DBToolError(
-                    .dataError, "the snapshot of \(location.filePath) failed its quick_check: \(check.prefix(3).joined(separator: "; "))",
+                    .dataError, "the snapshot of \(database.location.filePath) failed its quick_check: \(check.prefix(3).joined(separator: "; "))",
                     hint: "Run `dbtool exec \"PRAGMA integrity_check\"` on the database.")
             }
             return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0

@@ -46,27 +46,14 @@ public struct DatabaseLocation: Sendable, Equatable {
         }
     }
 
-    /// Opens a connection to the existing database, waiting up to `timeout`
-    /// for locks held by other connections.
-    public func openQueue(timeout: TimeInterval, readonly: Bool = false) throws -> DatabaseQueue {
-        try checkExists()
-        var config = Configuration()
-        config.busyMode = .timeout(timeout)
-        config.readonly = readonly
-        config.label = "dbtool"
-        do {
-            return try DatabaseQueue(path: filePath, configuration: config)
-        } catch let error as DatabaseError {
-            throw DBToolError.database(error, path: filePath, timeout: timeout)
-        }
-    }
-
-    /// Runs `body`, turning database errors into dbtool errors about this database.
-    public func reportingErrors<T>(timeout: TimeInterval? = nil, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, turning database errors into dbtool errors about this
+    /// database, for a connection opened without a wait (see
+    /// ``DatabaseHandle/reportingErrors(_:)`` for one that waits).
+    public func reportingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw DBToolError.database(error, path: filePath, timeout: timeout)
+            throw DBToolError.database(error, path: filePath)
         }
     }
 }

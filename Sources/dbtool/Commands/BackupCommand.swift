@@ -104,7 +104,7 @@ struct CreateBackupCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = BackupOperation(location: database.location)
+        var operation = BackupOperation(database: database.handle)
         operation.output = outputPath
         operation.outputDirectory = outputDir
         operation.format = archiveFormat
@@ -112,7 +112,6 @@ struct CreateBackupCommand: ParsableCommand {
         if let threads { operation.threads = threads }
         operation.keep = keep
         operation.force = force
-        operation.timeout = database.timeout
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in

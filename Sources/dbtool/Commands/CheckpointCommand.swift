@@ -26,9 +26,8 @@ struct CheckpointCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = CheckpointOperation(location: database.location)
+        var operation = CheckpointOperation(database: database.handle)
         operation.mode = mode
-        operation.timeout = database.timeout
         try runReporting(output, operation: operation.run) { report in
             """
             \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \

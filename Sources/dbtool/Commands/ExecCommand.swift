@@ -63,11 +63,10 @@ struct ExecCommand: ParsableCommand {
         let source: SQLSource = sql.map { .text($0) } ?? file.map { .file($0) } ?? .standardInput
         let text: String
         do { text = try source.read() } catch { throw failed(error) }
-        var operation = ExecOperation(location: database.location, sql: text)
+        var operation = ExecOperation(database: database.handle, sql: text)
         do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { throw failed(error) }
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly
-        operation.timeout = database.timeout
         operation.format = format ?? (Terminal.isAttached(1) ? .table : .csv)
         do {
             try operation.run { FileHandle.standardOutput.write(Data($0.utf8)) }

@@ -22,8 +22,7 @@ struct MigrationsOptions: ParsableArguments {
 
     /// The maintenance operations on this directory and database.
     func maintenance(_ database: DatabaseOptions, _ output: OutputOptions) throws -> MigrationMaintenance {
-        var maintenance = MigrationMaintenance(location: database.location, migrationsPath: try path)
-        maintenance.timeout = database.timeout
+        var maintenance = MigrationMaintenance(database: database.handle, migrationsPath: try path)
         maintenance.notice = output.notice
         return maintenance
     }
@@ -101,8 +100,7 @@ struct MigrateUp: ReadsMigrations {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = MigrateOperation(location: database.location, migrationsPath: try migrations.path)
-        operation.timeout = database.timeout
+        var operation = MigrateOperation(database: database.handle, migrationsPath: try migrations.path)
         operation.target = to
         operation.dryRun = dryRun
         operation.allowOutOfOrder = allowOutOfOrder
@@ -320,11 +318,10 @@ struct MigrateRestoreSnapshot: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let location = database.location
-        let timeout = database.timeout
+        let database = database.handle
         let path = snapshot
         try runReporting(
-            output, operation: { try MigrationSnapshots.restore(location, snapshot: path, timeout: timeout) },
+            output, operation: { try MigrationSnapshots.restore(database, snapshot: path) },
             text: { report in
                 "Restored \(report.snapshot) into \(report.database): it is at version \(report.version.map(String.init) ?? "none")."
             })

@@ -46,7 +46,7 @@ struct RestoreCommand: ParsableCommand {
         help: ArgumentHelp(
             "With --live: how long to wait for the database's write lock before exiting with 75 (0 to \(Int(DatabaseLocation.maximumTimeout)); default 5).",
             valueName: "seconds"))
-    var timeout: Double = 5
+    var timeout: Double = DatabaseHandle.defaultTimeout
 
     func validate() throws {
         try validateTimeout(timeout)

@@ -38,9 +38,8 @@ struct SchemaCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = SchemaOperation(location: database.location)
+        var operation = SchemaOperation(database: database.handle)
         operation.tableNames = table
-        operation.timeout = database.timeout
         if sql {
             // print adds the final newline the SQL text already ends with.
             let readSQL = { SQLText(text: try operation.runSQL()) }

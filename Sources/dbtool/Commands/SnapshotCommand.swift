@@ -61,13 +61,12 @@ struct SnapshotCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = SnapshotOperation(location: database.location)
+        var operation = SnapshotOperation(database: database.handle)
         operation.output = outputFile
         operation.outputDirectory = outputDir
         operation.keep = keep
         operation.force = force
         operation.vacuum = vacuum
-        operation.timeout = database.timeout
         if Terminal.isAttached(2) && !output.quiet {
             operation.progress = ProgressLine(label: "snapshot").update
         }
