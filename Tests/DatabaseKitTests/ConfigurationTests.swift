@@ -150,16 +150,21 @@ struct ConfigurationTests {
         #expect(traced.current.filter { $0.hasPrefix("BEGIN") } == ["BEGIN IMMEDIATE TRANSACTION", "BEGIN IMMEDIATE TRANSACTION"])
     }
 
-    @Test("busyMode immediateError fails at once; timeout waits for the lock")
-    func busyMode() throws {
-        let directory = TemporaryDirectory()
-        let locker = try directory.makeQueue()
-        try locker.write { db in try db.execute(sql: "CREATE TABLE t(a)") }
-
+    /// A database with a table `t`, and the connection that holds its
+    /// exclusive lock (in a transaction the test ends).
+    private func exclusivelyLocked(_ directory: TemporaryDirectory) throws -> DatabaseQueue {
+        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a)") }
         var config = Configuration()
         config.allowsUnsafeTransactions = true
         let holder = try directory.makeQueue(configuration: config)
         try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
+        return holder
+    }
+
+    @Test("busyMode immediateError fails at once; timeout waits for the lock")
+    func busyMode() throws {
+        let directory = TemporaryDirectory()
+        let holder = try exclusivelyLocked(directory)
 
         // immediateError: SQLITE_BUSY while the lock is held (no wait: a
         // waiting connection would hold this test until the lock is released).
@@ -204,11 +209,7 @@ struct ConfigurationTests {
     @Test("opening a database another connection locks does not wait for the lock; the first access does")
     func openingDoesNotWait() throws {
         let directory = TemporaryDirectory()
-        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a)") }
-        var config = Configuration()
-        config.allowsUnsafeTransactions = true
-        let holder = try directory.makeQueue(configuration: config)
-        try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
+        let holder = try exclusivelyLocked(directory)
         var waitingConfig = Configuration()
         waitingConfig.busyMode = .timeout(60)
         let start = Date()
@@ -222,11 +223,7 @@ struct ConfigurationTests {
     @Test("busyMode callback decides whether to retry")
     func busyCallback() throws {
         let directory = TemporaryDirectory()
-        try directory.makeQueue().write { db in try db.execute(sql: "CREATE TABLE t(a)") }
-        var config = Configuration()
-        config.allowsUnsafeTransactions = true
-        let holder = try directory.makeQueue(configuration: config)
-        try holder.inDatabase { db in try db.beginTransaction(.exclusive) }
+        let holder = try exclusivelyLocked(directory)
 
         let tries = Locked(0)
         var callbackConfig = Configuration()
