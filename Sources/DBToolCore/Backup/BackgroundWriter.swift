@@ -27,7 +27,7 @@ final class BackgroundWriter {
     }
 
     /// The first write error, if any.
-    var error: DBToolError? { ring.locked { ring.failure } }
+    var error: DBToolError? { ring.shared.withLock { $0 } }
 
     /// Queues `count` bytes (copied); false once a write has failed.
     func write(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
@@ -58,13 +58,14 @@ final class BackgroundWriter {
         if let error { throw error }
     }
 
-    /// What the two threads share: the ring, and `failure`, guarded by its lock.
-    fileprivate final class Ring: BufferRing, @unchecked Sendable {
+    /// What the two threads share: the ring, and the first write error
+    /// (``BufferRing/shared``, under its lock).
+    fileprivate final class Ring: BufferRing<DBToolError?>, @unchecked Sendable {
         let descriptor: FileDescriptor
-        var failure: DBToolError?
 
         init(descriptor: FileDescriptor) {
             self.descriptor = descriptor
+            super.init(shared: nil)
         }
 
         /// The writing thread: writes each filled buffer until the end marker.
@@ -75,7 +76,7 @@ final class BackgroundWriter {
                 filled.wait()
                 let count = counts[slot]
                 if count == 0 { return }
-                if locked({ failure == nil }) { writeAll(buffers[slot], count: count) }
+                if shared.withLock({ $0 == nil }) { writeAll(buffers[slot], count: count) }
                 free.signal()
                 slot = (slot + 1) % Self.slots
             }
@@ -89,7 +90,7 @@ final class BackgroundWriter {
                 let failure = DBToolError(
                     status, "can not write the archive \(descriptor.path): \(error.errno)",
                     hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil)
-                locked { self.failure = failure }
+                shared.withLock { $0 = failure }
             }
         }
     }

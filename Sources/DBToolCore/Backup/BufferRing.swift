@@ -7,11 +7,11 @@ import Foundation
 /// `free` counts the buffers the producing side may fill, `filled` the ones
 /// the consuming side may take; a buffer and its count are touched by one
 /// side at a time, handed over by those semaphores. `finished` is signalled
-/// once by the thread when it ends. Subclasses guard their own state with
-/// ``locked(_:)``: `@unchecked Sendable` rests on that, and on the
-/// semaphores' hand-over of the buffers.
-class BufferRing: @unchecked Sendable {
-    static let slots = 3
+/// once by the thread when it ends. What else the two sides share is
+/// `Shared`, only reached through ``shared``'s lock: `@unchecked Sendable`
+/// rests on that, and on the semaphores' hand-over of the buffers.
+class BufferRing<Shared>: @unchecked Sendable {
+    static var slots: Int { 3 }
     let buffers: [UnsafeMutableRawPointer]
     /// The byte count of each buffer; 0 ends the stream.
     let counts: UnsafeMutablePointer<Int>
@@ -20,9 +20,11 @@ class BufferRing: @unchecked Sendable {
     let free = DispatchSemaphore(value: 0)
     let filled = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
-    private let lock = Locked(())
+    /// The state both sides read and write, under its lock.
+    let shared: Locked<Shared>
 
-    init() {
+    init(shared: Shared) {
+        self.shared = Locked(shared)
         buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
         counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
         counts.initialize(repeating: 0, count: Self.slots)
@@ -34,7 +36,4 @@ class BufferRing: @unchecked Sendable {
         counts.deallocate()
     }
 
-    func locked<T>(_ body: () -> T) -> T {
-        lock.withLock { _ in body() }
-    }
 }

@@ -42,37 +42,41 @@ final class HashingReader {
     }
 
     /// The SHA-256 of everything read, once ``next()`` returned nil.
-    var sha256: SHA256.Digest? { ring.locked { ring.digest } }
+    var sha256: SHA256.Digest? { ring.shared.withLock { $0.digest } }
 
     /// Stops the reading thread and waits for it: no buffer is touched after this.
     func join() { ring.stop() }
 
     /// nil at the end of the file, or the error that stopped the reading.
     private func end() throws -> UnsafeRawBufferPointer? {
-        if let failure = ring.locked({ ring.failure }) { throw failure }
+        if let failure = ring.shared.withLock({ $0.failure }) { throw failure }
         return nil
     }
 
-    /// What the two threads share: the ring, and `digest`, `failure` and
-    /// `cancelled`, guarded by its lock.
-    fileprivate final class Ring: BufferRing, @unchecked Sendable {
-        let descriptor: FileDescriptor
-        let length: Int64
+    /// What the two threads share besides the buffers.
+    fileprivate struct Shared {
         var digest: SHA256.Digest?
         var failure: DBToolError?
-        private var cancelled = false
+        var cancelled = false
+    }
+
+    /// What the two threads share: the ring, and ``Shared`` under its lock.
+    fileprivate final class Ring: BufferRing<Shared>, @unchecked Sendable {
+        let descriptor: FileDescriptor
+        let length: Int64
         private var isStopped = false  // touched by the caller's side only
 
         init(descriptor: FileDescriptor, length: Int64) {
             self.descriptor = descriptor
             self.length = length
+            super.init(shared: Shared())
         }
 
         /// Called by the caller's side: cancels the thread and waits for its end.
         func stop() {
             guard !isStopped else { return }
             isStopped = true
-            locked { cancelled = true }
+            shared.withLock { $0.cancelled = true }
             free.signal()  // in case the thread waits for a buffer
             finished.wait()
         }
@@ -85,7 +89,7 @@ final class HashingReader {
             defer { finished.signal() }
             while true {
                 free.wait()
-                if locked({ cancelled }) { return }
+                if shared.withLock({ $0.cancelled }) { return }
                 let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
                 var count = 0
                 if wanted > 0 {
@@ -98,15 +102,16 @@ final class HashingReader {
                         reason = error.errno.description
                     }
                     if count == 0 {
-                        locked { failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)") }
+                        let failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)")
+                        shared.withLock { $0.failure = failure }
                     }
                 }
                 if count > 0 {
                     hash.update(bufferPointer: UnsafeRawBufferPointer(start: buffers[slot], count: count))
                     offset += Int64(count)
-                } else if locked({ failure == nil }) {
+                } else if shared.withLock({ $0.failure == nil }) {
                     let result = hash.finalize()
-                    locked { digest = result }
+                    shared.withLock { $0.digest = result }
                 }
                 counts[slot] = count
                 filled.signal()
