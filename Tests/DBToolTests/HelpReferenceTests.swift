@@ -91,6 +91,20 @@ struct HelpReferenceTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    @Test("every example of every help fits in 80 columns, so that it pastes as one command")
+    func examplesFit() throws {
+        var tooLong: [String] = []
+        for command in try Self.commandTree().all {
+            for text in command.texts {
+                // Examples and code are the indented lines; --help wraps at 80 columns.
+                for line in text.split(separator: "\n") where line.hasPrefix("  ") && line.count > 80 {
+                    tooLong.append("\(command.path.joined(separator: " ")): \(line.count) columns: \(line)")
+                }
+            }
+        }
+        #expect(tooLong.isEmpty, "\(tooLong.joined(separator: "\n"))")
+    }
+
     /// The repository's docs/cli-reference.md.
     private static let referencePath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -50,9 +50,9 @@ struct CreateBackupCommand: ParsableCommand {
             Examples:
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
               dbtool backup --database /var/lib/myapp/db --output /tmp/db.tar.gz --level 9
-              dbtool backup --database /var/lib/myapp/db --output-dir /backups --archive-format zip --format json
+              dbtool backup --database db --output-dir /backups --archive-format zip
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
-              dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db-restored
+              dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
 
     @Option(name: .customLong("output"), help: "The archive to write.", completion: .file())

@@ -26,8 +26,8 @@ struct ExecCommand: ParsableCommand {
 
             Examples:
               dbtool exec --database db "SELECT * FROM player WHERE score > ?" --arg 100
-              dbtool exec --database db "SELECT * FROM address WHERE postal_code = ?" --arg text:0171
-              sqlite3 old.sqlite .dump > dump.sql && dbtool exec --database db --file dump.sql
+              dbtool exec --database db "SELECT * FROM place WHERE zip = ?" --arg text:0171
+              sqlite3 old.db .dump > dump.sql && dbtool exec --database db --file dump.sql
               echo "SELECT 1" | dbtool exec --database db --format json
             """)
 

@@ -146,7 +146,7 @@ struct MigrateStatus: ReadsMigrations {
 
             Examples:
               dbtool migrate status --database /var/lib/myapp/db --migrations ./migrations
-              dbtool migrate status --database db --migrations m --exit-code --quiet || echo "attention: $?"
+              dbtool migrate status --database db --migrations m --exit-code -q || echo $?
             """)
 
     @Flag(name: .long, help: "Exit 1 when migrations are pending, 3 when migrate would refuse (for CI and readiness probes).")

@@ -24,9 +24,9 @@ struct RestoreCommand: ParsableCommand {
             archive's other files replace theirs; files it does not hold are kept.
 
             Examples:
-              dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db-restored
-              dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db --force
-              dbtool restore /backups/db-20261123T020000.000Z.tar.zst /var/lib/myapp/db --live
+              dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
+              dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --force
+              dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --live
             """)
 
     @Argument(help: "The archive (any format dbtool backup writes).", completion: .file())

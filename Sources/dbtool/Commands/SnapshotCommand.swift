@@ -18,7 +18,7 @@ struct SnapshotCommand: ParsableCommand {
 
             Examples:
               dbtool snapshot --database /var/lib/myapp/db --output /tmp/copy.sqlite
-              dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7 --vacuum
+              dbtool snapshot --database db --output-dir /backups --keep 7 --vacuum
             """)
 
     @Option(name: .customLong("output"), help: "The file to write.", completion: .file())
