@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// The calls dbtool makes on paths (the descriptor calls are on
-/// ``FileDescriptor``): the only place of DBToolCore, with that type and
-/// ``SystemProcess``, that calls the C library or `FileManager`. Each
-/// throws a ``FileSystemError`` naming the path.
+/// ``FileDescriptor``). This folder, System/, is the only place of
+/// DBToolCore that calls the C library or `FileManager`. Each call throws a
+/// ``FileSystemError`` naming the path.
 enum FileSystem {
     /// `stat(2)` (`lstat(2)` unless `followingLinks`); nil when nothing is
     /// there (ENOENT, or ENOTDIR: a parent is a file).
