@@ -216,8 +216,18 @@ struct ConfigurationTests {
         let waiting = try directory.makeQueue(configuration: waitingConfig)
         // Half the busy timeout: only a wait for the lock can take that long.
         #expect(Date().timeIntervalSince(start) < 30)
+        #expect(try waiting.read { db in try Int.fetchOne(db, sql: "PRAGMA busy_timeout") } == 60_000, "the timeout is back")
         try holder.inDatabase { db in try db.rollback() }
         #expect(try waiting.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 0)
+    }
+
+    @Test("a busy timeout set by prepareDatabase stays in effect after the opening")
+    func prepareDatabaseBusyTimeout() throws {
+        let directory = TemporaryDirectory()
+        var config = Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA busy_timeout = 1234") }
+        let dbQueue = try directory.makeQueue(configuration: config)
+        #expect(try dbQueue.read { db in try Int.fetchOne(db, sql: "PRAGMA busy_timeout") } == 1234)
     }
 
     @Test("busyMode callback decides whether to retry")

@@ -37,19 +37,15 @@ public struct DatabaseHandle: Sendable, Equatable {
     /// Runs `body`, turning database errors into dbtool errors about this
     /// database (a lock names the wait).
     public func reportingErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError {
-            throw DBToolError.database(error, path: location.filePath, timeout: timeout)
-        }
+        try location.reportingErrors(timeout: timeout, body)
     }
 
     /// Runs `body` with a connection, holding dbtool's lock of `purpose` on
-    /// the database's directory: waiting up to ``timeout`` for another run
-    /// to finish, or failing at once (75) when `waiting` is false.
-    func withExclusiveLock<T>(_ purpose: ExclusiveLock.Purpose, waiting: Bool = true, _ body: (DatabaseQueue) throws -> T) throws -> T {
+    /// the database's directory, waiting up to ``timeout`` for another run
+    /// to finish (then 75).
+    func withExclusiveLock<T>(_ purpose: ExclusiveLock.Purpose, _ body: (DatabaseQueue) throws -> T) throws -> T {
         try location.checkExists()
-        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: purpose, timeout: waiting ? timeout : 0)
+        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: purpose, timeout: timeout)
         return try withExtendedLifetime(lock) {
             let dbQueue = try openQueue()
             return try reportingErrors { try body(dbQueue) }

@@ -47,13 +47,12 @@ public struct DatabaseLocation: Sendable, Equatable {
     }
 
     /// Runs `body`, turning database errors into dbtool errors about this
-    /// database, for a connection opened without a wait (see
-    /// ``DatabaseHandle/reportingErrors(_:)`` for one that waits).
-    public func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+    /// database; a lock error names `timeout`, the wait that ran out.
+    public func reportingErrors<T>(timeout: TimeInterval? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw DBToolError.database(error, path: filePath)
+            throw DBToolError.database(error, path: filePath, timeout: timeout)
         }
     }
 }

@@ -191,12 +191,15 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// SQLITE_NOTADB rather than on first use. A lock held by another
     /// connection (BUSY, LOCKED) proves the file is in use by SQLite: the
     /// opening goes on, and the first access waits or fails per the busy mode.
-    /// The check itself does not wait for that lock (the busy handler is off
-    /// during it): waiting could not change its outcome, and would make the
-    /// opening last the whole busy timeout.
+    /// The check itself does not wait for that lock: waiting could not
+    /// change its outcome, and would make the opening last the whole busy
+    /// timeout. The timeout in effect (the configuration's, or the one
+    /// `prepareDatabase` set) is put back after it; a busy callback is left
+    /// to decide, as it does for every statement.
     private func validateFormat() throws {
-        sqlite3_busy_timeout(sqliteConnection, 0)
-        defer { setUpBusyMode() }
+        let busyTimeout = try Int32.fetchOne(makeStatement(sql: "PRAGMA busy_timeout")) ?? 0  // not cached: read once
+        if busyTimeout > 0 { sqlite3_busy_timeout(sqliteConnection, 0) }
+        defer { if busyTimeout > 0 { sqlite3_busy_timeout(sqliteConnection, busyTimeout) } }
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
