@@ -49,6 +49,11 @@ let package = Package(
                 "DBToolCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // `make completions`: dbtool's man page, man/dbtool.1, from its tool description.
+        .executableTarget(
+            name: "generate-man-page",
+            dependencies: ["DBToolCore"],
+            path: "Tools/GenerateManPage"),
         // `make demo-library`: the library at work on ./demo/library.
         .executableTarget(
             name: "DatabaseKitDemo",

@@ -224,10 +224,36 @@ _dbtool_init() {
 
 _dbtool_migrate() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--to --migrations --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate -- --to "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--migrations')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -255,6 +281,7 @@ _dbtool_migrate_up() {
     # Offer option value completions
     case "${prev}" in
     '--to')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate up -- --to "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--migrations')
@@ -262,7 +289,7 @@ _dbtool_migrate_up() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate up -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -292,7 +319,7 @@ _dbtool_migrate_status() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate status -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -318,6 +345,7 @@ _dbtool_migrate_rollback() {
     # Offer option value completions
     case "${prev}" in
     '--steps')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate rollback -- --steps "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--migrations')
@@ -325,7 +353,7 @@ _dbtool_migrate_rollback() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate rollback -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -355,7 +383,7 @@ _dbtool_migrate_repair() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate repair -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -366,6 +394,14 @@ _dbtool_migrate_repair() {
         ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate repair -- positional@0 "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -385,7 +421,7 @@ _dbtool_migrate_baseline() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate baseline -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -396,6 +432,14 @@ _dbtool_migrate_baseline() {
         ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate baseline -- positional@0 "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -415,7 +459,7 @@ _dbtool_migrate_adopt() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate adopt -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -461,7 +505,7 @@ _dbtool_migrate_restore-snapshot() {
     # Offer option value completions
     case "${prev}" in
     '--snapshot')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate restore-snapshot -- --snapshot "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--migrations')
@@ -469,7 +513,7 @@ _dbtool_migrate_restore-snapshot() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion migrate restore-snapshot -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -506,7 +550,7 @@ _dbtool_exec() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion exec -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -532,7 +576,7 @@ _dbtool_checkpoint() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion checkpoint -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -569,7 +613,7 @@ _dbtool_snapshot() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion snapshot -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -595,10 +639,49 @@ _dbtool_snapshot() {
 
 _dbtool_backup() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --keep --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--output-dir')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--archive-format')
+        __dbtool_add_completions -W 'tar.zst'$'\n''tar.gz'$'\n''tar.xz'$'\n''tar'$'\n''zip'
+        return
+        ;;
+    '--level')
+        return
+        ;;
+    '--threads')
+        return
+        ;;
+    '--keep')
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion backup -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -647,7 +730,7 @@ _dbtool_backup_create() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion backup create -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')
@@ -681,7 +764,7 @@ _dbtool_backup_verify() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion backup verify -- positional@0 "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     esac
@@ -708,7 +791,7 @@ _dbtool_restore() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion restore -- positional@0 "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     2)
@@ -731,7 +814,7 @@ _dbtool_schema() {
         return
         ;;
     '--database')
-        __dbtool_add_completions -f
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion schema -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')

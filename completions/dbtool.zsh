@@ -96,7 +96,18 @@ _dbtool_init() {
 
 _dbtool_migrate() {
     local -i ret=1
+    local -ar ___format=('text' 'json')
     local -ar arg_specs=(
+        '--to[Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).]:version|none:{__dbtool_custom_complete ---completion migrate -- --to "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--dry-run[Print the migrations and SQL that would run; change nothing.]'
+        '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
+        '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
+        '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
@@ -133,12 +144,12 @@ _dbtool_migrate_up() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        '--to[Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).]:version|none:'
+        '--to[Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).]:version|none:{__dbtool_custom_complete ---completion migrate up -- --to "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--dry-run[Print the migrations and SQL that would run; change nothing.]'
         '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
         '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate up -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -158,7 +169,7 @@ _dbtool_migrate_status() {
         '--exit-code[Exit 1 when migrations are pending, 3 when migrate would refuse (for CI and readiness probes).]'
         '--allow-out-of-order[With --exit-code\: out-of-order migrations count as pending, not as drift.]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate status -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -175,9 +186,9 @@ _dbtool_migrate_rollback() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        '--steps[How many migrations to roll back.]:steps:'
+        '--steps[How many migrations to roll back.]:steps:{__dbtool_custom_complete ---completion migrate rollback -- --steps "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate rollback -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -194,9 +205,9 @@ _dbtool_migrate_repair() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        ':version:'
+        ':version:{__dbtool_custom_complete ---completion migrate repair -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate repair -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -213,9 +224,9 @@ _dbtool_migrate_baseline() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        ':version:'
+        ':version:{__dbtool_custom_complete ---completion migrate baseline -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate baseline -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -233,7 +244,7 @@ _dbtool_migrate_adopt() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate adopt -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -266,9 +277,9 @@ _dbtool_migrate_restore-snapshot() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        '--snapshot[The snapshot to restore (default\: the latest taken before migrating).]:snapshot:_files'
+        '--snapshot[The snapshot to restore (default\: the latest taken before migrating).]:snapshot:{__dbtool_custom_complete ---completion migrate restore-snapshot -- --snapshot "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate restore-snapshot -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -291,7 +302,7 @@ _dbtool_exec() {
         '--no-transaction[Run each statement on its own instead of in one transaction.]'
         '--readonly[Open the database read-only.]'
         '--format[table, csv, tsv, json or jsonl.]:format:{__dbtool_complete "${___format[@]}"}'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion exec -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--version[Show the version.]'
@@ -308,7 +319,7 @@ _dbtool_checkpoint() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--mode[passive, full, restart or truncate.]:mode:{__dbtool_complete "${___mode[@]}"}'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion checkpoint -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -330,7 +341,7 @@ _dbtool_snapshot() {
         '--keep[With --output-dir\: keep only the newest N snapshots.]:keep:'
         '--force[Replace the --output file if it exists.]'
         '--vacuum[Compact the copy (VACUUM INTO).]'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion snapshot -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -345,7 +356,21 @@ _dbtool_snapshot() {
 
 _dbtool_backup() {
     local -i ret=1
+    local -ar ___archive_format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
+    local -ar ___format=('text' 'json')
     local -ar arg_specs=(
+        '--output[The archive to write.]:output:_files'
+        '--output-dir[Write a timestamped archive in this directory instead.]:output-dir:_files -/'
+        '--archive-format[The archive format (default\: the one --output'\''s extension names, else tar.zst).]:archive-format:{__dbtool_complete "${___archive_format[@]}"}'
+        '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
+        '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
+        '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
+        '--force[Replace --output if it exists.]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
@@ -384,7 +409,7 @@ _dbtool_backup_create() {
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
         '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
         '--force[Replace --output if it exists.]'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup create -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -401,7 +426,7 @@ _dbtool_backup_verify() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        ':archive:_files'
+        ':archive:{__dbtool_custom_complete ---completion backup verify -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -416,7 +441,7 @@ _dbtool_restore() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
-        ':archive:_files'
+        ':archive:{__dbtool_custom_complete ---completion restore -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         ':directory:_files -/'
         '--force[Replace the content of a non-empty DIR (refused while its database is in use).]'
         '--live[Restore into DIR'\''s database in place, while applications keep it open.]'
@@ -437,7 +462,7 @@ _dbtool_schema() {
     local -ar arg_specs=(
         '*--table[Only this table (repeatable).]:table:'
         '--sql[Print the CREATE statements instead of the summary.]'
-        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion schema -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'

@@ -3,7 +3,6 @@ import DBToolCore
 import DatabaseKit
 
 /// The dbtool command suite.
-@main
 struct DBTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dbtool",

@@ -9,7 +9,7 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             "The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).",
             valueName: "path"),
-        completion: .file())
+        completion: .databases)
     var database: String?
 
     @Option(name: .long, help: "The name of the database file inside its directory.")

@@ -24,13 +24,26 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Interrupted by SIGINT or SIGTERM, after cleaning up (128 + SIGINT).
     case interrupted = 130
 
-    /// One line per status, for `--help` and the README.
-    public static let documentation = """
-        Exit status: 0 success; 64 usage error; 65 data error (bad SQL, not a database, \
-        integrity failure); 66 input missing (database, directory, file); 73 cannot create output; \
-        74 I/O error; 75 temporary failure: database busy or locked past --timeout (retry later); \
-        77 permission denied; 130 interrupted by SIGINT or SIGTERM (after cleaning up).
-        """
+    /// What the status means, for `--help` and the man page.
+    public var meaning: String {
+        switch self {
+        case .success: "success"
+        case .usage: "usage error: a bad argument or option"
+        case .dataError: "data error: bad SQL, not a database, a failed migration or integrity check"
+        case .noInput: "input missing: database, directory or file"
+        case .software: "internal error (please report it)"
+        case .cantCreate: "cannot create an output"
+        case .ioError: "I/O error, disk full included"
+        case .tempFail: "temporary failure: the database was busy or locked past --timeout, or another dbtool run holds it (retry later)"
+        case .noPermission: "permission denied"
+        case .interrupted: "interrupted by SIGINT or SIGTERM, after cleaning up"
+        }
+    }
+
+    /// One paragraph listing every status, for `--help`.
+    public static var documentation: String {
+        "Exit status: " + allCases.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: "; ") + "."
+    }
 }
 
 /// An error dbtool knows how to report: it says which ``DBToolError``

@@ -39,3 +39,8 @@ struct FileStatus {
     var accessTime: timespec { raw.st_atim }
     var modificationTime: timespec { raw.st_mtim }
 }
+
+extension FileStatus {
+    /// The modification time, in whole seconds since 1970.
+    var modificationSeconds: Int { Int(raw.st_mtim.tv_sec) }
+}

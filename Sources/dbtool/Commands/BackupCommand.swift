@@ -10,13 +10,19 @@ struct BackupCommand: ParsableCommand {
         commandName: "backup",
         abstract: "Archive the whole database directory, consistent while the application writes.",
         discussion: """
-            `dbtool backup [create] --database DIR (--output FILE | --output-dir DIR)` writes an \
-            archive (see `dbtool backup create --help` for every option); `dbtool backup verify \
+            `dbtool backup --database DIR (--output FILE | --output-dir DIR)` writes an archive (the \
+            options below are those of `backup create`, the default); `dbtool backup verify \
             ARCHIVE` checks one.
 
             Examples:
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
+
+            Exit status: 0 archive written (verify: sound); 64 usage error; 65 verify: the archive \
+            or its database is damaged; 66 no database or archive; 73 cannot create the archive; 74 \
+            I/O error or disk full (nothing is left under the final name); 75 another backup of \
+            the database is running, or it stayed locked past --timeout; 77 permission denied; 130 \
+            interrupted (temp files removed).
             """,
         subcommands: [CreateBackupCommand.self, VerifyBackupCommand.self],
         defaultSubcommand: CreateBackupCommand.self)
@@ -156,7 +162,7 @@ struct VerifyBackupCommand: ParsableCommand {
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
             """)
 
-    @Argument(help: "The archive (any format dbtool backup writes).", completion: .file())
+    @Argument(help: "The archive (any format dbtool backup writes).", completion: .archives)
     var archive: String
 
     @OptionGroup var output: OutputOptions

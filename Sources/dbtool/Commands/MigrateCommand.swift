@@ -65,6 +65,11 @@ struct MigrateCommand: ParsableCommand {
               dbtool migrate --database db --migrations m --to none
               dbtool migrate --database db --migrations m --dry-run
               dbtool migrate status --database db --migrations m --exit-code
+
+            Exit status: 0 migrated, or nothing to do; 64 usage error; 65 a migration failed (it \
+            was rolled back) or migrate refused; 66 no database or migrations directory; 73 or 74 \
+            cannot write (74: disk full); 75 the database, or another migrate run, held it past \
+            --timeout; 77 permission denied. `migrate status --exit-code` adds 1 and 3.
             """,
         subcommands: [
             MigrateUp.self, MigrateStatus.self, MigrateRollback.self, MigrateRepair.self, MigrateBaseline.self, MigrateAdopt.self,
@@ -81,7 +86,8 @@ struct MigrateUp: ReadsMigrations {
         name: .long,
         help: ArgumentHelp(
             "Migrate up or down to this version, included; `none` rolls back every migration (0 is a version like any other).",
-            valueName: "version|none"))
+            valueName: "version|none"),
+        completion: .migrationVersions(includingNone: true))
     var to: MigrationTarget?
 
     @Flag(name: .long, help: "Print the migrations and SQL that would run; change nothing.")
@@ -195,7 +201,7 @@ struct MigrateRollback: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "rollback", abstract: "Run the down sections of the newest applied migrations, newest first.")
 
-    @Option(name: .long, help: "How many migrations to roll back.")
+    @Option(name: .long, help: "How many migrations to roll back.", completion: .rollbackSteps)
     var steps = 1
 
     @OptionGroup var migrations: MigrationsOptions
@@ -217,7 +223,7 @@ struct MigrateRepair: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "repair", abstract: "Record the new checksum of an applied migration whose file was edited on purpose.")
 
-    @Argument(help: "The version of the edited migration.")
+    @Argument(help: "The version of the edited migration.", completion: .migrationVersions())
     var version: UInt64
 
     @OptionGroup var migrations: MigrationsOptions
@@ -238,7 +244,7 @@ struct MigrateBaseline: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "baseline", abstract: "Mark an existing database as migrated up to VERSION, running nothing.")
 
-    @Argument(help: "The newest version the database already has.")
+    @Argument(help: "The newest version the database already has.", completion: .migrationVersions())
     var version: UInt64
 
     @OptionGroup var migrations: MigrationsOptions
@@ -309,7 +315,7 @@ struct MigrateRestoreSnapshot: ParsableCommand {
         commandName: "restore-snapshot",
         abstract: "Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).")
 
-    @Option(name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .file())
+    @Option(name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .migrationSnapshots)
     var snapshot: String?
 
     /// Accepted as by every `migrate` subcommand; a snapshot needs no migration file.

@@ -29,7 +29,7 @@ struct RestoreCommand: ParsableCommand {
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --live
             """)
 
-    @Argument(help: "The archive (any format dbtool backup writes).", completion: .file())
+    @Argument(help: "The archive (any format dbtool backup writes).", completion: .archives)
     var archive: String
 
     @Argument(help: "The database directory to restore into.", completion: .directory)
