@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "DBToolTests",
             dependencies: [
-                "dbtool", "TestWorkload", "DBToolCore", "DatabaseKit", "DBToolLibArchive", "TestSupport",
+                "dbtool", "generate-man-page", "TestWorkload", "DBToolCore", "DatabaseKit", "DBToolLibArchive", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
     ],

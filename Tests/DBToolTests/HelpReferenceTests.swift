@@ -117,7 +117,7 @@ struct HelpReferenceTests {
 
             Generated from `dbtool --help` of every command at 80 columns by `make completions`;
             a test fails when it is stale. The operator's guide is [dbtool.md](dbtool.md); the
-            man page is `completions/dbtool.1` (`man dbtool` once installed).
+            man page is `man/dbtool.1` (`man dbtool` once installed).
 
             """
         for command in try Self.commandTree().all where command.path.last != "help" {
