@@ -11,7 +11,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # bash, zsh and fish under tmux, and lint the man page with mandoc and groff.
 APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base
 
-.PHONY: all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -59,6 +59,7 @@ test: deps
 	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
+	$(MAKE) test-install
 
 ## docs: DatabaseKit's DocC catalog, in .build/docs; any warning (a symbol link
 ## that does not resolve, an undocumented parameter) fails the build
@@ -213,6 +214,11 @@ uninstall:
 ## .build-release/dbtool_VERSION_ARCH.deb (dpkg-deb only; Depends on the Debian libraries)
 deb: release
 	scripts/make-deb.sh $(RELEASE_BIN) .build-release
+
+## test-install: the Debian package installed into a fresh root, where dbtool runs in a
+## chroot holding only Debian's libraries; and no Swift path in what the binary loads
+test-install: deb
+	scripts/test-install.sh $$(ls -t .build-release/dbtool_*.deb | head -1)
 
 ## lint: the toolchain's swift-format, with the checked-in .swift-format
 lint:
