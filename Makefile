@@ -130,7 +130,7 @@ demo: deps
 	"$$dbtool" exec --database "$$db" "SELECT COUNT(*) AS visits FROM visit" --format json; \
 	step "dbtool schema --table visit --table book"; "$$dbtool" schema --database "$$db" --table visit --table book; \
 	step "an application (sqlite3) writes 100 visits and keeps the database open; dbtool checkpoint --mode truncate"; \
-	{ echo "PRAGMA busy_timeout = 5000;"; for i in $$(seq 100); do echo "INSERT INTO visit (visitor) VALUES ('app');"; done; sleep 3; } \
+	{ echo ".timeout 5000"; for i in $$(seq 100); do echo "INSERT INTO visit (visitor) VALUES ('app');"; done; sleep 3; } \
 	    | sqlite3 "$$db/db.sqlite" & app=$$!; sleep 1; \
 	"$$dbtool" checkpoint --database "$$db" --mode truncate; wait $$app; \
 	mkdir -p "$(DEMO_DIR)/snapshots"; \
