@@ -18,8 +18,8 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/tmp" "$ro
 touch "$root/var/lib/dpkg/status"
 chmod 1777 "$root/tmp"
 # The libraries are copied in below, not installed as packages: --force-depends.
-dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" > /dev/null 2>&1 \
-    || dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb"
+output=$(dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" 2>&1) \
+    || fail "dpkg could not install $deb into $root: $output"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/man/man1/dbtool.1.gz || fail "the man page is not installed"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/bash-completion/completions/dbtool || fail "the bash completion is not installed"
 

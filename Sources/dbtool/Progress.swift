@@ -1,4 +1,5 @@
 import DatabaseKit
+import DBToolCore
 import Foundation
 
 /// A progress line on stderr, redrawn at most ten times a second, shown only
@@ -32,7 +33,7 @@ final class ProgressLine: Sendable {
         }
         let elapsed = max(Date().timeIntervalSince(start), 0.001)
         draw(finished: false) { percent in
-            "\(percent(done, total))% (\(Self.bytes(done)) of \(Self.bytes(total)), \(Self.bytes(Int64(Double(done) / elapsed)))/s)"
+            "\(percent(done, total))% (\(ByteCount.text(done)) of \(ByteCount.text(total)), \(ByteCount.text(Int64(Double(done) / elapsed)))/s)"
         }
     }
 
@@ -56,17 +57,5 @@ final class ProgressLine: Sendable {
             let line = "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + (finished ? "\n" : "")
             FileHandle.standardError.write(Data(line.utf8))
         }
-    }
-
-    /// 1.5 GiB, 12.0 MiB, 512 B.
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
     }
 }

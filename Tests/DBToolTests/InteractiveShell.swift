@@ -74,8 +74,12 @@ final class InteractiveShell {
     /// Types `line`, presses TAB, and returns the screen once it settles.
     func complete(_ line: String) throws -> String {
         try clear()
+        // What TAB changes is measured from the typed line, once it shows:
+        // the line itself appearing is not the answer.
+        try tmux(["send-keys", "-t", "main", "-l", line])
+        try waitFor { $0.contains(line.trimmingCharacters(in: .whitespaces)) }
         let before = try screen()
-        try type(line, then: "Tab")
+        try tmux(["send-keys", "-t", "main", "Tab"])
         return try settledScreen(changedFrom: before)
     }
 
@@ -124,7 +128,7 @@ final class InteractiveShell {
             if condition(current) { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw ShellError(message: "\(kind) never showed its prompt; the screen:\n\(current)")
+        throw ShellError(message: "\(kind) never showed what was expected; the screen:\n\(current)")
     }
 
     @discardableResult

@@ -41,10 +41,11 @@ public enum CompletionCandidates {
         return candidates
     }
 
-    /// The step counts `migrate rollback --steps` accepts for this database:
-    /// 1 through the number of applied migrations, each described by the
-    /// migration it rolls back last.
-    public static func rollbackSteps(of location: DatabaseLocation) -> [CompletionCandidate] {
+    /// The step counts `migrate rollback --steps` accepts for the database at
+    /// `typedPath`: 1 through the number of applied migrations, each described
+    /// by the migration it rolls back last.
+    public static func rollbackSteps(ofDatabaseAt typedPath: String, fileName: String) -> [CompletionCandidate] {
+        let location = DatabaseLocation(path: TypedDirectory(typed: typedPath).path, fileName: fileName)
         guard let records = appliedRecords(location) else { return [] }
         return records.reversed().enumerated().map { index, record in
             CompletionCandidate(String(index + 1), description: "down to before \(record.version)_\(record.name)")
@@ -132,11 +133,8 @@ public enum CompletionCandidates {
     /// The migrations dbtool recorded in this database, oldest first; nil
     /// when it cannot be read at once.
     private static func appliedRecords(_ location: DatabaseLocation) -> [MigrationsTable.Record]? {
-        guard FileSystem.exists(location.filePath) else { return nil }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .immediateError
-        guard let queue = try? DatabaseQueue(path: location.filePath, configuration: configuration) else { return nil }
+        // No wait: a locked database gives no candidates at once.
+        guard let queue = try? DatabaseHandle(location: location, timeout: 0).openQueue(readonly: true) else { return nil }
         return try? queue.read { db in
             guard try db.tableExists(MigrationsTable.name) else { return [] }
             return try MigrationsTable.records(db)
@@ -145,7 +143,7 @@ public enum CompletionCandidates {
 
     private static func describe(_ status: FileStatus) -> String {
         let date = Date(timeIntervalSince1970: TimeInterval(status.modificationSeconds))
-        return "\(readableTime(date)), \(byteCount(status.size))"
+        return "\(readableTime(date)), \(ByteCount.text(status.size))"
     }
 
     /// "2026-11-23 02:00:00 UTC".
@@ -154,27 +152,16 @@ public enum CompletionCandidates {
         func part(_ range: Range<Int>) -> String { String(stamp[range]) }
         return "\(part(0..<4))-\(part(4..<6))-\(part(6..<8)) \(part(9..<11)):\(part(11..<13)):\(part(13..<15)) UTC"
     }
-
-    private static func byteCount(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
-    }
 }
 
-/// A directory as the user typed it (kept in the candidates, so that the
-/// shell matches them against the word), and where it is on disk (`~/` is
-/// the home directory).
+/// A path as the user typed it (kept in the candidates, so that the shell
+/// matches them against the word), and where it is on disk (`~/` is the
+/// home directory, as the shell will expand it).
 private struct TypedDirectory {
-    /// The directory as typed: empty, or ending with a slash.
+    /// The path as typed (a directory of a listing: empty, or ending with a slash).
     let typed: String
 
-    /// The directory on disk.
+    /// The path on disk.
     var path: String {
         if typed.isEmpty { return "." }
         if typed.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {

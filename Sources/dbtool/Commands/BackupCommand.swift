@@ -135,7 +135,7 @@ struct CreateBackupCommand: ParsableCommand {
             text: { report in
                 var text = """
                     Backup of \(report.database) written to \(report.archive)
-                    \(report.files) files, \(ProgressLine.bytes(report.sourceBytes)) archived in \(ProgressLine.bytes(report.bytes)) \
+                    \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
                     (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
                     \(String(format: "%.1f", report.seconds)) s in all.
                     """

@@ -20,8 +20,9 @@ extension CompletionKind {
     /// `migrate rollback --steps`: 1 through the number of applied migrations.
     static var rollbackSteps: CompletionKind {
         .custom { words, _, _ in
-            guard let location = CommandLineWords(words).database else { return [] }
-            return format(CompletionCandidates.rollbackSteps(of: location))
+            let line = CommandLineWords(words)
+            guard let path = line.databasePath else { return [] }
+            return format(CompletionCandidates.rollbackSteps(ofDatabaseAt: path, fileName: line.fileName))
         }
     }
 
@@ -92,14 +93,6 @@ struct CommandLineWords {
 
     /// `--file-name`, else the default.
     var fileName: String { value(of: "--file-name") ?? DatabaseLocation.defaultFileName }
-
-    /// The database of `--database` and `--file-name` (a leading `~/` is the
-    /// home directory, as the shell will expand it).
-    var database: DatabaseLocation? {
-        guard var path = databasePath else { return nil }
-        if path.hasPrefix("~/"), let home = environment("HOME") { path = home + path.dropFirst() }
-        return DatabaseLocation(path: path, fileName: fileName)
-    }
 
     private func environment(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
