@@ -55,7 +55,7 @@ build: deps
 ## then the concurrency suites under ThreadSanitizer
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/swift-test.sh
 	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
@@ -80,7 +80,7 @@ docs: deps
 test-asan: deps
 	set -o pipefail; $(SWIFT) build --build-tests --sanitize=address --build-path .build-asan 2>&1 \
 	    | { grep -v "warning: Cannot export local symbol" || true; }
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt $(SWIFT) test --sanitize=address --build-path .build-asan --filter DatabaseKitTests
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=address --build-path .build-asan --filter DatabaseKitTests
 
 ## fuzz: each libFuzzer target of Fuzz/ for FUZZ_SECONDS (default 60) from its corpus;
 ## a crash stops it, and the crashing input is left in Fuzz/crashes/ to commit as a regression
@@ -109,7 +109,7 @@ stress: deps
 ## test-tsan: the concurrency suites under ThreadSanitizer; any report fails the run
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
+	TSAN_OPTIONS=halt_on_error=1 SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## demo: the dbtool lifecycle on ./demo/db: init with the example migrations, migrate status,
 ## exec, a checkpoint while an application holds the database, snapshot, then a backup, its
