@@ -7,11 +7,17 @@ DEMO_DIR ?= demo
 BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/Benchmarks
 # Debian packages the build needs: the system SQLite and libarchive headers,
 # pkg-config, through which SwiftPM finds them, and the sqlite3 shell (tests
-# replay its `.dump` output). The tests also drive the completions in real
-# bash, zsh and fish under tmux, and lint the man page with mandoc and groff.
-APT_PACKAGES := libsqlite3-dev libarchive-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base
+# replay its `.dump` output), libcurl (object storage). The tests also drive the
+# completions in real bash, zsh and fish under tmux, lint the man page with mandoc
+# and groff, run an S3-API server with Python, and read encrypted archives with
+# bsdtar and 7z.
+APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
+	python3 python3-venv libarchive-tools p7zip-full
+# The S3-API server of the object storage tests (moto, in a virtual environment), pinned.
+S3_VENV := .build/s3-venv
+S3_PYTHON_PACKAGES := moto[server]==5.2.5
 
-.PHONY: test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: s3-deps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -19,7 +25,7 @@ MAN_DATE := 2026-11-23
 BIN_PATH = $$($(SWIFT) build --show-bin-path)
 
 # The suites that exercise threads and processes, run under ThreadSanitizer.
-TSAN_SUITES := FunctionTests|ReaderWriterTests|TransactionObserverTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests
+TSAN_SUITES := FunctionTests|ReaderWriterTests|TransactionObserverTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests|MultipartUploadStreamTests
 
 all: build
 
@@ -47,13 +53,20 @@ bench-deps: deps
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+## s3-deps: the S3-API server the object storage tests start (moto, in $(S3_VENV))
+s3-deps: deps
+	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null; then \
+	    echo "==> Installing $(S3_PYTHON_PACKAGES) into $(S3_VENV)"; \
+	    python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q '$(S3_PYTHON_PACKAGES)'; \
+	fi
+
 ## build: debug build of the library, dbtool and the demo
 build: deps
 	$(SWIFT) build
 
 ## test: every test (Swift Testing), against real SQLite files in temp directories,
 ## then the concurrency suites under ThreadSanitizer
-test: deps
+test: deps s3-deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh
 	$(MAKE) docs
@@ -107,7 +120,7 @@ stress: deps
 	DBTOOL_STRESS=$${DBTOOL_STRESS:-5} $(SWIFT) test --skip-build --filter 'ReliabilityTests|BackupCommandTests'
 
 ## test-tsan: the concurrency suites under ThreadSanitizer; any report fails the run
-test-tsan: deps
+test-tsan: deps s3-deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 

@@ -32,6 +32,13 @@ let package = Package(
             path: "Sources/DBToolLibArchive",
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]),
+        // The system libcurl (HTTP, TLS, AWS Signature V4); only DBToolCore's
+        // ObjectStorage/Curl folder calls it.
+        .systemLibrary(
+            name: "DBToolCurl",
+            path: "Sources/DBToolCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         // What dbtool does, as a library: operations and their reports. No
         // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
         .target(
@@ -39,6 +46,7 @@ let package = Package(
             dependencies: [
                 "DatabaseKit",
                 "DBToolLibArchive",
+                "DBToolCurl",
                 // SHA-256 checksums of migration files.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

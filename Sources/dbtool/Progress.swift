@@ -10,6 +10,8 @@ final class ProgressLine: Sendable {
     private struct State {
         var label: String
         var lastDraw = Date.distantPast
+        /// Bytes uploaded so far, shown after the line's own progress.
+        var uploaded: Int64 = 0
     }
 
     private let state: Locked<State>
@@ -37,6 +39,11 @@ final class ProgressLine: Sendable {
         }
     }
 
+    /// Records the bytes uploaded so far (shown on the next update).
+    func note(uploaded: Int64) {
+        state.withLock { $0.uploaded = max($0.uploaded, uploaded) }
+    }
+
     /// Ends the current line, if one was drawn.
     func finishLine() {
         state.withLock { Self.finishLine(&$0) }
@@ -54,7 +61,9 @@ final class ProgressLine: Sendable {
             let now = Date()
             guard now.timeIntervalSince(start) >= 1, finished || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return }
             state.lastDraw = finished ? .distantPast : now
-            let line = "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + (finished ? "\n" : "")
+            let uploaded = state.uploaded > 0 ? ", \(ByteCount.text(state.uploaded)) uploaded" : ""
+            let line =
+                "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + uploaded + (finished ? "\n" : "")
             FileHandle.standardError.write(Data(line.utf8))
         }
     }

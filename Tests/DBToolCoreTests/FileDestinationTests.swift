@@ -34,7 +34,7 @@ struct FileDestinationTests {
         for name in names { try makeFile(atPath: directory + "/" + name, contents: Data()) }
         let now = Date(timeIntervalSince1970: 1_795_000_000)
         let destination = try FileDestination(
-            .directory(directory, keep: 2), stem: "db", fileExtension: "sqlite", now: now, force: false, tempPrefix: ".t-")
+            .directory(directory, retention: RetentionPolicy(last: 2)), stem: "db", fileExtension: "sqlite", now: now, force: false, tempPrefix: ".t-")
         try makeFile(atPath: destination.path, contents: Data())
         let pruning = destination.prune()
         #expect(pruning.deleted == [directory + "/db-20200101T000000Z.sqlite", directory + "/db-20210101T000000.500Z.sqlite"])
@@ -50,7 +50,7 @@ struct FileDestinationTests {
         // A directory under an archive's name: unlink(2) fails (EISDIR), for root too.
         try FileManager.default.createDirectory(atPath: directory + "/db-20200101T000000Z.sqlite", withIntermediateDirectories: false)
         let destination = try FileDestination(
-            .directory(directory, keep: 1), stem: "db", fileExtension: "sqlite", now: Date(), force: false, tempPrefix: ".t-")
+            .directory(directory, retention: RetentionPolicy(last: 1)), stem: "db", fileExtension: "sqlite", now: Date(), force: false, tempPrefix: ".t-")
         try makeFile(atPath: destination.path, contents: Data())
         let pruning = destination.prune()
         #expect(pruning.deleted.isEmpty)
@@ -66,12 +66,12 @@ struct FileDestinationTests {
         struct Refused: Error {}
         #expect(throws: Refused.self) {
             _ = try FileDestination(
-                .directory(parent + "/new", keep: nil), stem: "db", fileExtension: "sqlite", now: Date(), force: false,
+                .directory(parent + "/new", retention: RetentionPolicy()), stem: "db", fileExtension: "sqlite", now: Date(), force: false,
                 tempPrefix: ".t-", validate: { _, _ in throw Refused() })
         }
         #expect(!FileManager.default.fileExists(atPath: parent + "/new"))
         let destination = try FileDestination(
-            .directory(parent + "/new", keep: nil), stem: "db", fileExtension: "sqlite", now: Date(), force: false, tempPrefix: ".t-")
+            .directory(parent + "/new", retention: RetentionPolicy()), stem: "db", fileExtension: "sqlite", now: Date(), force: false, tempPrefix: ".t-")
         var info = stat()
         #expect(stat(parent + "/new", &info) == 0)
         #expect(info.st_mode & 0o777 == 0o700)

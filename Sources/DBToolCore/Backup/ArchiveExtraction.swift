@@ -15,7 +15,7 @@ struct ArchiveExtraction {
     /// what was written stays there: the caller removes the directory.
     func run(into directory: String, progress: (Int64, Int64) -> Void = { _, _ in }) throws {
         let archive = inspection.archive
-        let reader = try ArchiveReader(path: archive)
+        let reader = try ArchiveReader(path: archive, passphrase: inspection.passphrase)
         let total = inspection.manifest.files.reduce(Int64(0)) { $0 + $1.size }
         var done: Int64 = 0
         var directoryTimes: [(String, Int)] = []

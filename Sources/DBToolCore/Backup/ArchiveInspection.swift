@@ -11,15 +11,31 @@ import Foundation
 /// SHA-256 differs from the manifest, or that the manifest does not list.
 struct ArchiveInspection {
     let archive: String
+    /// The passphrase of an encrypted archive, for the extraction's pass.
+    var passphrase: String?
     let manifest: BackupManifest
     /// The directories inside the folder, in archive order.
     let directories: [String]
     /// The hashes of the files read, by path inside the folder.
     let hashes: [String: String]
 
-    init(archive: String) throws {
+    init(archive: String, passphrase: String? = nil) throws {
+        try self.init(archive: archive, reader: ArchiveReader(path: archive, passphrase: passphrase))
+        self.passphrase = passphrase
+    }
+
+    /// Inspects the archive `reader` reads; with `directory`, extracts it
+    /// there in the same pass (for an archive that can be read only once,
+    /// streamed from object storage). The directory must exist and be
+    /// empty; on error, what was written stays there: the caller removes it.
+    /// Extraction follows ``ArchiveExtraction``'s rules.
+    init(
+        archive: String, reader: ArchiveReader, extractingInto directory: String? = nil,
+        progress: (Int64) -> Void = { _ in }
+    ) throws {
         self.archive = archive
-        let reader = try ArchiveReader(path: archive)
+        var extracted: Int64 = 0
+        var directoryTimes: [(String, Int)] = []
         var folder: String?
         var directories: [String] = []
         var hashes: [String: String] = [:]
@@ -37,6 +53,12 @@ struct ArchiveInspection {
             switch entry.kind {
             case .directory:
                 if !path.isEmpty { directories.append(path) }
+                if let directory {
+                    let target = path.isEmpty ? directory : directory + "/" + path
+                    if !path.isEmpty && !FileSystem.isDirectory(target) { try FileSystem.createDirectory(target) }
+                    try FileSystem.setPermissions(target, entry.mode)
+                    directoryTimes.append((target, entry.modified))
+                }
                 continue
             case .file:
                 break
@@ -55,13 +77,25 @@ struct ArchiveInspection {
             var size: Int64 = 0
             var data = Data()
             let isManifest = path == BackupManifest.entryName
+            let output = try directory.flatMap { isManifest ? nil : try FileDescriptor.createNew($0 + "/" + path) }
+            defer { output?.close() }
             try reader.readData { chunk in
                 hash.update(bufferPointer: chunk)
                 size += Int64(chunk.count)
                 if isManifest {
                     guard size <= 16 << 20 else { throw DBToolError(.dataError, "the manifest of \(archive) is too large") }
                     data.append(contentsOf: chunk)
+                } else if let output {
+                    try output.writeAll(chunk)
+                    extracted += Int64(chunk.count)
+                    progress(extracted)
                 }
+            }
+            if let output {
+                let modified = timespec(tv_sec: entry.modified, tv_nsec: 0)
+                try output.setPermissions(entry.mode)
+                try output.setTimes(access: modified, modification: modified)
+                try output.sync()
             }
             if isManifest {
                 manifestData = data
@@ -80,6 +114,11 @@ struct ArchiveInspection {
         }
         let manifest = try BackupManifest.decode(manifestData, archive: archive)
         try Self.compare(manifest, hashes: hashes, sizes: sizes, folder: folder, archive: archive)
+        if let directory {
+            // Directory times last: creating files inside changed them.
+            for (path, modified) in directoryTimes.reversed() { try? FileSystem.setTimes(path, seconds: modified) }
+            try FileSystem.sync(directory)
+        }
         self.manifest = manifest
         self.directories = directories
         self.hashes = hashes

@@ -22,20 +22,59 @@ final class ArchiveReader {
 
     private let archive: OpaquePointer
     private let path: String
+    /// The source of a streamed archive (nil for a file).
+    private let source: SourceBox?
 
-    init(path: String) throws {
+    /// Opens the archive file at `path`; `passphrase` decrypts an encrypted zip.
+    init(path: String, passphrase: String? = nil) throws {
         guard let archive = archive_read_new() else {
             throw DBToolError(.software, "libarchive could not allocate an archive reader")
         }
         self.archive = archive
         self.path = path
-        archive_read_support_filter_all(archive)
-        archive_read_support_format_all(archive)
+        source = nil
+        try prepare(passphrase: passphrase)
         guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
             let message = archive_error_string(archive).map { String(cString: $0) } ?? "unreadable"
             // deinit frees the archive: every stored property is set.
             throw DBToolError(
                 FileSystem.exists(path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
+        }
+    }
+
+    /// Opens an archive read from `source` block by block (an object in
+    /// object storage); `name` names it in messages.
+    init(source: any ArchiveSource, name: String, passphrase: String? = nil) throws {
+        guard let archive = archive_read_new() else {
+            throw DBToolError(.software, "libarchive could not allocate an archive reader")
+        }
+        self.archive = archive
+        path = name
+        let box = SourceBox(source)
+        self.source = box
+        try prepare(passphrase: passphrase)
+        let opened = archive_read_open(
+            archive, Unmanaged.passUnretained(box).toOpaque(), nil,
+            { _, client, pointer in
+                guard let client, let pointer else { return -1 }
+                let box = Unmanaged<SourceBox>.fromOpaque(client).takeUnretainedValue()
+                do {
+                    let block = try box.source.nextBlock()
+                    pointer.pointee = block.baseAddress
+                    return block.count
+                } catch {
+                    box.failure = error
+                    return -1
+                }
+            }, nil)
+        guard opened == ARCHIVE_OK else { throw self.error("can not open") }
+    }
+
+    private func prepare(passphrase: String?) throws {
+        archive_read_support_filter_all(archive)
+        archive_read_support_format_all(archive)
+        if let passphrase, archive_read_add_passphrase(archive, passphrase) != ARCHIVE_OK {
+            throw DBToolError(.software, "libarchive refused the passphrase")
         }
     }
 
@@ -86,7 +125,28 @@ final class ArchiveReader {
     }
 
     private func error(_ what: String) -> DBToolError {
+        if let failure = source?.failure { return DBToolError.wrapping(failure) }
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error"
+        if message.localizedCaseInsensitiveContains("passphrase") || message.localizedCaseInsensitiveContains("decrypt")
+            || message.localizedCaseInsensitiveContains("encrypt")
+        {
+            return DBToolError(
+                .noPermission, "\(what) of \(path): \(message)",
+                hint: "The archive is encrypted: pass the passphrase it was written with, with --passphrase-file FILE.")
+        }
         return DBToolError(.dataError, "\(what) of \(path): \(message) (the archive is truncated or corrupt)")
     }
+}
+
+/// Where a streamed archive's bytes come from, block after block.
+protocol ArchiveSource: AnyObject {
+    /// The next block (valid until the next call); empty at the end.
+    func nextBlock() throws -> UnsafeRawBufferPointer
+}
+
+/// The source as libarchive's callback reaches it, with the error it threw.
+private final class SourceBox {
+    let source: any ArchiveSource
+    var failure: (any Error)?
+    init(_ source: any ArchiveSource) { self.source = source }
 }

@@ -11,7 +11,7 @@ import Foundation
 final class ArchiveWriter {
     private let archive: OpaquePointer
     private let destination: String
-    private let output: BackgroundWriter
+    private let output: SinkBox
     private var isFinished = false
 
     /// Starts an archive on an open file descriptor (not closed by the writer).
@@ -22,13 +22,25 @@ final class ArchiveWriter {
     ///     on the calling thread; the other formats ignore it). Workers are
     ///     faster but take buffers of several MiB each.
     ///   - destination: The archive's path, for error messages.
-    init(fileDescriptor: FileDescriptor, format: ArchiveFormat, level: Int?, threads: Int = 0, destination: String) throws {
+    convenience init(fileDescriptor: FileDescriptor, format: ArchiveFormat, level: Int?, threads: Int = 0, destination: String) throws {
+        try self.init(
+            sink: BackgroundWriter(descriptor: fileDescriptor), format: format, level: level, threads: threads, destination: destination)
+    }
+
+    /// Starts an archive whose blocks go to `sink` (a file, an upload).
+    ///
+    /// - parameters:
+    ///   - passphrase: With the zip format: encrypt every entry with
+    ///     AES-256 (WinZip AE-2), keyed from this passphrase.
+    init(
+        sink: any ArchiveSink, format: ArchiveFormat, level: Int?, threads: Int = 0, passphrase: String? = nil, destination: String
+    ) throws {
         guard let archive = archive_write_new() else {
             throw DBToolError(.software, "libarchive could not allocate an archive writer")
         }
         self.archive = archive
         self.destination = destination
-        output = BackgroundWriter(descriptor: fileDescriptor)
+        output = SinkBox(sink)
         // From here on, an error thrown leaves deinit to free the archive.
         try check(format == .zip ? archive_write_set_format_zip(archive) : archive_write_set_format_pax_restricted(archive))
         switch format {
@@ -44,6 +56,11 @@ final class ArchiveWriter {
                 try check(archive_write_set_filter_option(archive, nil, "compression-level", String(level)))
             }
         }
+        if let passphrase {
+            guard format == .zip else { throw DBToolError(.usage, "only zip archives can be encrypted") }
+            try check(archive_write_set_format_option(archive, "zip", "encryption", "aes256"))
+            try check(archive_write_set_passphrase(archive, passphrase))
+        }
         if threads > 0 && (format == .tarZstd || format == .tarXz) {
             try check(archive_write_set_filter_option(archive, nil, "threads", String(threads)))
         }
@@ -57,8 +74,8 @@ final class ArchiveWriter {
                 archive, Unmanaged.passUnretained(output).toOpaque(), nil,
                 { _, client, buffer, length in
                     guard let client, let buffer else { return -1 }
-                    let output = Unmanaged<BackgroundWriter>.fromOpaque(client).takeUnretainedValue()
-                    return output.write(buffer, count: length) ? length : -1
+                    let output = Unmanaged<SinkBox>.fromOpaque(client).takeUnretainedValue()
+                    return output.sink.write(buffer, count: length) ? length : -1
                 }, nil, nil))
     }
 
@@ -129,7 +146,7 @@ final class ArchiveWriter {
         guard !isFinished else { return }
         isFinished = true
         try check(archive_write_close(archive))
-        try output.finish()
+        try output.sink.finish()
     }
 
     /// 1 MiB: large enough for throughput, small enough for a flat memory.
@@ -164,9 +181,28 @@ final class ArchiveWriter {
     private func check(_ code: CInt) throws {
         guard code < ARCHIVE_OK else { return }  // ARCHIVE_OK or better
         if code == ARCHIVE_WARN { return }
-        if let error = output.error { throw error }  // the write behind failed: its errno says why
+        if let error = output.sink.error { throw error }  // the write behind failed: its errno says why
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(code)"
         let status = writeFailureStatus(Errno(archive_errno(archive)))
         throw DBToolError(status, "can not write the archive \(destination): \(message)")
     }
+}
+
+/// Where an archive's bytes go, block by block: a file (``BackgroundWriter``)
+/// or an object store upload (``MultipartUploadStream``).
+protocol ArchiveSink: AnyObject {
+    /// Takes `count` bytes (copied); false once the output has failed.
+    func write(_ bytes: UnsafeRawPointer, count: Int) -> Bool
+    /// Ends the stream: everything taken is written, or this throws why not.
+    func finish() throws
+    /// The first failure, if any.
+    var error: DBToolError? { get }
+}
+
+extension BackgroundWriter: ArchiveSink {}
+
+/// The sink as libarchive's callback reaches it: one class reference.
+private final class SinkBox {
+    let sink: any ArchiveSink
+    init(_ sink: any ArchiveSink) { self.sink = sink }
 }

@@ -28,8 +28,30 @@ public struct BackupOperation: Sendable {
     /// the calling thread, which keeps memory flat (files are read and
     /// hashed on a thread of their own either way).
     public var threads = 0
-    /// With ``outputDirectory``: keep only the newest N archives of this database there.
-    public var keep: Int?
+    /// Object storage: `s3://BUCKET/PREFIX/`, where the archive streams to
+    /// a timestamped key (see ``ObjectBackup``), instead of a file.
+    public var objectPrefix: String?
+    /// How to reach the object store of ``objectPrefix``.
+    public var objectStore = ObjectStoreOptions()
+    /// The upload's part size (S3 allows 5 MiB to 5 GiB).
+    public var partSize = 16 << 20
+    /// How many parts upload at once; memory holds `uploadThreads + 1` parts.
+    public var uploadThreads = 4
+    /// The objects' storage class (`STANDARD_IA`, `GLACIER_IR`...), or the bucket's default.
+    public var storageClass: String?
+    /// With ``outputDirectory`` or ``objectPrefix``: the archives of this
+    /// database to keep there once the new one is complete.
+    public var retention = RetentionPolicy()
+    /// With ``outputDirectory``: keep only the newest N archives (``RetentionPolicy/last``).
+    public var keep: Int? {
+        get { retention.last }
+        set { retention.last = newValue }
+    }
+    /// Check everything and report what retention would delete, but write
+    /// and delete nothing.
+    public var dryRun = false
+    /// Encrypt the archive (zip, AES-256) with this passphrase.
+    public var passphrase: String?
     /// Replace an existing ``output``.
     public var force = false
     /// Called with the bytes done and the total, during the copy and then
@@ -56,10 +78,23 @@ public struct BackupOperation: Sendable {
         public var seconds: Double
         /// Files not archived: symbolic links, sockets, devices.
         public var skipped: [String]
-        /// Older archives deleted by `--keep`.
+        /// Older archives deleted by the retention rules (`--keep`...).
         public var deleted: [String]
         /// `path: reason` of each older archive `--keep` could not delete.
         public var deleteFailures: [String]
+        /// The archive's SHA-256, computed as it streamed (object storage only).
+        public var sha256: String?
+        /// True with --dry-run: nothing was written or deleted.
+        public var dryRun = false
+        /// With --dry-run: the archives the retention rules would delete.
+        public var wouldDelete: [String] = []
+        /// Abandoned uploads of killed runs, aborted before this one.
+        public var abortedUploads: [String] = []
+        /// Whether the archive is encrypted.
+        public var encrypted = false
+        /// Object storage: whether the object carries dbtool's metadata
+        /// (false over 5 GiB; `backup list` then shows size and time only).
+        public var objectMetadata: Bool?
     }
 
     /// The prefix of temp files and staging directories.
@@ -68,14 +103,25 @@ public struct BackupOperation: Sendable {
     public func run(now: Date = Date()) throws -> Report {
         let started = DispatchTime.now()
         try database.location.checkExists()
-        let format = try ArchiveFormat.resolve(explicit: self.format, output: output)
+        let format = try resolvedFormat()
         if let level { try format.validate(level: level) }
+        if let objectPrefix {
+            return try ObjectBackup(operation: self, prefix: ObjectLocation(objectPrefix), format: format).run(now: now, started: started)
+        }
         let destination = try FileDestination(
-            FileDestination.Request(output: output, outputDirectory: outputDirectory, keep: keep),
+            FileDestination.Request(output: output, outputDirectory: outputDirectory, retention: retention),
             stem: archiveStem, fileExtension: format.fileExtension,
             seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension), now: now, force: force, tempPrefix: Self.tempPrefix,
             validate: checkOutsideDatabase)
         try destination.prepare()
+        if dryRun {
+            let plan = try ArchivePlan(location: database.location)
+            return Report(
+                database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: 0,
+                sourceBytes: plan.totalBytes, files: plan.files.count + 1, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
+                skipped: plan.skipped, deleted: [], deleteFailures: [], dryRun: true, wouldDelete: destination.expired(),
+                encrypted: passphrase != nil)
+        }
 
         // Another backup of this database fails this one at once.
         let lock = try ExclusiveLock(directory: database.location.directoryPath, purpose: .backup, timeout: 0)
@@ -90,23 +136,38 @@ public struct BackupOperation: Sendable {
         try FileSystem.createDirectory(staging)
 
         let plan = try ArchivePlan(location: database.location)
-        let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: temp, now: now)
+        let descriptor = try createNewFile(temp)
+        defer { descriptor.close() }
+        let output = BackgroundWriter(descriptor: descriptor)
+        let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: output, named: temp, now: now)
         try destination.publish(temp, what: "the archive")
         let pruning = destination.prune()
         return Report(
             database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: FileSystem.size(destination.path),
             sourceBytes: manifest.files.reduce(0) { $0 + $1.size }, files: manifest.files.count, pageCount: state.pageCount,
-            lockSeconds: state.lockDuration,
-            seconds: Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9,
-            skipped: plan.skipped, deleted: pruning.deleted, deleteFailures: pruning.failures)
+            lockSeconds: state.lockDuration, seconds: seconds(since: started),
+            skipped: plan.skipped, deleted: pruning.deleted, deleteFailures: pruning.failures,
+            encrypted: passphrase != nil)
     }
 
-    private func writeArchive(
-        _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to temp: String, now: Date
+    /// The format asked for; an encrypted archive is a zip.
+    private func resolvedFormat() throws -> ArchiveFormat {
+        guard passphrase != nil else { return try ArchiveFormat.resolve(explicit: format, output: output) }
+        let format = try ArchiveFormat.resolve(explicit: format ?? .zip, output: output)
+        guard format == .zip else {
+            throw DBToolError(
+                .usage, "--encrypt writes zip archives (AES-256), not \(format.rawValue)",
+                hint: "Drop --archive-format, or name the --output file .zip.")
+        }
+        return format
+    }
+
+    /// Writes the archive of `plan` to `output`; `name` names it in messages.
+    func writeArchive(
+        _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to output: any ArchiveSink, named name: String, now: Date
     ) throws -> (BackupManifest, ConsistentCopy.State) {
-        let descriptor = try createNewFile(temp)
-        defer { descriptor.close() }
-        let writer = try ArchiveWriter(fileDescriptor: descriptor, format: format, level: level, threads: threads, destination: temp)
+        let writer = try ArchiveWriter(
+            sink: output, format: format, level: level, threads: threads, passphrase: passphrase, destination: name)
         let folder = plan.folder
         let databasePath = database.location.filePath
         let databaseName = URL(fileURLWithPath: databasePath).lastPathComponent
@@ -173,6 +234,10 @@ public struct BackupOperation: Sendable {
     }
 }
 
+func seconds(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
 /// How far a backup is.
 public struct BackupProgress: Sendable {
     public enum Phase: String, Sendable {
@@ -180,6 +245,8 @@ public struct BackupProgress: Sendable {
         case copying
         /// Compressing the copy into the archive.
         case archiving
+        /// Uploading the archive's parts (``BackupProgress/done`` bytes uploaded).
+        case uploading
     }
     public var phase: Phase
     public var done: Int64
@@ -197,7 +264,7 @@ extension Digest {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
+    func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

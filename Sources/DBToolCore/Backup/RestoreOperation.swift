@@ -31,6 +31,10 @@ public struct RestoreOperation: Sendable {
     /// With ``live``: how long to wait for the database's write lock.
     public var timeout: TimeInterval = DatabaseHandle.defaultTimeout
     public var progress: (@Sendable (Int64, Int64) -> Void)?
+    /// How to reach the object store of an `s3://` archive.
+    public var objectStore = ObjectStoreOptions()
+    /// The passphrase of an encrypted archive.
+    public var passphrase: String?
 
     public init(archive: String, directory: String) {
         self.archive = archive
@@ -54,19 +58,22 @@ public struct RestoreOperation: Sendable {
     static let tempPrefix = ".dbtool-restore-"
 
     public func run() throws -> Report {
-        let archive = URL(fileURLWithPath: self.archive).standardizedFileURL.path
+        let isObject = ObjectLocation.isObjectURL(self.archive)
+        var archive = isObject ? self.archive : URL(fileURLWithPath: self.archive).standardizedFileURL.path
         let target = URL(fileURLWithPath: directory).standardizedFileURL.path
         let parent = URL(fileURLWithPath: target).deletingLastPathComponent().path
         let name = URL(fileURLWithPath: target).lastPathComponent
         let hasContent = try checkTarget(target)
 
-        let inspection = try ArchiveInspection(archive: archive)
-        let existingDatabase = target + "/" + inspection.manifest.databaseFile
-        let hasDatabase = DatabaseExclusion.regularFile(at: existingDatabase) != nil
-        let restoresInPlace = live && hasDatabase
-        if hasDatabase && !live {
-            // Early, before the long work; checked again, and held, at the swap.
-            try DatabaseExclusion(database: existingDatabase).release()
+        // A local archive is inspected whole before anything is written; an
+        // object is read once, inspected while it is extracted to staging.
+        var inspection = isObject ? nil : try ArchiveInspection(archive: archive, passphrase: passphrase)
+        if let inspection {
+            let existingDatabase = target + "/" + inspection.manifest.databaseFile
+            if DatabaseExclusion.regularFile(at: existingDatabase) != nil && !live {
+                // Early, before the long work; checked again, and held, at the swap.
+                try DatabaseExclusion(database: existingDatabase).release()
+            }
         }
 
         try createMissingDirectories(parent)
@@ -79,7 +86,22 @@ public struct RestoreOperation: Sendable {
             throw DBToolError(
                 .cantCreate, "can not create \(staging) to restore into: \(error.errno)", hint: "Check the permissions of \(parent).")
         }
-        try ArchiveExtraction(inspection: inspection).run(into: staging) { done, total in progress?(done, total) }
+        if let inspection {
+            try ArchiveExtraction(inspection: inspection).run(into: staging) { done, total in progress?(done, total) }
+        } else {
+            let store = try ObjectStore(objectStore)
+            let location = try ObjectArchives.resolve(ObjectLocation(self.archive), in: store)
+            archive = location.description
+            let source = try ObjectReader(store: store, location: location)
+            let reader = try ArchiveReader(source: source, name: archive, passphrase: passphrase)
+            let total = source.info.size
+            inspection = try ArchiveInspection(archive: archive, reader: reader, extractingInto: staging) { done in
+                progress?(min(done, total), total)
+            }
+        }
+        guard let inspection else { throw DBToolError(.software, "the archive \(archive) was not inspected") }
+        let existingDatabase = target + "/" + inspection.manifest.databaseFile
+        let restoresInPlace = live && DatabaseExclusion.regularFile(at: existingDatabase) != nil
         let database = staging + "/" + inspection.manifest.databaseFile
         let integrity = try DatabaseCheck.run(database: database, archive: archive, foreignKeys: false)
         try Interruption.check()

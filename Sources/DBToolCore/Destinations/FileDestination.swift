@@ -14,15 +14,20 @@ struct FileDestination {
         /// One file at this path (`--output FILE`).
         case file(String)
         /// A timestamped name in this directory (`--output-dir DIR`), keeping
-        /// only the newest `keep` files of the series when it is set.
-        case directory(String, keep: Int?)
+        /// the files of the series that `retention` keeps.
+        case directory(String, retention: RetentionPolicy)
 
         /// `--output FILE` or `--output-dir DIR [--keep N]`.
         init(output: String?, outputDirectory: String?, keep: Int?) throws {
+            try self.init(output: output, outputDirectory: outputDirectory, retention: RetentionPolicy(last: keep))
+        }
+
+        /// `--output FILE` or `--output-dir DIR [--keep N] [--keep-daily N]...`.
+        init(output: String?, outputDirectory: String?, retention: RetentionPolicy) throws {
             if let output {
                 self = .file(output)
             } else if let outputDirectory {
-                self = .directory(outputDirectory, keep: keep)
+                self = .directory(outputDirectory, retention: retention)
             } else {
                 throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
             }
@@ -35,7 +40,7 @@ struct FileDestination {
     let directory: String
     /// The series pruned by `keep`: timestamped names with this stem and extension.
     let series: TimestampedName?
-    let keep: Int?
+    let retention: RetentionPolicy
     /// Replace an existing file at ``path``.
     let force: Bool
     /// The prefix of this operation's temp files.
@@ -55,14 +60,14 @@ struct FileDestination {
             path = URL(fileURLWithPath: output).standardizedFileURL.path
             directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             series = nil
-            keep = nil
+            retention = RetentionPolicy()
             try validate(directory, path)
-        case .directory(let outputDirectory, let keep):
+        case .directory(let outputDirectory, let retention):
             directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL.path
             let series = TimestampedName(stem: stem, fileExtension: fileExtension, seriesExtensions: seriesExtensions)
             path = directory + "/" + series.name(at: now)
             self.series = series
-            self.keep = keep
+            self.retention = retention
             try validate(directory, path)
             try createOutputDirectory(directory)
         }
@@ -113,16 +118,21 @@ struct FileDestination {
         var failures: [String] = []
     }
 
-    /// Deletes the oldest files of the series beyond `keep`, never the new one.
-    /// Only names of the series count; a file reported deleted is gone.
+    /// The files of the series that the retention rules would delete once
+    /// the new file is written (for `--dry-run`), oldest first.
+    func expired() -> [String] {
+        guard let series, !retention.isEmpty else { return [] }
+        var names = (try? FileSystem.contentsOfDirectory(directory)) ?? []
+        if !names.contains(fileName) { names.append(fileName) }
+        return retention.expired(among: names, series: series).map { directory + "/" + $0 }.filter { $0 != path }
+    }
+
+    /// Deletes the files of the series that no retention rule keeps, never
+    /// the new one. Only names of the series count; a file reported deleted
+    /// is gone.
     func prune() -> Pruning {
-        guard let keep, let series else { return Pruning() }
-        let names = (try? FileSystem.contentsOfDirectory(directory)) ?? []
-        let ours = names.compactMap { name in series.timestamp(of: name).map { (name, $0) } }
-            .sorted { $0.1 < $1.1 }
-            .map { directory + "/" + $0.0 }
         var pruning = Pruning()
-        for path in ours.dropLast(max(keep, 1)) where path != self.path {
+        for path in expired() {
             do {
                 // Gone already (another run pruned it): not ours to report.
                 if try FileSystem.remove(path) { pruning.deleted.append(path) }

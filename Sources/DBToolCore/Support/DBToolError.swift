@@ -83,6 +83,11 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     /// The error as a JSON report holds it.
     public var summary: Summary { Summary(status: status.rawValue, message: message, hint: hint) }
 
+    /// `error` as dbtool reports it; an error that does not say is an internal one.
+    static func wrapping(_ error: any Error) -> DBToolError {
+        (error as? any ReportableError)?.toolError ?? DBToolError(.software, "\(error)")
+    }
+
     /// The same error with another hint.
     public func withHint(_ hint: String?) -> DBToolError { DBToolError(status, message, hint: hint) }
 

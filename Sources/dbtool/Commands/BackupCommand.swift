@@ -10,21 +10,25 @@ struct BackupCommand: ParsableCommand {
         commandName: "backup",
         abstract: "Archive the whole database directory, consistent while the application writes.",
         discussion: """
-            `dbtool backup --database DIR (--output FILE | --output-dir DIR)` writes an archive (the \
-            options below are those of `backup create`, the default); `dbtool backup verify \
+            `dbtool backup --database DIR (--output FILE | --output-dir DIR | --to s3://BUCKET/PREFIX/)` \
+            writes an archive (the options below are those of `backup create`, the default); \
+            `dbtool backup list` shows the archives of a directory or prefix; `dbtool backup verify \
             ARCHIVE` checks one.
 
             Examples:
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
+              dbtool backup --database /var/lib/myapp/db --to s3://backups/myapp/ --keep-daily 7
+              dbtool backup list s3://backups/myapp/
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
 
             Exit status: 0 archive written (verify: sound); 64 usage error; 65 verify: the archive \
-            or its database is damaged; 66 no database or archive; 73 cannot create the archive; 74 \
-            I/O error or disk full (nothing is left under the final name); 75 another backup of \
-            the database is running, or it stayed locked past --timeout; 77 permission denied; 130 \
-            interrupted (temp files removed).
+            or its database is damaged; 66 no database, archive or bucket; 73 cannot create the \
+            archive; 74 I/O error or disk full (nothing is left under the final name); 75 another \
+            backup of the database is running, it stayed locked past --timeout, or the object \
+            store failed after --retries; 77 permission denied (credentials refused, passphrase \
+            missing); 130 interrupted (temp files removed, uploads aborted).
             """,
-        subcommands: [CreateBackupCommand.self, VerifyBackupCommand.self],
+        subcommands: [CreateBackupCommand.self, ListBackupCommand.self, VerifyBackupCommand.self],
         defaultSubcommand: CreateBackupCommand.self)
 }
 
@@ -45,9 +49,25 @@ struct CreateBackupCommand: ParsableCommand {
             next run removes the temp files of killed runs. A second backup of the same database \
             while one runs exits 75 at once.
 
-            With --output-dir DIR the archive is named FOLDER-YYYYMMDDTHHMMSS.mmmZ.EXT (UTC), and \
-            --keep N deletes all but the newest N archives of that database there, once the new one \
-            is complete.
+            With --output-dir DIR the archive is named FOLDER-YYYYMMDDTHHMMSS.mmmZ.EXT (UTC). \
+            Retention then deletes the archives of that database there that no rule keeps, once the \
+            new one is complete: --keep N keeps the newest N; --keep-hourly, --keep-daily, \
+            --keep-weekly, --keep-monthly and --keep-yearly N keep the newest archive of each of \
+            the last N hours, days, ISO weeks, months or years that have one (UTC), as restic's \
+            forget does. An archive kept by any rule stays. --dry-run prints what would be deleted, \
+            and writes and deletes nothing.
+
+            With --to s3://BUCKET/PREFIX/ the archive streams to S3-compatible object storage as \
+            it is written (a multipart upload of --part-size parts, --upload-threads at once; \
+            nothing is staged on local disk but the -wal). The object appears under its key only \
+            once complete: an error or signal aborts the upload, and the next run aborts those of \
+            killed runs. Its metadata holds its SHA-256, page count and last migration, for \
+            `backup list`. Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and \
+            AWS_SESSION_TOKEN), else AWS_PROFILE in ~/.aws/credentials and ~/.aws/config. \
+            Retention applies to the prefix as to a directory.
+
+            --encrypt --passphrase-file FILE writes a zip archive whose entries are encrypted with \
+            AES-256 (WinZip AE-2, readable by 7z and bsdtar); entry names and sizes stay visible.
 
             The archive format is the one --output's extension names (.tar.zst, .tar.gz or .tgz, \
             .tar.xz, .tar, .zip); --archive-format chooses it for --output-dir, and is refused when \
@@ -57,6 +77,9 @@ struct CreateBackupCommand: ParsableCommand {
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
               dbtool backup --database /var/lib/myapp/db --output /tmp/db.tar.gz --level 9
               dbtool backup --database db --output-dir /backups --archive-format zip
+              dbtool backup --database db --to s3://backups/myapp/ --keep-daily 7 --keep-weekly 4
+              dbtool backup --database db --output-dir /backups --keep-daily 7 --dry-run
+              dbtool backup --database db --output-dir /backups --encrypt --passphrase-file /etc/myapp/key
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
@@ -78,8 +101,46 @@ struct CreateBackupCommand: ParsableCommand {
         help: "Compression worker threads for tar.zst and tar.xz: faster, but tens of MiB more memory (default 0: none).")
     var threads: Int?
 
-    @Option(name: .long, help: "With --output-dir: keep only the newest N archives of this database.")
+    @Option(name: .long, help: ArgumentHelp("Stream the archive to object storage under this prefix.", valueName: "s3://bucket/prefix/"))
+    var to: String?
+
+    @Option(name: .long, help: "With --output-dir or --to: keep the newest N archives of this database.")
     var keep: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N hours.", valueName: "n"))
+    var keepHourly: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N days.", valueName: "n"))
+    var keepDaily: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N ISO weeks.", valueName: "n"))
+    var keepWeekly: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N months.", valueName: "n"))
+    var keepMonthly: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N years.", valueName: "n"))
+    var keepYearly: Int?
+
+    @Flag(name: .long, help: "Check, and print what retention would delete; write and delete nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Encrypt the archive: a zip with AES-256 entries (needs --passphrase-file).")
+    var encrypt = false
+
+    @Option(name: .long, help: "The file whose first line is the passphrase.", completion: .file())
+    var passphraseFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
+    var partSize: Int = 16
+
+    @Option(name: .long, help: "With --to: parts uploaded at once; memory holds one part more (default 4).")
+    var uploadThreads: Int = 4
+
+    @Option(name: .long, help: "With --to: the objects' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket's).")
+    var storageClass: String?
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
 
     @Flag(name: .long, help: "Replace --output if it exists.")
     var force = false
@@ -95,18 +156,33 @@ struct CreateBackupCommand: ParsableCommand {
         if let report {
             throw ValidationError("--report is now --format, as on every command: use --format \(report)")
         }
-        if (outputPath == nil) == (outputDir == nil) {
-            throw ValidationError("give exactly one destination: --output FILE or --output-dir DIR")
+        if [outputPath, outputDir, to].compactMap({ $0 }).count != 1 {
+            throw ValidationError("give exactly one destination: --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        if keep != nil && outputDir == nil {
-            throw ValidationError("--keep works with --output-dir only")
+        if let to, !ObjectLocation.isObjectURL(to) {
+            throw ValidationError("--to takes an s3://BUCKET/PREFIX/ URL (got \(to)); write local archives with --output-dir")
         }
+        if !retention.isEmpty && outputPath != nil {
+            throw ValidationError("\(retention.description) works with --output-dir or --to only")
+        }
+        for (name, value) in [
+            ("--keep", keep), ("--keep-hourly", keepHourly), ("--keep-daily", keepDaily), ("--keep-weekly", keepWeekly),
+            ("--keep-monthly", keepMonthly), ("--keep-yearly", keepYearly),
+        ] {
+            if let value, value < 1 { throw ValidationError("\(name) must be 1 or more (got \(value))") }
+        }
+        if encrypt != (passphraseFile != nil) {
+            throw ValidationError(encrypt ? "--encrypt needs --passphrase-file FILE" : "--passphrase-file works with --encrypt")
+        }
+        if !(5...5120).contains(partSize) { throw ValidationError("--part-size must be from 5 to 5120 MiB (got \(partSize))") }
+        if !(1...64).contains(uploadThreads) { throw ValidationError("--upload-threads must be from 1 to 64 (got \(uploadThreads))") }
         if let threads, !(0...256).contains(threads) {
             throw ValidationError("--threads must be from 0 to 256 (got \(threads))")
         }
-        if let keep, keep < 1 {
-            throw ValidationError("--keep must be 1 or more (got \(keep))")
-        }
+    }
+
+    private var retention: RetentionPolicy {
+        RetentionPolicy(last: keep, hourly: keepHourly, daily: keepDaily, weekly: keepWeekly, monthly: keepMonthly, yearly: keepYearly)
     }
 
     func run() throws {
@@ -116,12 +192,23 @@ struct CreateBackupCommand: ParsableCommand {
         operation.format = archiveFormat
         operation.level = level
         if let threads { operation.threads = threads }
-        operation.keep = keep
+        operation.retention = retention
         operation.force = force
+        operation.dryRun = dryRun
+        operation.objectPrefix = to
+        operation.objectStore = objectStore.options
+        operation.partSize = partSize << 20
+        operation.uploadThreads = uploadThreads
+        operation.storageClass = storageClass
+        if let passphraseFile { operation.passphrase = try Passphrase.read(file: passphraseFile) }
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in
-                progress.update(bytes: step.done, total: step.total, label: step.phase == .copying ? "copying" : "archiving")
+                switch step.phase {
+                case .copying: progress.update(bytes: step.done, total: step.total, label: "copying")
+                case .archiving: progress.update(bytes: step.done, total: step.total, label: "archiving")
+                case .uploading: progress.note(uploaded: step.done)
+                }
             }
         }
         Interruption.install()
@@ -133,6 +220,11 @@ struct CreateBackupCommand: ParsableCommand {
                 return try backup.run()
             },
             text: { report in
+                if report.dryRun {
+                    let deletions = report.wouldDelete.isEmpty ? "nothing" : report.wouldDelete.joined(separator: "\n  ")
+                    return "Dry run: would write \(report.archive) (\(report.files) files, \(ByteCount.text(report.sourceBytes)) now); "
+                        + "retention would delete \(report.wouldDelete.isEmpty ? "" : "\(report.wouldDelete.count):\n  ")\(deletions)"
+                }
                 var text = """
                     Backup of \(report.database) written to \(report.archive)
                     \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
@@ -140,7 +232,11 @@ struct CreateBackupCommand: ParsableCommand {
                     \(String(format: "%.1f", report.seconds)) s in all.
                     """
                 if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
-                if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older archive(s)." }
+                if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }
+                if !report.abortedUploads.isEmpty { text += "\nAborted \(report.abortedUploads.count) upload(s) left by killed runs." }
+                if !report.deleted.isEmpty {
+                    text += "\nDeleted \(report.deleted.count) older archive(s): \(report.deleted.joined(separator: ", "))"
+                }
                 if !report.deleteFailures.isEmpty {
                     text += "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
                 }
@@ -156,22 +252,33 @@ struct VerifyBackupCommand: ParsableCommand {
         discussion: """
             Reads the whole archive, checks every file against the size and SHA-256 in its manifest, \
             extracts it to a temp directory ($TMPDIR, removed afterwards) and runs PRAGMA \
-            integrity_check and foreign_key_check. Exit 0, or 65 naming what is wrong.
+            integrity_check and foreign_key_check. Exit 0, or 65 naming what is wrong. An s3:// \
+            archive is streamed once (ranged GETs, no local copy of the archive); \
+            s3://BUCKET/PREFIX/latest names the newest archive under PREFIX.
 
-            Example:
+            Examples:
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
+              dbtool backup verify s3://backups/myapp/latest
+              dbtool backup verify /backups/db-20261123T020000.000Z.zip --passphrase-file /etc/myapp/key
             """)
 
-    @Argument(help: "The archive (any format dbtool backup writes).", completion: .archives)
+    @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY.", completion: .archives)
     var archive: String
 
+    @Option(name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file())
+    var passphraseFile: String?
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         Interruption.install()
-        let verify = VerifyOperation(archive: archive)
+        var verify = VerifyOperation(archive: archive)
+        verify.objectStore = objectStore.options
+        if let passphraseFile { verify.passphrase = try Passphrase.read(file: passphraseFile) }
+        let operation = verify
         try runReporting(
-            output, operation: { try verify.run() },
+            output, operation: { try operation.run() },
             text: { report in
                 "\(report.archive) is sound: \(report.manifest.files.count) files match the manifest, integrity_check ok.\n"
                     + manifestSummary(report.manifest)
@@ -186,4 +293,43 @@ func manifestSummary(_ manifest: BackupManifest) -> String {
         Backup of \(manifest.folder)/\(manifest.databaseFile) taken \(manifest.created) by dbtool \(manifest.dbtoolVersion) \
         (SQLite \(manifest.sqliteVersion)): \(manifest.pageCount) pages of \(manifest.pageSize) bytes, \(migration).
         """
+}
+
+struct ListBackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the archives in a backup directory or under an s3:// prefix, oldest first.",
+        discussion: """
+            Shows each archive's name, size and time; under an s3:// prefix also its page count, \
+            last migration and SHA-256, from the object's metadata (no download). The last one \
+            listed is what s3://BUCKET/PREFIX/latest names.
+
+            Examples:
+              dbtool backup list /backups
+              dbtool backup list s3://backups/myapp/ --format json
+            """)
+
+    @Argument(help: "A directory of archives, or s3://BUCKET/PREFIX/.", completion: .directory)
+    var target: String
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var list = BackupListOperation(target: target)
+        list.objectStore = objectStore.options
+        let operation = list
+        try runReporting(
+            output, operation: { try operation.run() },
+            text: { report in
+                guard !report.archives.isEmpty else { return "No archives in \(report.target)." }
+                return report.archives.map { archive in
+                    var line = "\(archive.location)  \(ByteCount.text(archive.size))  \(archive.created)"
+                    if let pages = archive.pageCount { line += "  \(pages) pages" }
+                    if let migration = archive.lastMigration { line += "  migration \(migration)" }
+                    if archive.encrypted == true { line += "  encrypted" }
+                    return line
+                }.joined(separator: "\n")
+            })
+    }
 }

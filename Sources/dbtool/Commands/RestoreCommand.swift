@@ -23,13 +23,19 @@ struct RestoreCommand: ParsableCommand {
             connected applications see the restored content from their next transaction. The \
             archive's other files replace theirs; files it does not hold are kept.
 
+            An s3://BUCKET/KEY archive (s3://BUCKET/PREFIX/latest: the newest) is streamed once \
+            into the staging directory, checked against its manifest as it is extracted, and \
+            refused with nothing changed under the same rules. Encrypted archives take \
+            --passphrase-file.
+
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --force
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --live
+              dbtool restore s3://backups/myapp/latest /var/lib/myapp/db --force
             """)
 
-    @Argument(help: "The archive (any format dbtool backup writes).", completion: .archives)
+    @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY (.../latest: the newest).", completion: .archives)
     var archive: String
 
     @Argument(help: "The database directory to restore into.", completion: .directory)
@@ -53,10 +59,16 @@ struct RestoreCommand: ParsableCommand {
         if live && force { throw ValidationError("--live and --force exclude each other: --live replaces the content in place") }
     }
 
+    @Option(name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file())
+    var passphraseFile: String?
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var operation = RestoreOperation(archive: archive, directory: directory)
+        operation.objectStore = objectStore.options
+        if let passphraseFile { operation.passphrase = try Passphrase.read(file: passphraseFile) }
         operation.force = force
         operation.live = live
         operation.timeout = timeout

@@ -1,0 +1,298 @@
+import Crypto
+import Foundation
+
+/// A client of one S3-compatible object store: the requests dbtool makes
+/// (list, head, ranged get, multipart upload, copy, delete), each retried
+/// with backoff on network errors, 5xx and SlowDown, and each failure
+/// turned into a ``DBToolError`` that names the endpoint and the S3 error
+/// code (never a credential).
+///
+/// Owns one ``HTTPConnection``: confined to one thread. Upload workers
+/// each take a ``copy()``.
+final class ObjectStore {
+    /// What a store needs to make its requests: sent to other threads,
+    /// which make stores of their own from it.
+    struct Configuration: Sendable {
+        var endpoint: ObjectEndpoint
+        var credentials: ObjectCredentials
+        var retries: Int
+    }
+
+    let configuration: Configuration
+    private let connection: HTTPConnection
+    var endpoint: ObjectEndpoint { configuration.endpoint }
+    private var credentials: ObjectCredentials { configuration.credentials }
+    private var retries: Int { configuration.retries }
+
+    /// Resolves the credentials and the endpoint (no request is made).
+    convenience init(_ options: ObjectStoreOptions) throws {
+        let credentials = try ObjectCredentials.resolve(environment: options.environment)
+        try self.init(
+            Configuration(endpoint: ObjectEndpoint(options, credentials: credentials), credentials: credentials, retries: max(0, options.retries)))
+    }
+
+    /// A store on a connection of its own.
+    init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        connection = try HTTPConnection()
+    }
+
+    /// Seconds before the first retry; doubled at each, up to ``maximumBackoff``.
+    static let initialBackoff = 0.25
+    static let maximumBackoff = 8.0
+
+    // MARK: - Requests
+
+    /// An object of a listing.
+    struct ListedObject: Equatable {
+        var key: String
+        var size: Int64
+        var lastModified: String
+    }
+
+    /// Every object whose key starts with `prefix` (ListObjectsV2, page after page).
+    func list(bucket: String, prefix: String) throws -> [ListedObject] {
+        var objects: [ListedObject] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            let response = try send("listing s3://\(bucket)/\(prefix)", "GET", bucket: bucket, key: "", query: query)
+            guard let root = XMLNode.parse(response.body), root.name == "ListBucketResult" else {
+                throw unreadable("the listing of s3://\(bucket)/\(prefix)")
+            }
+            for content in root.all("Contents") {
+                guard let key = content["Key"] else { continue }
+                objects.append(ListedObject(key: key, size: Int64(content["Size"] ?? "") ?? 0, lastModified: content["LastModified"] ?? ""))
+            }
+            token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
+        } while token != nil
+        return objects
+    }
+
+    /// An object's size, entity tag and user metadata (`x-amz-meta-*`, without
+    /// the prefix), or nil when there is no such object.
+    struct ObjectInfo {
+        var size: Int64
+        var etag: String
+        var metadata: [String: String]
+    }
+
+    func head(_ location: ObjectLocation) throws -> ObjectInfo? {
+        let response = try send("reading \(location)", "HEAD", bucket: location.bucket, key: location.key, accept: [404])
+        if response.status == 404 { return nil }
+        var metadata: [String: String] = [:]
+        for (name, value) in response.headers where name.hasPrefix("x-amz-meta-") {
+            metadata[String(name.dropFirst("x-amz-meta-".count))] = value
+        }
+        return ObjectInfo(
+            size: Int64(response.headers["content-length"] ?? "") ?? 0, etag: response.headers["etag"] ?? "", metadata: metadata)
+    }
+
+    /// The bytes `range` of an object, as long as its entity tag is `etag`.
+    func get(_ location: ObjectLocation, range: Range<Int64>, etag: String) throws -> Data {
+        let response = try send(
+            "reading \(location)", "GET", bucket: location.bucket, key: location.key,
+            headers: ["Range: bytes=\(range.lowerBound)-\(range.upperBound - 1)", "If-Match: \(etag)"], accept: [412])
+        if response.status == 412 {
+            throw DBToolError(
+                .dataError, "\(location) was replaced while it was being read", hint: "Run the command again: it reads the new object.")
+        }
+        guard response.body.count == range.count else {
+            throw DBToolError(.tempFail, "reading \(location) returned \(response.body.count) bytes instead of \(range.count)")
+        }
+        return response.body
+    }
+
+    func delete(_ location: ObjectLocation) throws {
+        _ = try send("deleting \(location)", "DELETE", bucket: location.bucket, key: location.key)
+    }
+
+    /// Starts a multipart upload whose parts carry SHA-256 checksums.
+    func createMultipartUpload(_ location: ObjectLocation, headers: [String]) throws -> String {
+        let response = try send(
+            "starting the upload of \(location)", "POST", bucket: location.bucket, key: location.key, query: [("uploads", "")],
+            headers: headers + ["x-amz-checksum-algorithm: SHA256", "Content-Type: application/octet-stream"])
+        guard let root = XMLNode.parse(response.body), let id = root["UploadId"], !id.isEmpty else {
+            throw unreadable("the reply to the start of the upload of \(location)")
+        }
+        return id
+    }
+
+    /// A part uploaded: its number, entity tag and SHA-256 (base64).
+    struct UploadedPart: Sendable {
+        var number: Int
+        var etag: String
+        var checksum: String
+    }
+
+    /// Uploads part `number` (from 1); the store checks its SHA-256.
+    func uploadPart(_ location: ObjectLocation, uploadId: String, number: Int, body: UnsafeRawBufferPointer) throws -> UploadedPart {
+        let digest = SHA256.hash(data: body)
+        let checksum = Data(digest).base64EncodedString()
+        let response = try send(
+            "uploading part \(number) of \(location)", "PUT", bucket: location.bucket, key: location.key,
+            query: [("partNumber", String(number)), ("uploadId", uploadId)],
+            headers: ["x-amz-checksum-sha256: \(checksum)", "Content-Type: application/octet-stream"], body: body, payloadHash: digest.hexString)
+        guard let etag = response.headers["etag"] else { throw unreadable("the reply to part \(number) of \(location)") }
+        return UploadedPart(number: number, etag: etag, checksum: checksum)
+    }
+
+    /// Makes the object whole under its key: before this, it does not exist.
+    func completeMultipartUpload(_ location: ObjectLocation, uploadId: String, parts: [UploadedPart]) throws {
+        var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        for part in parts.sorted(by: { $0.number < $1.number }) {
+            xml += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(Self.escape(part.etag))</ETag>"
+            xml += "<ChecksumSHA256>\(part.checksum)</ChecksumSHA256></Part>"
+        }
+        xml += "</CompleteMultipartUpload>"
+        let response = try Data(xml.utf8).withUnsafeBytes { body in
+            try send(
+                "completing the upload of \(location)", "POST", bucket: location.bucket, key: location.key, query: [("uploadId", uploadId)],
+                headers: ["Content-Type: application/xml"], body: body)
+        }
+        // S3 can answer 200 with an error document, once the work took long.
+        if let root = XMLNode.parse(response.body), root.name == "Error" {
+            throw failure(HTTPResponse(status: 500, body: response.body), "completing the upload of \(location)")
+        }
+    }
+
+    func abortMultipartUpload(_ location: ObjectLocation, uploadId: String) throws {
+        _ = try send(
+            "aborting the upload of \(location)", "DELETE", bucket: location.bucket, key: location.key, query: [("uploadId", uploadId)],
+            accept: [404])
+    }
+
+    /// The multipart uploads in progress (or abandoned) under `prefix`.
+    func multipartUploads(bucket: String, prefix: String) throws -> [(key: String, uploadId: String)] {
+        var uploads: [(String, String)] = []
+        var markers: (key: String, id: String)?
+        repeat {
+            var query = [("uploads", ""), ("prefix", prefix)]
+            if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.id)] }
+            let response = try send("listing the uploads under s3://\(bucket)/\(prefix)", "GET", bucket: bucket, key: "", query: query)
+            guard let root = XMLNode.parse(response.body) else { throw unreadable("the list of uploads under s3://\(bucket)/\(prefix)") }
+            for upload in root.all("Upload") {
+                if let key = upload["Key"], let id = upload["UploadId"] { uploads.append((key, id)) }
+            }
+            if root["IsTruncated"] == "true", let key = root["NextKeyMarker"], let id = root["NextUploadIdMarker"] {
+                markers = (key, id)
+            } else {
+                markers = nil
+            }
+        } while markers != nil
+        return uploads
+    }
+
+    /// The largest object a single CopyObject copies: 5 GiB.
+    static let singleCopyLimit: Int64 = 5 << 30
+
+    /// Replaces an object's metadata (and storage class) by copying it onto
+    /// itself, which is how S3 changes metadata; the store computes the
+    /// object's SHA-256 checksum during the copy. Returns false, changing
+    /// nothing, for objects over ``singleCopyLimit``: those would need
+    /// UploadPartCopy with `x-amz-copy-source-range`, which libcurl 7.88
+    /// signs wrongly (it sorts `x-amz-copy-source-range` before
+    /// `x-amz-copy-source`, SigV4 sorts it after).
+    func replaceMetadata(_ location: ObjectLocation, size: Int64, headers: [String]) throws -> Bool {
+        guard size <= Self.singleCopyLimit else { return false }
+        let path = location.key.split(separator: "/").map { ObjectEndpoint.encode(String($0)) }.joined(separator: "/")
+        let response = try send(
+            "setting the metadata of \(location)", "PUT", bucket: location.bucket, key: location.key,
+            headers: headers + [
+                "x-amz-copy-source: /\(location.bucket)/\(path)", "x-amz-metadata-directive: REPLACE", "x-amz-checksum-algorithm: SHA256",
+            ])
+        // A copy can fail after its 200 status: the error is then the body.
+        if let root = XMLNode.parse(response.body), root.name == "Error" {
+            throw failure(HTTPResponse(status: 500, body: response.body), "setting the metadata of \(location)")
+        }
+        return true
+    }
+
+    // MARK: - Sending, retrying, reporting
+
+    /// Sends one request, retrying what is worth retrying; returns a 2xx
+    /// response, or one whose status is in `accept`.
+    private func send(
+        _ what: String, _ method: String, bucket: String, key: String, query: [(String, String)] = [], headers: [String] = [],
+        body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = []
+    ) throws -> HTTPResponse {
+        var request = HTTPRequest(method: method, url: endpoint.url(bucket: bucket, key: key, query: query))
+        let hash = payloadHash ?? SHA256.hash(data: body ?? UnsafeRawBufferPointer(start: nil, count: 0)).hexString
+        request.headers = headers + ["x-amz-content-sha256: \(hash)"]
+        if let token = credentials.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
+        request.signing = ("aws:amz:\(endpoint.region):s3", "\(credentials.accessKeyId):\(credentials.secretAccessKey)")
+        var attempt = 0
+        while true {
+            try Interruption.check()
+            let outcome: Result<HTTPResponse, HTTPTransportError>
+            do {
+                outcome = .success(try connection.perform(request, body: body))
+            } catch let error as HTTPTransportError {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let response) where (200..<300).contains(response.status) || accept.contains(response.status):
+                return response
+            case .success(let response) where !Self.isRetryable(response) || attempt >= retries:
+                throw failure(response, what, attempts: attempt + 1)
+            case .failure(let error) where attempt >= retries:
+                throw DBToolError(
+                    .tempFail, "\(what) failed: no answer from the object store at \(endpoint.base) after \(attempt + 1) attempts (\(error))",
+                    hint: "Check the endpoint, the network and the store, then run the command again.")
+            default:
+                attempt += 1
+                let delay = min(Self.maximumBackoff, Self.initialBackoff * Double(1 << min(attempt - 1, 10)))
+                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1))
+            }
+        }
+    }
+
+    private static func isRetryable(_ response: HTTPResponse) -> Bool {
+        if response.status >= 500 || response.status == 429 { return true }
+        let code = XMLNode.parse(response.body)?["Code"]
+        return code == "SlowDown" || code == "RequestTimeout"
+    }
+
+    /// The error for a response that is not a success.
+    private func failure(_ response: HTTPResponse, _ what: String, attempts: Int = 1) -> DBToolError {
+        let document = XMLNode.parse(response.body)
+        let code = document?["Code"] ?? "HTTP \(response.status)"
+        let message = document?["Message"].map { ": \($0)" } ?? ""
+        let said = "the object store at \(endpoint.base) answered \(code)\(message)"
+        switch code {
+        case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired",
+            "AllAccessDisabled", "AccountProblem":
+            return DBToolError(
+                .noPermission, "\(what) was refused: \(said)",
+                hint: "Check the credentials (\(credentials)) and that the key may use this bucket (README: Off-site backups).")
+        case "NoSuchBucket":
+            return DBToolError(.noInput, "\(what) failed: \(said)", hint: "Create the bucket, or check the URL and --endpoint.")
+        case "NoSuchKey":
+            return DBToolError(.noInput, "\(what) failed: no such object", hint: "List the archives with `dbtool backup list`.")
+        case "InvalidStorageClass", "InvalidArgument", "InvalidBucketName", "KeyTooLongError":
+            return DBToolError(.usage, "\(what) failed: \(said)")
+        default:
+            if response.status == 403 {
+                return DBToolError(.noPermission, "\(what) was refused: \(said)", hint: "Check the credentials (\(credentials)).")
+            }
+            if response.status == 404 && response.body.isEmpty {
+                return DBToolError(.noInput, "\(what) failed: not found at \(endpoint.base)")
+            }
+            if response.status >= 500 || response.status == 429 || code == "SlowDown" {
+                return DBToolError(
+                    .tempFail, "\(what) failed after \(attempts) attempts: \(said)", hint: "The store is busy or failing: run the command again later.")
+            }
+            return DBToolError(.ioError, "\(what) failed: \(said)")
+        }
+    }
+
+    private func unreadable(_ what: String) -> DBToolError {
+        DBToolError(.tempFail, "\(what) from \(endpoint.base) is not the XML document S3 sends", hint: "Check --endpoint: is it an S3 API?")
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

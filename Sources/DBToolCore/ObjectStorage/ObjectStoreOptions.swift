@@ -1,0 +1,100 @@
+import Foundation
+
+/// How to reach the object store: the options every `s3://` command shares,
+/// with the AWS environment variables as defaults.
+public struct ObjectStoreOptions: Sendable {
+    /// `--endpoint URL`, else `AWS_ENDPOINT_URL`, else AWS's own for the region.
+    public var endpoint: String?
+    /// `--region`, else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's
+    /// `region`, else `us-east-1`.
+    public var region: String?
+    /// Allow plain HTTP to an endpoint that is not on loopback.
+    public var allowInsecureEndpoint = false
+    /// How many times a request is retried after a network error, a 5xx or
+    /// a SlowDown, with exponential backoff, before dbtool gives up (75).
+    public var retries = ObjectStoreOptions.defaultRetries
+    /// The environment the AWS variables are read from.
+    public var environment: [String: String]
+
+    public static let defaultRetries = 5
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+}
+
+/// An endpoint resolved from ``ObjectStoreOptions``: where requests go, and
+/// how buckets are addressed.
+struct ObjectEndpoint: Sendable, Equatable {
+    /// `scheme://host[:port]`, without a trailing slash.
+    var base: String
+    var region: String
+    /// `endpoint/bucket/key` (S3-compatible stores) rather than
+    /// `bucket.endpoint/key` (AWS).
+    var pathStyle: Bool
+
+    init(_ options: ObjectStoreOptions, credentials: ObjectCredentials) throws {
+        let environment = options.environment
+        region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? credentials.region ?? "us-east-1"
+        guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+            throw DBToolError(.usage, "the region \(region) is not a region name", hint: "Pass --region (us-east-1, eu-west-3...).")
+        }
+        if let given = options.endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] {
+            guard let url = URL(string: given), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
+            else {
+                throw DBToolError(
+                    .usage, "the endpoint \(given) is not an http(s)://HOST[:PORT] URL",
+                    hint: "Pass --endpoint https://s3.example.com (no path, no credentials).")
+            }
+            if scheme == "http" && !options.allowInsecureEndpoint && !Self.isLoopback(host) {
+                throw DBToolError(
+                    .usage, "the endpoint \(given) is plain HTTP: credentials and backups would cross the network unencrypted",
+                    hint: "Use https://, or pass --allow-insecure-endpoint if this network is trusted.")
+            }
+            let hostPart = host.contains(":") ? "[\(host)]" : host
+            base = "\(scheme)://\(hostPart)" + (url.port.map { ":\($0)" } ?? "")
+            pathStyle = true
+        } else {
+            base = "https://s3.\(region).amazonaws.com"
+            pathStyle = false
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The URL of `key` in `bucket` (a bucket's root with an empty key).
+    func url(bucket: String, key: String, query: [(String, String)] = []) -> String {
+        // Bucket names with dots break AWS's TLS certificates: path style for those.
+        let path = "/" + key.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode(String($0)) }.joined(separator: "/")
+        var url: String
+        if pathStyle || bucket.contains(".") {
+            url = base + "/" + bucket + (key.isEmpty ? "" : path)
+        } else {
+            url = base.replacingOccurrences(of: "://", with: "://\(bucket).") + path
+        }
+        if !query.isEmpty {
+            // Sorted and fully encoded: that is SigV4's canonical query string,
+            // so the string libcurl signs is the one S3 computes.
+            url += "?" + query.sorted { $0.0 < $1.0 }.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        }
+        return url
+    }
+
+    /// RFC 3986 encoding as SigV4 wants it: everything but `A-Za-z0-9-._~`.
+    static func encode(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.append(Character(UnicodeScalar(byte)))
+            default:
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,79 @@
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DBToolCore
+
+/// The upload pipeline on its own, against the real S3-API server: run
+/// under ThreadSanitizer too (the writer and the upload workers share parts).
+@Suite("Multipart upload stream", .serialized)
+struct MultipartUploadStreamTests {
+    let server: ObjectStorageServer
+    let store: ObjectStore
+
+    init() throws {
+        server = try ObjectStorageServer()
+        var options = ObjectStoreOptions(environment: server.environment)
+        options.retries = 1
+        store = try ObjectStore(options)
+    }
+
+    /// Streams `size` pseudo-random bytes in odd-sized writes; returns the SHA-256 written.
+    private func upload(_ location: ObjectLocation, size: Int, threads: Int, complete: Bool) throws -> (MultipartUploadStream, String) {
+        let stream = try MultipartUploadStream(store: store, location: location, partSize: 5 << 20, threads: threads, headers: [])
+        var generator = SystemRandomNumberGenerator()
+        var words = [UInt64](repeating: 0, count: 777_777 / 8 + 1)
+        var hash = SHA256()
+        var written = 0
+        while written < size {
+            let count = min(777_777, size - written)  // odd-sized writes: parts never align with them
+            for index in words.indices { words[index] = generator.next() }
+            let bytes = words.withUnsafeBytes { Array($0) }
+            bytes.withUnsafeBytes { buffer in
+                _ = stream.write(buffer.baseAddress!, count: count)
+                hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+            written += count
+        }
+        if complete { try stream.complete() } else { try stream.finish() }
+        return (stream, hash.finalize().hexString)
+    }
+
+    @Test("parts uploaded by several workers make the object, in order, with its SHA-256", arguments: [1, 3])
+    func ordered(threads: Int) throws {
+        let location = ObjectLocation(bucket: "backups", key: "stream/\(threads).bin")
+        let (stream, sha256) = try upload(location, size: 17 << 20, threads: threads, complete: true)
+        #expect(stream.sha256?.hexString == sha256)
+        let info = try #require(try store.head(location))
+        #expect(info.size == 17 << 20)
+        var hash = SHA256()
+        var offset: Int64 = 0
+        while offset < info.size {
+            let end = min(info.size, offset + (8 << 20))
+            hash.update(data: try store.get(location, range: offset..<end, etag: info.etag))
+            offset = end
+        }
+        #expect(hash.finalize().hexString == sha256)
+    }
+
+    @Test("an aborted upload leaves no object and no open upload")
+    func aborted() throws {
+        let location = ObjectLocation(bucket: "backups", key: "stream/aborted.bin")
+        let (stream, _) = try upload(location, size: 11 << 20, threads: 2, complete: false)
+        try stream.abort()
+        #expect(try store.head(location) == nil)
+        #expect(try server.openUploads("stream/") == 0)
+    }
+
+    @Test("metadata set by a copy onto itself; the object keeps its bytes")
+    func metadata() throws {
+        let location = ObjectLocation(bucket: "backups", key: "stream/meta.bin")
+        let (stream, _) = try upload(location, size: 6 << 20, threads: 2, complete: true)
+        #expect(try store.replaceMetadata(location, size: stream.size, headers: ["x-amz-meta-dbtool-sha256: abc"]))
+        let info = try #require(try store.head(location))
+        #expect(info.metadata["dbtool-sha256"] == "abc")
+        #expect(info.size == 6 << 20)
+        #expect(!(try store.replaceMetadata(location, size: ObjectStore.singleCopyLimit + 1, headers: [])))
+    }
+}

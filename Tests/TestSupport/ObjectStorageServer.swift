@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// A real S3-API server on loopback (moto, started by scripts/s3-test-server.py
+/// with the Python of `make s3-deps`), with a bucket `backups` and a key
+/// allowed to use it. Stopped when released.
+public final class ObjectStorageServer: @unchecked Sendable {  // immutable after init
+    public let endpoint: String
+    public let accessKeyId: String
+    public let secretAccessKey: String
+    private let process: Process
+    private let input: Pipe
+
+    /// The package's root (this file is Tests/TestSupport/ObjectStorageServer.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let python = ProcessInfo.processInfo.environment["DBTOOL_S3_PYTHON"] ?? packageRoot + "/.build/s3-venv/bin/python"
+
+    public init() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run `make s3-deps` first")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [Self.packageRoot + "/scripts/s3-test-server.py"]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The JSON line, after whatever moto prints first.
+        var buffer = Data()
+        var line: [String: String]?
+        while line == nil {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            for text in String(decoding: buffer, as: UTF8.self).split(separator: "\n") where text.hasPrefix("{") {
+                line = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
+            }
+        }
+        let values = try #require(line, "the S3 test server did not start")
+        endpoint = values["endpoint"] ?? ""
+        accessKeyId = values["accessKeyId"] ?? ""
+        secretAccessKey = values["secretAccessKey"] ?? ""
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Kills the server at once (the tests of a store that goes away).
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    public func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning {
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            kill()
+        }
+    }
+
+    /// The environment dbtool reads: this endpoint and key.
+    public var environment: [String: String] {
+        [
+            "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": accessKeyId, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_SESSION_TOKEN": "",
+            "AWS_PROFILE": "none", "AWS_REGION": "us-east-1",
+        ]
+    }
+
+    /// Runs Python with `s3`, a boto3 client of this server, defined: for
+    /// what dbtool does not do (write arbitrary objects, list uploads).
+    public func python(_ code: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        let prelude = """
+            import boto3, json, sys
+            s3 = boto3.client("s3", endpoint_url="\(endpoint)", region_name="us-east-1", \
+            aws_access_key_id="\(accessKeyId)", aws_secret_access_key="\(secretAccessKey)")
+
+            """
+        process.arguments = ["-c", prelude + code]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "python failed: \(code)")
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The keys under `prefix` in `backups`.
+    public func keys(_ prefix: String) throws -> [String] {
+        let text = try python(
+            "print(json.dumps([o['Key'] for o in s3.list_objects_v2(Bucket='backups', Prefix='\(prefix)').get('Contents', [])]))")
+        return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String] ?? []
+    }
+
+    /// The multipart uploads open under `prefix`.
+    public func openUploads(_ prefix: String) throws -> Int {
+        Int(try python("print(len(s3.list_multipart_uploads(Bucket='backups', Prefix='\(prefix)').get('Uploads', [])))")) ?? -1
+    }
+}
