@@ -175,10 +175,11 @@ bench: bench-deps
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-backup: dbtool backup of a 1 GiB directory against tar | zstd, peak RSS, writer stalls
-bench-backup: bench-deps
+bench-backup: bench-deps s3-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(SWIFT) build -c release --product dbtool
-	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
+	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md \
+	    --s3-server "$(CURDIR)/$(S3_VENV)/bin/python $(CURDIR)/scripts/s3-test-server.py"
 
 ## bench-instructions: each workload once under callgrind (timed region only), ratios in instructions
 bench-instructions: bench-deps

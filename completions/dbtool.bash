@@ -639,9 +639,9 @@ _dbtool_snapshot() {
 
 _dbtool_backup() {
     repeating_flags=()
-    non_repeating_flags=(--force --quiet -q --version -h --help)
+    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --keep --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -664,7 +664,47 @@ _dbtool_backup() {
     '--threads')
         return
         ;;
+    '--to')
+        return
+        ;;
     '--keep')
+        return
+        ;;
+    '--keep-hourly')
+        return
+        ;;
+    '--keep-daily')
+        return
+        ;;
+    '--keep-weekly')
+        return
+        ;;
+    '--keep-monthly')
+        return
+        ;;
+    '--keep-yearly')
+        return
+        ;;
+    '--passphrase-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--part-size')
+        return
+        ;;
+    '--upload-threads')
+        return
+        ;;
+    '--storage-class')
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
         return
         ;;
     '--database')
@@ -688,22 +728,22 @@ _dbtool_backup() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    create|verify)
+    create|list|verify)
         # Offer subcommand argument completions
         "_dbtool_backup_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'create verify' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'create list verify' -- "${cur}"))
         ;;
     esac
 }
 
 _dbtool_backup_create() {
     repeating_flags=()
-    non_repeating_flags=(--force --quiet -q --version -h --help)
+    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --keep --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -726,7 +766,47 @@ _dbtool_backup_create() {
     '--threads')
         return
         ;;
+    '--to')
+        return
+        ;;
     '--keep')
+        return
+        ;;
+    '--keep-hourly')
+        return
+        ;;
+    '--keep-daily')
+        return
+        ;;
+    '--keep-weekly')
+        return
+        ;;
+    '--keep-monthly')
+        return
+        ;;
+    '--keep-yearly')
+        return
+        ;;
+    '--passphrase-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--part-size')
+        return
+        ;;
+    '--upload-threads')
+        return
+        ;;
+    '--storage-class')
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
         return
         ;;
     '--database')
@@ -746,15 +826,61 @@ _dbtool_backup_create() {
     esac
 }
 
-_dbtool_backup_verify() {
+_dbtool_backup_list() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --version -h --help)
+    non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format)
+    non_repeating_options=(--endpoint --region --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_dbtool_backup_verify() {
+    repeating_flags=()
+    non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--passphrase-file --endpoint --region --retries --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--passphrase-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -772,14 +898,27 @@ _dbtool_backup_verify() {
 
 _dbtool_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --live --quiet -q --version -h --help)
+    non_repeating_flags=(--force --live --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --format)
+    non_repeating_options=(--timeout --passphrase-file --endpoint --region --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
     '--timeout')
+        return
+        ;;
+    '--passphrase-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
         return
         ;;
     '--format')

@@ -364,7 +364,23 @@ _dbtool_backup() {
         '--archive-format[The archive format (default\: the one --output'\''s extension names, else tar.zst).]:archive-format:{__dbtool_complete "${___archive_format[@]}"}'
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
-        '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
+        '--to[Stream the archive to object storage under this prefix.]:s3\://bucket/prefix/:'
+        '--keep[With --output-dir or --to\: keep the newest N archives of this database.]:keep:'
+        '--keep-hourly[Keep the newest archive of each of the last N hours.]:n:'
+        '--keep-daily[Keep the newest archive of each of the last N days.]:n:'
+        '--keep-weekly[Keep the newest archive of each of the last N ISO weeks.]:n:'
+        '--keep-monthly[Keep the newest archive of each of the last N months.]:n:'
+        '--keep-yearly[Keep the newest archive of each of the last N years.]:n:'
+        '--dry-run[Check, and print what retention would delete; write and delete nothing.]'
+        '--encrypt[Encrypt the archive\: a zip with AES-256 entries (needs --passphrase-file).]'
+        '--passphrase-file[The file whose first line is the passphrase.]:passphrase-file:_files'
+        '--part-size[With --to\: the upload'\''s part size in MiB, 5 to 5120 (default 16).]:mib:'
+        '--upload-threads[With --to\: parts uploaded at once; memory holds one part more (default 4).]:upload-threads:'
+        '--storage-class[With --to\: the objects'\'' storage class (STANDARD_IA, GLACIER_IR...; default\: the bucket'\''s).]:storage-class:'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--force[Replace --output if it exists.]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
@@ -381,13 +397,14 @@ _dbtool_backup() {
     command)
         local -ar subcommands=(
             'create:Archive the whole database directory (the default of `dbtool backup`).'
+            'list:List the archives in a backup directory or under an s3:// prefix, oldest first.'
             'verify:Check that an archive is whole and holds a sound database.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        create|verify)
+        create|list|verify)
             "_dbtool_backup_${words[1]}" && ret=0
             ;;
         esac
@@ -407,11 +424,46 @@ _dbtool_backup_create() {
         '--archive-format[The archive format (default\: the one --output'\''s extension names, else tar.zst).]:archive-format:{__dbtool_complete "${___archive_format[@]}"}'
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
-        '--keep[With --output-dir\: keep only the newest N archives of this database.]:keep:'
+        '--to[Stream the archive to object storage under this prefix.]:s3\://bucket/prefix/:'
+        '--keep[With --output-dir or --to\: keep the newest N archives of this database.]:keep:'
+        '--keep-hourly[Keep the newest archive of each of the last N hours.]:n:'
+        '--keep-daily[Keep the newest archive of each of the last N days.]:n:'
+        '--keep-weekly[Keep the newest archive of each of the last N ISO weeks.]:n:'
+        '--keep-monthly[Keep the newest archive of each of the last N months.]:n:'
+        '--keep-yearly[Keep the newest archive of each of the last N years.]:n:'
+        '--dry-run[Check, and print what retention would delete; write and delete nothing.]'
+        '--encrypt[Encrypt the archive\: a zip with AES-256 entries (needs --passphrase-file).]'
+        '--passphrase-file[The file whose first line is the passphrase.]:passphrase-file:_files'
+        '--part-size[With --to\: the upload'\''s part size in MiB, 5 to 5120 (default 16).]:mib:'
+        '--upload-threads[With --to\: parts uploaded at once; memory holds one part more (default 4).]:upload-threads:'
+        '--storage-class[With --to\: the objects'\'' storage class (STANDARD_IA, GLACIER_IR...; default\: the bucket'\''s).]:storage-class:'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--force[Replace --output if it exists.]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup create -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_backup_list() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':target:_files -/'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -427,6 +479,11 @@ _dbtool_backup_verify() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         ':archive:{__dbtool_custom_complete ---completion backup verify -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--passphrase-file[The file whose first line is the passphrase of an encrypted archive.]:passphrase-file:_files'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -446,6 +503,11 @@ _dbtool_restore() {
         '--force[Replace the content of a non-empty DIR (refused while its database is in use).]'
         '--live[Restore into DIR'\''s database in place, while applications keep it open.]'
         '--timeout[With --live\: how long to wait for the database'\''s write lock before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--passphrase-file[The file whose first line is the passphrase of an encrypted archive.]:passphrase-file:_files'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'

@@ -95,7 +95,44 @@ private final class StallProbe: @unchecked Sendable {
     }
 }
 
-func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int) throws -> String {
+/// A real S3-API server on loopback: `PYTHON SCRIPT` (scripts/s3-test-server.py)
+/// prints its endpoint and key as one JSON line, and serves until stdin closes.
+private final class LoopbackObjectStore {
+    let process = Process()
+    let input = Pipe()
+    var environment: [String: String] = [:]
+
+    init(command: String) throws {
+        let parts = command.split(separator: " ").map(String.init)
+        process.executableURL = URL(fileURLWithPath: parts[0])
+        process.arguments = Array(parts.dropFirst())
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("}") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("{") }),
+            let values = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+        else { throw BenchmarkError(description: "the S3 server \(command) did not start") }
+        environment = [
+            "AWS_ENDPOINT_URL": values["endpoint"] ?? "", "AWS_ACCESS_KEY_ID": values["accessKeyId"] ?? "",
+            "AWS_SECRET_ACCESS_KEY": values["secretAccessKey"] ?? "", "AWS_REGION": "us-east-1",
+        ]
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int, s3Server: String? = nil) throws -> String {
     let scratch = fixturesDirectory + "/backup"
     try? FileManager.default.removeItem(atPath: scratch)
     let directory = scratch + "/db"
@@ -149,6 +186,43 @@ func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int) t
         commits += result.commits
     }
 
+    var objectStorage = ""
+    if let s3Server {
+        log("backup: the same backup streamed to object storage (moto on loopback), against a local file")
+        let server = try LoopbackObjectStore(command: s3Server)
+        defer { server.stop() }
+        for (name, value) in server.environment { setenv(name, value, 1) }
+        var uploads: [Measured] = []
+        var files: [Measured] = []
+        for round in 0...max(1, repetitions / 2) {
+            try? FileManager.default.removeItem(atPath: archive)
+            let file = try measure(dbtool, ["backup", "--database", directory, "--output", archive, "--level", "3", "--quiet"])
+            let upload = try measure(
+                dbtool, ["backup", "--database", directory, "--to", "s3://backups/bench/", "--level", "3", "--keep", "1", "--quiet"])
+            if round > 0 {
+                files.append(file)
+                uploads.append(upload)
+            }
+        }
+        let uploadTime = median(uploads.map(\.seconds))
+        let fileTime = median(files.map(\.seconds))
+        let uploadRSS = uploads.map(\.maxRSSKiB).max() ?? 0
+        objectStorage = """
+
+
+            #### To object storage: `dbtool backup --to s3://` against `--output FILE`, same run
+
+            The same database to moto's S3 API server on loopback (HTTP, SigV4-signed by libcurl; moto keeps objects in \
+            memory and is written in Python, so this measures dbtool's pipeline and a slow store, not the network), \
+            16 MiB parts, 4 upload threads, median of \(uploads.count) runs each.
+
+            | Measure | --to s3:// | --output FILE | ratio | target | met |
+            | --- | ---: | ---: | ---: | ---: | :---: |
+            | Wall time | \(String(format: "%.2f s", uploadTime)) | \(String(format: "%.2f s", fileTime)) | \(String(format: "%.2fx", uploadTime / fileTime)) | | |
+            | Peak RSS | \(uploadRSS / 1024) MiB | \((files.map(\.maxRSSKiB).max() ?? 0) / 1024) MiB | | < 128 MiB | \(uploadRSS < 128 * 1024 ? "yes" : "no") |
+            """
+    }
+
     let gib = Double(size) / Double(1 << 30)
     return """
         ### dbtool backup against tar | zstd (whole processes, median of \(repetitions) interleaved runs)
@@ -170,5 +244,5 @@ func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int) t
         the WAL it copies holds what the writer committed during the backup, and the writer's first commit after \
         the backup also checkpoints that WAL, which the backup's read transaction kept from being checkpointed. \
         Both are in the longest commit above.
-        """
+        """ + objectStorage
 }

@@ -48,7 +48,8 @@ do {
     case "backup":
         guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks backup --dbtool PATH") }
         let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
-        let report = try backupReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
+        let report = try backupReport(
+            dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions, s3Server: option("--s3-server"))
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "backup", with: report) }
     case "once":

@@ -59,7 +59,15 @@ struct ObjectBackup {
         let lock = try ExclusiveLock(directory: database.location.directoryPath, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         var aborted: [String] = []
-        for upload in try store.multipartUploads(bucket: prefix.bucket, prefix: prefix.prefix) {
+        let openUploads: [(key: String, uploadId: String)]
+        do {
+            openUploads = try store.multipartUploads(bucket: prefix.bucket, prefix: prefix.prefix)
+        } catch let error as DBToolError where error.status == .noPermission {
+            // A key without s3:ListBucketMultipartUploads can still back up;
+            // the bucket's lifecycle rule then has to expire abandoned uploads.
+            openUploads = []
+        }
+        for upload in openUploads {
             let stale = ObjectLocation(bucket: prefix.bucket, key: upload.key)
             guard stale.parentPrefix == prefix.prefix, series.timestamp(of: stale.name) != nil else { continue }
             try store.abortMultipartUpload(stale, uploadId: upload.uploadId)

@@ -30,12 +30,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "success"
         case .usage: "usage error: a bad argument or option"
         case .dataError: "data error: bad SQL, not a database, a failed migration or integrity check"
-        case .noInput: "input missing: database, directory or file"
+        case .noInput: "input missing: database, directory, file, bucket or object"
         case .software: "internal error (please report it)"
         case .cantCreate: "cannot create an output"
         case .ioError: "I/O error, disk full included"
-        case .tempFail: "temporary failure: the database was busy or locked past --timeout, or another dbtool run holds it (retry later)"
-        case .noPermission: "permission denied"
+        case .tempFail:
+            "temporary failure: the database was busy or locked past --timeout, another dbtool run holds it, or the object store failed past --retries (retry later)"
+        case .noPermission: "permission denied (files, object storage credentials, an archive's passphrase)"
         case .interrupted: "interrupted by SIGINT or SIGTERM, after cleaning up"
         }
     }
