@@ -61,7 +61,8 @@ final class ProgressLine: Sendable {
             let now = Date()
             guard now.timeIntervalSince(start) >= 1, finished || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return }
             state.lastDraw = finished ? .distantPast : now
-            let uploaded = state.uploaded > 0 ? ", \(ByteCount.text(state.uploaded)) uploaded" : ""
+            let rate = Int64(Double(state.uploaded) / max(now.timeIntervalSince(start), 0.001))
+            let uploaded = state.uploaded > 0 ? ", \(ByteCount.text(state.uploaded)) uploaded (\(ByteCount.text(rate))/s)" : ""
             let line =
                 "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + uploaded + (finished ? "\n" : "")
             FileHandle.standardError.write(Data(line.utf8))

@@ -10,8 +10,10 @@ import Foundation
 public struct BackupListOperation: Sendable {
     /// A directory, or `s3://BUCKET/PREFIX/`.
     public var target: String
+    /// How to reach the object store of an `s3://` target.
     public var objectStore = ObjectStoreOptions()
 
+    /// Lists `target`: a directory, or `s3://BUCKET/PREFIX/`.
     public init(target: String) {
         self.target = target
     }
@@ -23,20 +25,30 @@ public struct BackupListOperation: Sendable {
         public var size: Int64
         /// When the backup was taken (ISO 8601, UTC, from the name).
         public var created: String
+        /// The archive format, from the name's extension.
         public var format: String
+        /// The database's page count (object metadata; nil for local archives).
         public var pageCount: Int?
         /// `VERSION NAME` of the last migration applied, if any.
         public var lastMigration: String?
+        /// The archive's SHA-256 (object metadata; nil for local archives).
         public var sha256: String?
+        /// True for an encrypted archive (object metadata; nil for local archives).
         public var encrypted: Bool?
     }
 
+    /// What `backup list` found.
     public struct Report: Codable, Sendable, Equatable {
+        /// The directory or prefix listed, as given.
         public var target: String
         /// Oldest first; the last is what `latest` names.
         public var archives: [Archive]
     }
 
+    /// Lists the archives.
+    ///
+    /// - throws: ``DBToolError``: 66 for a missing directory or bucket, 77
+    ///   for refused credentials, 75 for a store that keeps failing.
     public func run() throws -> Report {
         var archives: [(ArchiveName, Archive)] = []
         if ObjectLocation.isObjectURL(target) {

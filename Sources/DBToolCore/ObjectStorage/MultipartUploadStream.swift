@@ -71,7 +71,8 @@ final class MultipartUploadStream: ArchiveSink {
                 buffer = free
             }
             let length = min(partSize - filled, count - offset)
-            (buffer.baseAddress! + filled).copyMemory(from: bytes + offset, byteCount: length)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + length)])
+                .copyMemory(from: UnsafeRawBufferPointer(start: bytes + offset, count: length))
             filled += length
             offset += length
             if filled == partSize { submitCurrent() }

@@ -6,7 +6,9 @@ import Foundation
 /// a missing final slash is added); for verify and restore it names one
 /// archive, or `latest`: the newest archive under its prefix.
 public struct ObjectLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The bucket's name.
     public var bucket: String
+    /// The object's key, or a prefix (see ``prefix``).
     public var key: String
 
     /// True for `s3://...` arguments: everything else is a local path.

@@ -16,8 +16,10 @@ public struct ObjectStoreOptions: Sendable {
     /// The environment the AWS variables are read from.
     public var environment: [String: String]
 
+    /// The retries when `--retries` is not given.
     public static let defaultRetries = 5
 
+    /// Options with every value from `environment` (or AWS's defaults).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
     }
