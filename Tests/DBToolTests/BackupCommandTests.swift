@@ -95,6 +95,42 @@ struct BackupCommandTests {
         }
     }
 
+    @Test("GFS retention in --output-dir: archives of made-up dates; --dry-run reports and deletes nothing")
+    func gfsRetention() throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        let directory = scratch.file("backups")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let old = [
+            "db-20250101T020000.000Z.tar.zst", "db-20250615T020000.000Z.zip", "db-20260901T020000.000Z.tar.gz",
+            "db-20261001T020000.000Z.tar.zst", "db-20261120T020000.000Z.tar.zst", "db-20261121T020000.000Z.tar.zst",
+            "db-20261121T140000.000Z.tar.zst",
+        ]
+        let others = ["other-20200101T000000.000Z.tar.zst", "notes.txt", "db-20200101T000000.000Z.txt"]
+        for name in old + others { #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8))) }
+        let rules = ["--keep-daily", "2", "--keep-monthly", "3"]
+        let expected = [
+            "db-20250101T020000.000Z.tar.zst", "db-20250615T020000.000Z.zip", "db-20261120T020000.000Z.tar.zst",
+            "db-20261121T020000.000Z.tar.zst",
+        ].map { directory + "/" + $0 }
+
+        let dryRun = try dbtool(["backup", "--database", database, "--output-dir", directory, "--dry-run", "--format", "json"] + rules)
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        let plan = try json(dryRun)
+        #expect(plan["wouldDelete"] as? [String] == expected)
+        #expect(plan["dryRun"] as? Bool == true)
+        #expect((plan["sourceBytes"] as? Int ?? 0) > 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == old.count + others.count)
+
+        let backup = try dbtool(["backup", "--database", database, "--output-dir", directory, "--format", "json"] + rules)
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(try json(backup)["deleted"] as? [String] == expected)
+        let remaining = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(remaining.isSuperset(of: others))
+        #expect(remaining.count == old.count + others.count + 1 - expected.count)
+        #expect(try dbtool(["backup", "--database", database, "--output", scratch.file("x.tar"), "--keep-daily", "1"]).status == 64)
+    }
+
     @Test("backups taken while two processes commit transfers restore to a constant total, with every prior commit")
     func liveWriter() throws {
         let scratch = TemporaryDirectory()

@@ -116,9 +116,10 @@ public struct BackupOperation: Sendable {
         try destination.prepare()
         if dryRun {
             let plan = try ArchivePlan(location: database.location)
+            let source = sourceSize(of: plan)
             return Report(
                 database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: 0,
-                sourceBytes: plan.totalBytes, files: plan.files.count + 1, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
+                sourceBytes: source.bytes, files: source.files, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
                 skipped: plan.skipped, deleted: [], deleteFailures: [], dryRun: true, wouldDelete: destination.expired(),
                 encrypted: passphrase != nil)
         }
@@ -150,6 +151,13 @@ public struct BackupOperation: Sendable {
             encrypted: passphrase != nil)
     }
 
+    /// What a backup of `plan` reads, as of now: the plan's files, and the
+    /// database's own (the database, its -wal and -shm).
+    func sourceSize(of plan: ArchivePlan) -> (files: Int, bytes: Int64) {
+        let own = ([""] + DatabaseFiles.walSuffixes).map { database.location.filePath + $0 }.filter { FileSystem.exists($0) }
+        return (plan.files.count + own.count, own.reduce(plan.totalBytes) { $0 + FileSystem.size($1) })
+    }
+
     /// The format asked for; an encrypted archive is a zip.
     private func resolvedFormat() throws -> ArchiveFormat {
         guard passphrase != nil else { return try ArchiveFormat.resolve(explicit: format, output: output) }
@@ -171,7 +179,7 @@ public struct BackupOperation: Sendable {
         let folder = plan.folder
         let databasePath = database.location.filePath
         let databaseName = URL(fileURLWithPath: databasePath).lastPathComponent
-        let total = plan.totalBytes + ([""] + DatabaseFiles.walSuffixes).reduce(0) { $0 + FileSystem.size(databasePath + $1) }
+        let total = sourceSize(of: plan).bytes
         var files: [BackupManifest.File] = []
         var done: Int64 = 0
         /// Archives a file, reporting progress, and lists it for the manifest.

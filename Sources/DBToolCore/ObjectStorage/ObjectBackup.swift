@@ -43,10 +43,11 @@ struct ObjectBackup {
         let names = existing.filter { $0.parentPrefix == prefix.prefix }.map(\.name)
         if operation.dryRun {
             let plan = try ArchivePlan(location: database.location)
+            let source = operation.sourceSize(of: plan)
             let wouldDelete = operation.retention.expired(among: names + [location.name], series: series).filter { $0 != location.name }
             return BackupOperation.Report(
                 database: database.location.filePath, archive: location.description, format: format.rawValue, bytes: 0,
-                sourceBytes: plan.totalBytes, files: plan.files.count + 1, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
+                sourceBytes: source.bytes, files: source.files, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
                 skipped: plan.skipped, deleted: [], deleteFailures: [], dryRun: true,
                 wouldDelete: wouldDelete.map { prefix.appending($0).description }, encrypted: operation.passphrase != nil)
         }
