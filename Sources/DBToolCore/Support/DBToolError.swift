@@ -35,7 +35,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .cantCreate: "cannot create an output"
         case .ioError: "I/O error, disk full included"
         case .tempFail:
-            "temporary failure: the database was busy or locked past --timeout, another dbtool run holds it, or the object store failed past --retries (retry later)"
+            "temporary failure: the database was busy or locked past --timeout, another dbtool run holds it, or the object store kept failing (retry later)"
         case .noPermission: "permission denied (files, object storage credentials, an archive's passphrase)"
         case .interrupted: "interrupted by SIGINT or SIGTERM, after cleaning up"
         }

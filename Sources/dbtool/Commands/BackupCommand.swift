@@ -17,7 +17,7 @@ struct BackupCommand: ParsableCommand {
 
             Examples:
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
-              dbtool backup --database /var/lib/myapp/db --to s3://backups/myapp/ --keep-daily 7
+              dbtool backup --database db --to s3://backups/myapp/ --keep-daily 7
               dbtool backup list s3://backups/myapp/
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
 
@@ -77,9 +77,9 @@ struct CreateBackupCommand: ParsableCommand {
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14
               dbtool backup --database /var/lib/myapp/db --output /tmp/db.tar.gz --level 9
               dbtool backup --database db --output-dir /backups --archive-format zip
-              dbtool backup --database db --to s3://backups/myapp/ --keep-daily 7 --keep-weekly 4
+              dbtool backup --database db --to s3://bak/app/ --keep-daily 7 --keep-weekly 4
               dbtool backup --database db --output-dir /backups --keep-daily 7 --dry-run
-              dbtool backup --database db --output-dir /backups --encrypt --passphrase-file /etc/myapp/key
+              dbtool backup --database db --output-dir /bak --encrypt --passphrase-file key
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
@@ -259,7 +259,7 @@ struct VerifyBackupCommand: ParsableCommand {
             Examples:
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool backup verify s3://backups/myapp/latest
-              dbtool backup verify /backups/db-20261123T020000.000Z.zip --passphrase-file /etc/myapp/key
+              dbtool backup verify /bak/db-20261123T020000.000Z.zip --passphrase-file key
             """)
 
     @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY.", completion: .archives)
