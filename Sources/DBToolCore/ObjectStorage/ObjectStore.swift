@@ -270,6 +270,9 @@ final class ObjectStore {
             return DBToolError(.noInput, "\(what) failed: \(said)", hint: "Create the bucket, or check the URL and --endpoint.")
         case "NoSuchKey":
             return DBToolError(.noInput, "\(what) failed: no such object", hint: "List the archives with `dbtool backup list`.")
+        case "PermanentRedirect", "AuthorizationHeaderMalformed", "IllegalLocationConstraintException":
+            return DBToolError(
+                .usage, "\(what) failed: \(said)", hint: "The bucket is in another region: pass its region with --region (or AWS_REGION).")
         case "InvalidStorageClass", "InvalidArgument", "InvalidBucketName", "KeyTooLongError":
             return DBToolError(.usage, "\(what) failed: \(said)")
         default:
