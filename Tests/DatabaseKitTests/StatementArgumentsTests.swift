@@ -80,4 +80,61 @@ struct StatementArgumentsTests {
             #expect(try Int.fetchOne(db, sql: "SELECT :a", arguments: ["a": 1, "b": 2, "c": 3]) == 1)
         }
     }
+
+    @Test("a name given twice binds its last value; equality and hashing ignore the order of names")
+    func duplicateNamesAndEquality() throws {
+        let twice: StatementArguments = ["a": 1, "b": 2, "a": 3]
+        #expect(twice.namedValues == ["a": 3.databaseValue, "b": 2.databaseValue])
+        let reordered: StatementArguments = ["b": 2, "a": 3]
+        #expect(twice == reordered)
+        #expect(twice.hashValue == reordered.hashValue)
+        #expect(twice != ["a": 1, "b": 2])
+        #expect(twice.description == "[\"a\": 3, \"b\": 2]")
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT :a * 10 + :b", arguments: twice) == 32)
+        }
+        var merged: StatementArguments = ["a": 1, "b": 2]
+        let replaced = merged.append(contentsOf: ["b": 20, "c": 30, "b": 21])
+        #expect(replaced == ["b": 2.databaseValue])
+        #expect(merged.namedValues == ["a": 1.databaseValue, "b": 21.databaseValue, "c": 30.databaseValue])
+    }
+
+    @Test("one statement executed with names in varying orders, a missing name, then extra names, binds each time by name")
+    func namedBindingAcrossExecutions() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE t (a, b)")
+            let statement = try db.cachedStatement(sql: "INSERT INTO t (a, b) VALUES (:a, :b)")
+            try statement.execute(arguments: ["a": 1, "b": 2])
+            try statement.execute(arguments: ["a": 3, "b": 4])
+            try statement.execute(arguments: ["b": 6, "a": 5])
+            let missing = expectDatabaseError(.SQLITE_MISUSE) { try statement.execute(arguments: ["a": 7]) }
+            #expect(missing?.message == "missing statement argument: b")
+            try statement.execute(arguments: ["z": 0, "b": 10, "a": 9, "y": nil])
+            try statement.execute(arguments: ["a": 11, "b": 12])
+            // Positional values on a named statement still bind in order.
+            try statement.execute(arguments: [13, 14])
+            let rows = try Row.fetchAll(db, sql: "SELECT a, b FROM t ORDER BY rowid")
+            #expect(rows.map { [$0[0] as Int, $0[1] as Int] } == [[1, 2], [3, 4], [5, 6], [9, 10], [11, 12], [13, 14]])
+        }
+    }
+
+    @Test("a statement with many named parameters binds each by name")
+    func manyNamedParameters() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            let names = (0..<40).map { "p\($0)" }
+            let sql = "SELECT " + names.map { ":\($0)" }.joined(separator: " || ',' || ")
+            var arguments = StatementArguments(names.indices.reversed().map { (names[$0], $0 as (any DatabaseValueConvertible)?) })
+            let expected = (0..<40).map(String.init).joined(separator: ",")
+            #expect(try String.fetchOne(db, sql: sql, arguments: arguments) == expected)
+            // A later value of a name wins here too, with more names than the scan limit.
+            arguments += ["p0": "x"]
+            #expect(try String.fetchOne(db, sql: sql, arguments: arguments) == "x" + expected.dropFirst())
+            arguments = StatementArguments(names.dropLast().map { ($0, 1 as (any DatabaseValueConvertible)?) })
+            let missing = expectDatabaseError(.SQLITE_MISUSE) { try String.fetchOne(db, sql: sql, arguments: arguments) }
+            #expect(missing?.message == "missing statement argument: p39")
+        }
+    }
 }

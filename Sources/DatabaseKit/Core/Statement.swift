@@ -94,10 +94,15 @@ public final class Statement {
     /// then bind without any name lookup.
     private lazy var hasOnlyPositionalParameters = parameterNames.allSatisfy { $0 == nil }
 
-    /// The number of distinct parameter names when every parameter is named,
-    /// nil otherwise: named arguments then bind by direct lookup.
-    private lazy var distinctNamedParameterCount: Int? =
-        parameterNames.contains(where: { $0 == nil }) ? nil : Set(parameterNames.compactMap { $0 }).count
+    /// True when every parameter is named: named arguments then bind
+    /// through a ``NamedBindingPlan``. (SQLite gives each distinct name one
+    /// parameter, so the names are distinct.)
+    private lazy var hasOnlyNamedParameters = parameterNames.allSatisfy { $0 != nil }
+
+    /// Where the values of the last named arguments went, reused while the
+    /// next arguments come with the same names in the same order (a loop
+    /// over one literal): their values then bind with no name lookup.
+    private var namedBindingPlan: NamedBindingPlan?
 
     init(database: Database, sqliteStatement: SQLiteStatement, compilation: StatementCompilation) {
         self.database = database
@@ -165,7 +170,7 @@ public final class Statement {
     public func setUncheckedArguments(_ arguments: StatementArguments) {
         // The usual case (records, keys): one positional value per
         // parameter, bound as they are, without building another array.
-        if arguments.namedValues.isEmpty && arguments.values.count == parameterCount {
+        if arguments.namedArguments.isEmpty && arguments.values.count == parameterCount {
             try? bind(arguments.values, arguments: arguments)
             return
         }
@@ -212,32 +217,41 @@ public final class Statement {
             }
             return
         }
-        if newArguments.namedValues.isEmpty && newArguments.values.count == parameterCount
+        if newArguments.namedArguments.isEmpty && newArguments.values.count == parameterCount
             && hasOnlyPositionalParameters
         {
             try bind(newArguments.values, arguments: newArguments)
-        } else if newArguments.values.isEmpty, let distinctCount = distinctNamedParameterCount,
-            distinctCount == newArguments.namedValues.count, try bindNamed(newArguments)
-        {
+        } else if newArguments.values.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments) {
             return
         } else {
             try setArguments(newArguments)
         }
     }
 
-    /// Binds named arguments by looking each parameter up, when they are
-    /// exactly the statement's names (same count, all found). Returns false,
-    /// having bound nothing for sure, when a name is missing: the general path
-    /// then reports the error.
+    /// Binds named arguments to a statement whose parameters are all named,
+    /// through the plan of the previous execution when the names match it,
+    /// or a new plan. Returns false, having bound nothing, when a parameter
+    /// has no value: the general path then reports the error.
     private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
+        let named = arguments.namedArguments
+        let plan: NamedBindingPlan
+        if let current = namedBindingPlan, current.matches(named) {
+            plan = current
+        } else {
+            guard let new = NamedBindingPlan(parameterNames: parameterNames, arguments: named) else { return false }
+            namedBindingPlan = new
+            plan = new
+        }
         sqlite3_reset(sqliteStatement)
-        let namedValues = arguments.namedValues
-        for (offset, name) in parameterNames.enumerated() {
-            guard let name, let value = namedValues[name] else { return false }
-            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
-            guard code == SQLITE_OK else {
-                argumentsAreValidAndBound = false
-                throw database.error(code: code, sql: sql, arguments: arguments)
+        try named.withUnsafeBufferPointer { named in
+            try plan.slots.withUnsafeBufferPointer { slots in
+                for parameter in 0..<slots.count {
+                    let code = named[slots[parameter]].value.bind(to: sqliteStatement, at: CInt(parameter + 1))
+                    guard code == SQLITE_OK else {
+                        argumentsAreValidAndBound = false
+                        throw database.error(code: code, sql: sql, arguments: arguments)
+                    }
+                }
             }
         }
         _arguments = arguments
@@ -322,10 +336,12 @@ private let sqlStatementSeparators = CharacterSet.whitespacesAndNewlines.union(C
 /// Named values serve every statement, and may go unused.
 struct ArgumentsConsumer {
     private let arguments: StatementArguments
+    private let named: NamedArgumentLookup
     private var position = 0
 
     init(_ arguments: StatementArguments) {
         self.arguments = arguments
+        self.named = NamedArgumentLookup(arguments.namedArguments)
     }
 
     /// True when positional values remain.
@@ -337,7 +353,7 @@ struct ArgumentsConsumer {
         var result: [DatabaseValue] = []
         result.reserveCapacity(names.count)
         for name in names {
-            if let name, let value = arguments.namedValues[name] {
+            if let name, let value = named.value(named: name) {
                 result.append(value)
             } else if position < arguments.values.count {
                 result.append(arguments.values[position])
@@ -355,7 +371,7 @@ struct ArgumentsConsumer {
     /// Values for each parameter, NULL where none is given.
     mutating func uncheckedValues(for statement: Statement) -> [DatabaseValue] {
         statement.parameterNames.map { name in
-            if let name, let value = arguments.namedValues[name] { return value }
+            if let name, let value = named.value(named: name) { return value }
             if position < arguments.values.count {
                 defer { position += 1 }
                 return arguments.values[position]
@@ -373,5 +389,44 @@ struct ArgumentsConsumer {
     func wrongArgumentCount(sql: String?) -> DatabaseError {
         DatabaseError(
             resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count)", sql: sql)
+    }
+}
+
+/// Where each parameter of a statement whose parameters are all named finds
+/// its value among named arguments: built once by name lookup, then reused
+/// for arguments that come with the same names in the same order, checked
+/// by comparing names one to one (cheap: short names compare as two words).
+struct NamedBindingPlan {
+    /// The argument names the plan was built for, in order.
+    private let names: [String]
+    /// For each parameter, the index of its value among the arguments.
+    let slots: [Int]
+
+    /// Nil when a parameter has no value among the arguments.
+    init?(parameterNames: [String?], arguments: [NamedArgument]) {
+        var slots: [Int] = []
+        slots.reserveCapacity(parameterNames.count)
+        // Many arguments: hash them once rather than scan them per parameter.
+        let index: [String: Int]? = arguments.count > 16
+            ? Dictionary(arguments.indices.lazy.map { (arguments[$0].name, $0) }, uniquingKeysWith: { _, last in last })
+            : nil
+        for name in parameterNames {
+            guard let name else { return nil }
+            guard let slot = index.map({ $0[name] }) ?? arguments.lastIndex(named: name) else { return nil }
+            slots.append(slot)
+        }
+        self.names = arguments.map(\.name)
+        self.slots = slots
+    }
+
+    /// True when `arguments` carry the names of the plan, in its order.
+    func matches(_ arguments: [NamedArgument]) -> Bool {
+        guard arguments.count == names.count else { return false }
+        return names.withUnsafeBufferPointer { names in
+            arguments.withUnsafeBufferPointer { arguments in
+                for index in 0..<names.count where names[index] != arguments[index].name { return false }
+                return true
+            }
+        }
     }
 }

@@ -18,28 +18,36 @@ public struct StatementArguments: Hashable, Sendable {
     /// The positional values, in order.
     public private(set) var values: [DatabaseValue]
 
+    /// The named values in the order they were given. A name may appear more
+    /// than once: its last value wins. An array rather than a dictionary,
+    /// because hashing names costs more than binding them: statements find
+    /// their values by comparing names in order (see `Statement`).
+    private(set) var namedArguments: [NamedArgument]
+
     /// The named values, keyed by parameter name without its prefix.
-    public private(set) var namedValues: [String: DatabaseValue]
+    public var namedValues: [String: DatabaseValue] {
+        Dictionary(namedArguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
 
     /// True when there is no value at all.
-    public var isEmpty: Bool { values.isEmpty && namedValues.isEmpty }
+    public var isEmpty: Bool { values.isEmpty && namedArguments.isEmpty }
 
     /// Creates empty arguments.
     public init() {
         values = []
-        namedValues = [:]
+        namedArguments = []
     }
 
     /// Creates positional arguments from a sequence of values (nil is NULL).
     public init(_ values: some Sequence<(any DatabaseValueConvertible)?>) {
         self.values = values.map { $0?.databaseValue ?? .null }
-        namedValues = [:]
+        namedArguments = []
     }
 
     /// Creates positional arguments from a sequence of values of one type.
     public init(_ values: some Sequence<some DatabaseValueConvertible>) {
         self.values = values.map(\.databaseValue)
-        namedValues = [:]
+        namedArguments = []
     }
 
     /// Creates positional arguments from an array of values of any type, or
@@ -58,49 +66,46 @@ public struct StatementArguments: Hashable, Sendable {
             values.append(dbValue)
         }
         self.values = values
-        namedValues = [:]
+        namedArguments = []
     }
 
     /// Creates named arguments from a dictionary (nil is NULL).
     public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
         values = []
-        namedValues = dictionary.mapValues { $0?.databaseValue ?? .null }
+        namedArguments = dictionary.map { NamedArgument(name: $0.key, value: $0.value?.databaseValue ?? .null) }
     }
 
     /// Creates named arguments from a sequence of names and values (nil is
     /// NULL); a later value of a name replaces an earlier one.
     public init(_ keysAndValues: some Sequence<(String, (any DatabaseValueConvertible)?)>) {
         values = []
-        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: keysAndValues.underestimatedCount)
-        for (name, value) in keysAndValues {
-            namedValues[name] = value?.databaseValue ?? .null
-        }
-        self.namedValues = namedValues
+        namedArguments = keysAndValues.map { NamedArgument(name: $0.0, value: $0.1?.databaseValue ?? .null) }
     }
 
     /// Creates named arguments from a dictionary of any values, or returns
     /// nil when a key is not a String or a value is not
     /// ``DatabaseValueConvertible``.
     public init?(_ dictionary: [AnyHashable: Any]) {
-        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: dictionary.count)
+        var namedArguments: [NamedArgument] = []
+        namedArguments.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
             guard let name = key as? String, let dbValue = DatabaseValue(value: value) else { return nil }
-            namedValues[name] = dbValue
+            namedArguments.append(NamedArgument(name: name, value: dbValue))
         }
         self.values = []
-        self.namedValues = namedValues
+        self.namedArguments = namedArguments
     }
 
     /// Creates named arguments from a dictionary of values of one type.
     public init<Value: DatabaseValueConvertible>(_ dictionary: [String: Value]) {
         values = []
-        namedValues = dictionary.mapValues(\.databaseValue)
+        namedArguments = dictionary.map { NamedArgument(name: $0.key, value: $0.value.databaseValue) }
     }
 
     /// Creates positional and named arguments at once.
     public init(values: [DatabaseValue], namedValues: [String: DatabaseValue]) {
         self.values = values
-        self.namedValues = namedValues
+        self.namedArguments = namedValues.isEmpty ? [] : namedValues.map { NamedArgument(name: $0.key, value: $0.value) }
     }
 
     /// Appends the positional values of `other`, and merges its named values.
@@ -110,11 +115,13 @@ public struct StatementArguments: Hashable, Sendable {
     public mutating func append(contentsOf other: StatementArguments) -> [String: DatabaseValue] {
         values.append(contentsOf: other.values)
         var replaced: [String: DatabaseValue] = [:]
-        for (name, value) in other.namedValues {
-            if let old = namedValues.updateValue(value, forKey: name) {
-                replaced[name] = old
+        if !namedArguments.isEmpty && !other.namedArguments.isEmpty {
+            let lookup = NamedArgumentLookup(namedArguments)
+            for argument in other.namedArguments {
+                if let old = lookup.value(named: argument.name) { replaced[argument.name] = old }
             }
         }
+        namedArguments.append(contentsOf: other.namedArguments)
         return replaced
     }
 
@@ -161,19 +168,26 @@ extension StatementArguments: ExpressibleByArrayLiteral {
             }
         }
         self.values = values
-        self.namedValues = [:]
+        self.namedArguments = []
     }
 }
 
 extension StatementArguments: ExpressibleByDictionaryLiteral {
     /// `["name": "Arthur", "score": nil]`
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        var namedValues: [String: DatabaseValue] = .init(minimumCapacity: elements.count)
-        for (name, value) in elements {
-            namedValues[name] = value?.databaseValue ?? .null
+        // A plain loop reading each pair in place: this runs once per
+        // execution of a statement. No dictionary: see `namedArguments`.
+        var namedArguments: [NamedArgument] = []
+        namedArguments.reserveCapacity(elements.count)
+        elements.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                let element = base + index
+                namedArguments.append(NamedArgument(name: element.pointee.0, value: element.pointee.1?.databaseValue ?? .null))
+            }
         }
         self.values = []
-        self.namedValues = namedValues
+        self.namedArguments = namedArguments
     }
 }
 
@@ -184,5 +198,66 @@ extension StatementArguments: CustomStringConvertible {
         let named = namedValues.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)): \($0.value)" }
         let positional = values.map(\.description)
         return "[" + (named + positional).joined(separator: ", ") + "]"
+    }
+}
+
+extension StatementArguments {
+    /// Equal when the positional values are equal and each name has the same
+    /// (last) value, whatever the order the names were given in.
+    public static func == (lhs: StatementArguments, rhs: StatementArguments) -> Bool {
+        lhs.values == rhs.values && lhs.namedValues == rhs.namedValues
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+        hasher.combine(namedValues)
+    }
+}
+
+/// One named value: the name without its prefix (`:`, `$`, `@`).
+struct NamedArgument: Sendable {
+    let name: String
+    let value: DatabaseValue
+}
+
+/// Finds named values by name, the last value of a name winning: by a
+/// backward scan for the few names statements usually take, through a
+/// dictionary built once for many.
+struct NamedArgumentLookup {
+    private let arguments: [NamedArgument]
+    private let index: [String: DatabaseValue]?
+
+    /// Above this count, a scan per lookup costs more than hashing once.
+    private static let scanLimit = 16
+
+    init(_ arguments: [NamedArgument]) {
+        self.arguments = arguments
+        index = arguments.count > Self.scanLimit
+            ? Dictionary(arguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+            : nil
+    }
+
+    /// The last value given for `name`, or nil.
+    func value(named name: String) -> DatabaseValue? {
+        if let index { return index[name] }
+        return arguments.lastValue(named: name)
+    }
+}
+
+extension [NamedArgument] {
+    /// The index of the last argument named `name`, or nil.
+    func lastIndex(named name: String) -> Int? {
+        var position = endIndex
+        while position > startIndex {
+            position -= 1
+            if self[position].name == name { return position }
+        }
+        return nil
+    }
+
+    /// The last value given for `name`, or nil.
+    func lastValue(named name: String) -> DatabaseValue? {
+        lastIndex(named: name).map { self[$0].value }
     }
 }
