@@ -407,7 +407,8 @@ struct NamedBindingPlan {
         var slots: [Int] = []
         slots.reserveCapacity(parameterNames.count)
         // Many arguments: hash them once rather than scan them per parameter.
-        let index: [String: Int]? = arguments.count > 16
+        let index: [String: Int]? =
+            arguments.count > NamedArgumentLookup.scanLimit
             ? Dictionary(arguments.indices.lazy.map { (arguments[$0].name, $0) }, uniquingKeysWith: { _, last in last })
             : nil
         for name in parameterNames {

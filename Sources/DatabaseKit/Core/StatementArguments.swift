@@ -229,11 +229,12 @@ struct NamedArgumentLookup {
     private let index: [String: DatabaseValue]?
 
     /// Above this count, a scan per lookup costs more than hashing once.
-    private static let scanLimit = 16
+    static let scanLimit = 16
 
     init(_ arguments: [NamedArgument]) {
         self.arguments = arguments
-        index = arguments.count > Self.scanLimit
+        index =
+            arguments.count > Self.scanLimit
             ? Dictionary(arguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
             : nil
     }
