@@ -1,13 +1,15 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
-// A package of its own, so that the main build never pulls GRDB. Release builds
+// A package of its own, so that the main build never pulls GRDB or SwiftNIO. Release builds
 // only: `make bench`, `make bench-instructions` (see the root Makefile).
 let package = Package(
     name: "Benchmarks",
     dependencies: [
         .package(name: "DatabaseKit", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The server-side peer; it pulls swift-nio and builds its own SQLite.
+        .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
     ],
     targets: [
         // The raw SQLite C API, for the baseline.
@@ -18,6 +20,7 @@ let package = Package(
                 "BenchSQLite",
                 .product(name: "DatabaseKit", package: "DatabaseKit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,17 +1,20 @@
 import BenchSQLite
 import Foundation
 
-/// The three implementations compared on every workload.
+/// The implementations compared on every workload (SQLiteNIO where it has
+/// an API for it).
 enum Implementation: String, CaseIterable, Sendable {
     case raw = "raw-c"
     case databaseKit = "databasekit"
     case grdb = "grdb"
+    case sqliteNIO = "sqlite-nio"
 
     var title: String {
         switch self {
         case .raw: return "raw C"
         case .databaseKit: return "DatabaseKit"
         case .grdb: return "GRDB 7.10"
+        case .sqliteNIO: return "SQLiteNIO 1.13.2"
         }
     }
 }
@@ -27,14 +30,16 @@ struct Outcome: Sendable {
     var rssGrowthMiB: Double? = nil
 }
 
-/// A benchmark workload, implemented three times.
+/// A benchmark workload, implemented once per implementation that has an
+/// API for it.
 struct Workload: Sendable {
     let id: String
     let title: String
     /// Included in `make bench-instructions`.
     let countsInstructions: Bool
     let expectedChecksum: @Sendable (Fixtures) -> Int64
-    let run: @Sendable (Implementation, Fixtures) throws -> Outcome
+    /// Nil when the implementation has no API for the workload.
+    let run: @Sendable (Implementation, Fixtures) throws -> Outcome?
 }
 
 /// The part of a run that is timed, and the only part callgrind instruments
@@ -53,9 +58,10 @@ struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Runs a workload once with an implementation, and checks its result.
-func runChecked(_ workload: Workload, _ implementation: Implementation, _ fixtures: Fixtures) throws -> Outcome {
-    let outcome = try workload.run(implementation, fixtures)
+/// Runs a workload once with an implementation, and checks its result; nil
+/// when the implementation has no API for the workload.
+func runChecked(_ workload: Workload, _ implementation: Implementation, _ fixtures: Fixtures) throws -> Outcome? {
+    guard let outcome = try workload.run(implementation, fixtures) else { return nil }
     let expected = workload.expectedChecksum(fixtures)
     guard outcome.checksum == expected else {
         throw BenchmarkError(description: "\(workload.id) with \(implementation.title): checksum \(outcome.checksum), expected \(expected)")
@@ -93,20 +99,21 @@ func runTimings(_ workloads: [Workload], fixtures: Fixtures, repetitions: Int) t
         for round in 0..<repetitions {
             for offset in 0..<order.count {
                 let implementation = order[(round + offset) % order.count]
-                let outcome = try runChecked(workload, implementation, fixtures)
+                guard let outcome = try runChecked(workload, implementation, fixtures) else { continue }
                 samples[implementation, default: []].append(outcome.seconds)
                 if let growth = outcome.rssGrowthMiB { rss[implementation, default: []].append(growth) }
             }
         }
         var result = TimingResult(workload: workload)
         for implementation in order {
-            result.seconds[implementation] = median(samples[implementation] ?? [])
+            if let values = samples[implementation] { result.seconds[implementation] = median(values) }
             if let values = rss[implementation] { result.rssGrowthMiB[implementation] = values.max() }
         }
         log(
-            String(
-                format: "    raw %.4fs  DatabaseKit %.4fs  GRDB %.4fs",
-                result.seconds[.raw]!, result.seconds[.databaseKit]!, result.seconds[.grdb]!))
+            "    "
+                + order.map { implementation in
+                    result.seconds[implementation].map { "\(implementation.title) \(String(format: "%.4fs", $0))" } ?? "\(implementation.title) -"
+                }.joined(separator: "  "))
         results.append(result)
     }
     return results

@@ -129,6 +129,7 @@ let recordWorkloads: [Workload] = [
                 return try DatabaseKitWorkloads.insertRecords(codablePlayersToInsert(), id: \.id, score: \.score, fixtures)
             case .grdb:
                 return try GRDBWorkloads.insertRecords(grdbCodablePlayersToInsert(), id: \.id, score: \.score, fixtures)
+            case .sqliteNIO: return nil  // no record layer
             }
         }),
     Workload(
@@ -139,6 +140,7 @@ let recordWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.insertRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.insertRecords(playersToInsert(), id: \.id, score: \.score, fixtures)
             case .grdb: return try GRDBWorkloads.insertRecords(grdbPlayersToInsert(), id: \.id, score: \.score, fixtures)
+            case .sqliteNIO: return nil  // no record layer
             }
         }),
     Workload(
@@ -149,6 +151,7 @@ let recordWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetchRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchRecords(CodablePlayer.self, score: \.score, fixtures)
             case .grdb: return try GRDBWorkloads.fetchRecords(GRDBCodablePlayer.self, score: \.score, fixtures)
+            case .sqliteNIO: return nil  // no record layer
             }
         }),
     Workload(
@@ -159,6 +162,7 @@ let recordWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetchRecords(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchRecords(Player.self, score: \.score, fixtures)
             case .grdb: return try GRDBWorkloads.fetchRecords(GRDBPlayer.self, score: \.score, fixtures)
+            case .sqliteNIO: return nil  // no record layer
             }
         }),
 ]

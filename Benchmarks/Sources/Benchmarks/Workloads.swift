@@ -11,6 +11,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.insert(named: false, fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.insert(named: false, fixtures)
             case .grdb: return try GRDBWorkloads.insert(named: false, fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.insert(fixtures)
             }
         }),
     Workload(
@@ -21,6 +22,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.insert(named: true, fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.insert(named: true, fixtures)
             case .grdb: return try GRDBWorkloads.insert(named: true, fixtures)
+            case .sqliteNIO: return nil  // no named parameters
             }
         }),
     Workload(
@@ -31,6 +33,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetch(byName: false, fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetch(byName: false, fixtures)
             case .grdb: return try GRDBWorkloads.fetch(byName: false, fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.fetch(byName: false, fixtures)
             }
         }),
     Workload(
@@ -41,6 +44,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetch(byName: true, fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetch(byName: true, fixtures)
             case .grdb: return try GRDBWorkloads.fetch(byName: true, fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.fetch(byName: true, fixtures)
             }
         }),
     Workload(
@@ -51,6 +55,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetchStructs(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchStructs(fixtures)
             case .grdb: return try GRDBWorkloads.fetchStructs(fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.fetchStructs(fixtures)
             }
         }),
     Workload(
@@ -61,6 +66,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.fetchStructs(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.fetchDecodables(fixtures)
             case .grdb: return try GRDBWorkloads.fetchDecodables(fixtures)
+            case .sqliteNIO: return nil  // no row decoder (SQLiteKit has one)
             }
         }),
     Workload(
@@ -71,6 +77,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.smallTransactions(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.smallTransactions(fixtures)
             case .grdb: return try GRDBWorkloads.smallTransactions(fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.smallTransactions(fixtures)
             }
         }),
     Workload(
@@ -81,6 +88,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.pointQueries(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.pointQueries(fixtures)
             case .grdb: return try GRDBWorkloads.pointQueries(fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.pointQueries(fixtures)
             }
         }),
     Workload(
@@ -91,6 +99,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.poolReads(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.poolReads(fixtures)
             case .grdb: return try GRDBWorkloads.poolReads(fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.poolReads(fixtures)
             }
         }),
     Workload(
@@ -101,6 +110,7 @@ let coreWorkloads: [Workload] = [
             case .raw: return try RawWorkloads.cursorMemory(fixtures)
             case .databaseKit: return try DatabaseKitWorkloads.cursorMemory(fixtures)
             case .grdb: return try GRDBWorkloads.cursorMemory(fixtures)
+            case .sqliteNIO: return try SQLiteNIOWorkloads.cursorMemory(fixtures)
             }
         }),
 ]
