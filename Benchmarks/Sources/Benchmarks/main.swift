@@ -2,7 +2,7 @@ import Foundation
 
 // Usage:
 //   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
-//   Benchmarks instructions [--only id,id] [--results FILE]
+//   Benchmarks instructions [--only id,id] [--results FILE] [--readme README.md]
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind)
@@ -36,9 +36,10 @@ do {
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "timings", with: report) }
     case "instructions":
-        let report = try instructionReport(selected.filter(\.countsInstructions), fixturesDirectory: fixturesDirectory)
+        let (report, summary) = try instructionReport(selected.filter(\.countsInstructions), fixturesDirectory: fixturesDirectory)
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "instructions", with: report) }
+        if let path = option("--readme") { try updateResults(at: path, section: "bench-instructions", with: summary) }
     case "tools":
         guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks tools --dbtool PATH") }
         let repetitions = option("--repetitions").flatMap(Int.init) ?? 5
