@@ -208,7 +208,8 @@ extension StatementArguments {
         lhs.values == rhs.values && lhs.namedValues == rhs.namedValues
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares: the positional values, and the last value
+    /// of each name.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(values)
         hasher.combine(namedValues)
