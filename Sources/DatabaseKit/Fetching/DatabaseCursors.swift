@@ -46,8 +46,9 @@ extension DatabaseCursor {
 /// out of the statement cache while iterating.
 ///
 /// Cursors store it `@exclusivity(unchecked)`: `step()` mutates it across a
-/// call into SQLite, so a checked access costs a runtime access-set entry
-/// per row (61 instructions, 3% of a cursor over one million rows). A cursor
+/// call into SQLite, so a checked access costs runtime calls per row (a
+/// cursor over one million rows: 1,929 M instructions checked, 1,806 M
+/// unchecked). A cursor
 /// is confined to the access thread of its database (it is not Sendable),
 /// and the struct holds only a constant statement reference and a flag, so
 /// even an overlapping access (a SQL function calling `next()` on the cursor
