@@ -406,14 +406,9 @@ struct NamedBindingPlan {
     init?(parameterNames: [String?], arguments: [NamedArgument]) {
         var slots: [Int] = []
         slots.reserveCapacity(parameterNames.count)
-        // Many arguments: hash them once rather than scan them per parameter.
-        let index: [String: Int]? =
-            arguments.count > NamedArgumentLookup.scanLimit
-            ? Dictionary(arguments.indices.lazy.map { (arguments[$0].name, $0) }, uniquingKeysWith: { _, last in last })
-            : nil
+        let lookup = NamedArgumentLookup(arguments)
         for name in parameterNames {
-            guard let name else { return nil }
-            guard let slot = index.map({ $0[name] }) ?? arguments.lastIndex(named: name) else { return nil }
+            guard let name, let slot = lookup.index(named: name) else { return nil }
             slots.append(slot)
         }
         self.names = arguments.map(\.name)

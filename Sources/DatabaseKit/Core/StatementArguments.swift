@@ -224,26 +224,32 @@ struct NamedArgument: Sendable {
 
 /// Finds named values by name, the last value of a name winning: by a
 /// backward scan for the few names statements usually take, through a
-/// dictionary built once for many.
+/// dictionary of positions built once for many.
 struct NamedArgumentLookup {
     private let arguments: [NamedArgument]
-    private let index: [String: DatabaseValue]?
+    private let positions: [String: Int]?
 
     /// Above this count, a scan per lookup costs more than hashing once.
     static let scanLimit = 16
 
     init(_ arguments: [NamedArgument]) {
         self.arguments = arguments
-        index =
+        positions =
             arguments.count > Self.scanLimit
-            ? Dictionary(arguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+            ? Dictionary(arguments.indices.lazy.map { (arguments[$0].name, $0) }, uniquingKeysWith: { _, last in last })
             : nil
+    }
+
+    /// The position among the arguments of the last value given for `name`,
+    /// or nil.
+    func index(named name: String) -> Int? {
+        if let positions { return positions[name] }
+        return arguments.lastIndex(named: name)
     }
 
     /// The last value given for `name`, or nil.
     func value(named name: String) -> DatabaseValue? {
-        if let index { return index[name] }
-        return arguments.lastValue(named: name)
+        index(named: name).map { arguments[$0].value }
     }
 }
 
@@ -256,10 +262,5 @@ extension [NamedArgument] {
             if self[position].name == name { return position }
         }
         return nil
-    }
-
-    /// The last value given for `name`, or nil.
-    func lastValue(named name: String) -> DatabaseValue? {
-        lastIndex(named: name).map { self[$0].value }
     }
 }
