@@ -28,25 +28,45 @@ extension Database {
         let wasInsideTransactionBlock = isInsideTransactionBlock
         isInsideTransactionBlock = true
         defer { isInsideTransactionBlock = wasInsideTransactionBlock }
-        try completeTransactionBlock(operations) {
+        try endTransactionBlock(Result { try operations() }, wasInsideTransactionBlock: wasInsideTransactionBlock)
+    }
+
+    /// Runs `operations` in a transaction committed when it returns and rolled
+    /// back when it throws, and returns its value: the transaction of the
+    /// access methods.
+    ///
+    /// The value is held in a `let` of `T`, not in a `T?` or a `Result`:
+    /// in unspecialized generic code, the runtime would look up the metadata
+    /// of `Optional<T>` or `Result<T, Error>` on each call (measured: 450
+    /// instructions).
+    func inCommittedTransaction<T>(_ kind: TransactionKind?, _ operations: () throws -> T) throws -> T {
+        try beginTransaction(kind)
+        let wasInsideTransactionBlock = isInsideTransactionBlock
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = wasInsideTransactionBlock }
+        let value: T
+        do {
+            value = try operations()
+        } catch {
+            try endTransactionBlock(.failure(error), wasInsideTransactionBlock: wasInsideTransactionBlock)
+            throw error  // not reached: ending a failed block rethrows its error
+        }
+        try endTransactionBlock(.success(.commit), wasInsideTransactionBlock: wasInsideTransactionBlock)
+        return value
+    }
+
+    /// The end of a transaction block: commit, or roll back on request or
+    /// error.
+    private func endTransactionBlock(
+        _ outcome: Result<TransactionCompletion, any Error>, wasInsideTransactionBlock: Bool
+    ) throws {
+        try completeTransactionBlock(outcome) {
             // Observers may run statements from their commit callbacks.
             isInsideTransactionBlock = wasInsideTransactionBlock
             try commit()
         } rollback: {
             try rollback()
         }
-    }
-
-    /// Runs `operations` in a transaction committed when it returns and rolled
-    /// back when it throws, and returns its value: the transaction of the
-    /// access methods, without an intermediate optional.
-    func inCommittedTransaction<T>(_ kind: TransactionKind?, _ operations: () throws -> T) throws -> T {
-        var result: T?
-        try inTransaction(kind) {
-            result = try operations()
-            return .commit
-        }
-        return result!  // set: inTransaction threw otherwise
     }
 
     /// Runs `operations` in a savepoint, released or rolled back according to
@@ -66,7 +86,7 @@ extension Database {
         let wasInsideTransactionBlock = isInsideTransactionBlock
         isInsideTransactionBlock = true
         defer { isInsideTransactionBlock = wasInsideTransactionBlock }
-        try completeTransactionBlock(operations) {
+        try completeTransactionBlock(Result { try operations() }) {
             isInsideTransactionBlock = wasInsideTransactionBlock
             try execute(sql: "RELEASE SAVEPOINT grdb")
         } rollback: {
@@ -79,14 +99,14 @@ extension Database {
     /// The end of a transaction or savepoint block: commit, or roll back on
     /// request or error, and throw the first error.
     private func completeTransactionBlock(
-        _ operations: () throws -> TransactionCompletion,
+        _ outcome: Result<TransactionCompletion, any Error>,
         commit: () throws -> Void,
         rollback: () throws -> Void
     ) throws {
         var firstError: (any Error)?
         var needsRollback = true
         do {
-            if try operations() == .commit {
+            if try outcome.get() == .commit {
                 // SQLite may have rolled back already: report that, rather
                 // than the "no transaction is active" of the COMMIT.
                 if isInsideTransactionBlock && sqlite3_get_autocommit(sqliteConnection) != 0 {
@@ -114,22 +134,12 @@ extension Database {
         if isInsideTransaction {
             return readOnly ? try self.readOnly(block) : try block()
         }
-        var result: T?
+        // Outside of a transaction, a savepoint is a transaction.
         if readOnly {
             // Read-only first, so that the commit is not notified to observers.
-            try self.readOnly {
-                try inSavepoint {
-                    result = try block()
-                    return .commit
-                }
-            }
-        } else {
-            try inSavepoint {
-                result = try block()
-                return .commit
-            }
+            return try self.readOnly { try inCommittedTransaction(nil, block) }
         }
-        return result!  // set: the savepoint threw otherwise
+        return try inCommittedTransaction(nil, block)
     }
 
     /// Begins a transaction.
@@ -144,13 +154,13 @@ extension Database {
             kind
             ?? (configuration.readonly
                 ? .deferred : configuration.explicitDefaultTransactionKind ?? (isReadOnly ? .deferred : .immediate))
-        try accessStatements.begin(kind).execute()
+        try accessStatements.begin(kind, in: self).execute()
     }
 
     /// Commits the current transaction.
     public func commit() throws {
         try checkOpen()
-        try accessStatements.commit().execute()
+        try accessStatements.commit(in: self).execute()
     }
 
     /// Rolls the current transaction back; does nothing outside of a
@@ -186,7 +196,7 @@ extension Database {
         if configuration.readonly { return }
         if readOnlyDepth == 0 {
             try checkOpen()
-            try accessStatements.queryOnly(true).execute()
+            try accessStatements.queryOnly(true, in: self).execute()
         }
         readOnlyDepth += 1
     }
@@ -196,7 +206,7 @@ extension Database {
         readOnlyDepth -= 1
         if readOnlyDepth == 0 {
             try ignoringInterruption {
-                try accessStatements.queryOnly(false).execute()
+                try accessStatements.queryOnly(false, in: self).execute()
             }
         }
     }
@@ -205,35 +215,37 @@ extension Database {
 /// The statements every access block runs (BEGIN, COMMIT, and the
 /// `query_only` switches of read accesses), compiled once per connection:
 /// running them through the statement cache would hash their SQL each time.
+///
+/// Like the connection, they are only used by the thread of the current
+/// access block: the slots skip the dynamic exclusivity check.
 final class AccessStatements {
-    private unowned let db: Database
-    private var beginDeferred: Statement?
-    private var beginImmediate: Statement?
-    private var beginExclusive: Statement?
-    private var commitStatement: Statement?
-    private var queryOnlyOn: Statement?
-    private var queryOnlyOff: Statement?
+    @exclusivity(unchecked) private var beginDeferred: Statement?
+    @exclusivity(unchecked) private var beginImmediate: Statement?
+    @exclusivity(unchecked) private var beginExclusive: Statement?
+    @exclusivity(unchecked) private var commitStatement: Statement?
+    @exclusivity(unchecked) private var queryOnlyOn: Statement?
+    @exclusivity(unchecked) private var queryOnlyOff: Statement?
 
-    init(_ db: Database) { self.db = db }
-
-    func begin(_ kind: Database.TransactionKind) throws -> Statement {
+    func begin(_ kind: Database.TransactionKind, in db: Database) throws -> Statement {
         switch kind {
-        case .deferred: return try statement(&beginDeferred, "BEGIN DEFERRED TRANSACTION")
-        case .immediate: return try statement(&beginImmediate, "BEGIN IMMEDIATE TRANSACTION")
-        case .exclusive: return try statement(&beginExclusive, "BEGIN EXCLUSIVE TRANSACTION")
+        case .deferred: return try statement(&beginDeferred, "BEGIN DEFERRED TRANSACTION", db)
+        case .immediate: return try statement(&beginImmediate, "BEGIN IMMEDIATE TRANSACTION", db)
+        case .exclusive: return try statement(&beginExclusive, "BEGIN EXCLUSIVE TRANSACTION", db)
         }
     }
 
-    func commit() throws -> Statement {
-        try statement(&commitStatement, "COMMIT TRANSACTION")
+    func commit(in db: Database) throws -> Statement {
+        try statement(&commitStatement, "COMMIT TRANSACTION", db)
     }
 
     /// `PRAGMA query_only = 1` or `= 0`.
-    func queryOnly(_ isOn: Bool) throws -> Statement {
-        isOn ? try statement(&queryOnlyOn, "PRAGMA query_only = 1") : try statement(&queryOnlyOff, "PRAGMA query_only = 0")
+    func queryOnly(_ isOn: Bool, in db: Database) throws -> Statement {
+        isOn
+            ? try statement(&queryOnlyOn, "PRAGMA query_only = 1", db)
+            : try statement(&queryOnlyOff, "PRAGMA query_only = 0", db)
     }
 
-    private func statement(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+    private func statement(_ slot: inout Statement?, _ sql: String, _ db: Database) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try db.makeStatement(sql: sql)
         slot = statement

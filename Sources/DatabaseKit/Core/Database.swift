@@ -38,11 +38,14 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     let path: String
 
     /// Statements prepared by the `sql:` APIs and ``cachedStatement(sql:)``,
-    /// keyed by SQL, so that repeated SQL is compiled once.
-    var statementCache = StatementCache()
+    /// keyed by SQL, so that repeated SQL is compiled once. Looked up by
+    /// every `sql:` call: no dynamic exclusivity check (see
+    /// ``observationBroker``).
+    @exclusivity(unchecked) var statementCache = StatementCache()
 
-    /// BEGIN, COMMIT and the query_only switches, compiled once.
-    private(set) lazy var accessStatements = AccessStatements(self)
+    /// BEGIN, COMMIT and the query_only switches, compiled once (a constant:
+    /// read by every access block without an exclusivity check).
+    let accessStatements = AccessStatements()
 
     /// The authorizer, installed once: it flags schema changes and
     /// transaction statements as they compile.
@@ -63,8 +66,10 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     var traceHandler: ((TraceEvent) -> Void)?
     var traceOptions: TracingOptions = []
 
-    /// Table information read by the introspection methods; see ``SchemaCache``.
-    var schemaCache = SchemaCache()
+    /// Table information read by the introspection methods; see
+    /// ``SchemaCache``. Invalidated by every access block: no dynamic
+    /// exclusivity check (see ``observationBroker``).
+    @exclusivity(unchecked) var schemaCache = SchemaCache()
 
     /// The statements of the record persistence methods.
     var recordStatementCache = RecordStatementCache()

@@ -19,7 +19,9 @@ import Darwin
 /// `@unchecked Sendable`: `value` is only read or written with the mutex held.
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// Exclusive under the mutex: the dynamic exclusivity check would only
+    /// repeat it (a nested `withLock` deadlocks before it could overlap).
+    @exclusivity(unchecked) private var value: Value
 
     /// A lock guarding `value`.
     package init(_ value: Value) {
