@@ -1,4 +1,5 @@
 import DatabaseKit
+import DatabaseKitSQLite
 import Foundation
 import Testing
 
@@ -214,6 +215,41 @@ struct DatabaseValueConvertibleTests {
         let dbQueue = DatabaseQueue()
         let emails = try dbQueue.read { db in try Email.fetchAll(db, sql: "SELECT 'x@y.z'") }
         #expect(emails == [Email(address: "x@y.z")])
+    }
+
+    /// Reads itself from the statement, and refuses negative integers.
+    struct Natural: DatabaseValueConvertible, StatementColumnConvertible, Equatable {
+        var value: Int64
+        init(value: Int64) { self.value = value }
+        init?(sqliteStatement: SQLiteStatement, index: CInt) {
+            guard sqlite3_column_type(sqliteStatement, index) == SQLITE_INTEGER else { return nil }
+            let value = sqlite3_column_int64(sqliteStatement, index)
+            guard value >= 0 else { return nil }
+            self.value = value
+        }
+        var databaseValue: DatabaseValue { value.databaseValue }
+        static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Natural? {
+            Int64.fromDatabaseValue(dbValue).flatMap { $0 >= 0 ? Natural(value: $0) : nil }
+        }
+    }
+
+    @Test("fetchOne of a type that reads the statement: value, NULL and no row are values; a refused value throws")
+    func statementColumnFetchOne() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws -> Void in
+            #expect(try Natural.fetchOne(db, sql: "SELECT ?", arguments: [7]) == Natural(value: 7))
+            #expect(try Natural.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try Natural.fetchOne(db, sql: "SELECT 1 WHERE 0") == nil)
+            #expect(throws: RowDecodingError.self) { try Natural.fetchOne(db, sql: "SELECT ?", arguments: [-1]) }
+            // The statement is reset after the error: the same SQL runs again.
+            #expect(try Natural.fetchOne(db, sql: "SELECT ?", arguments: [8]) == Natural(value: 8))
+            // Through an adapter, the same rules.
+            let adapter = SuffixRowAdapter(fromIndex: 1)
+            #expect(try Natural.fetchOne(db, sql: "SELECT -5, ?", arguments: [9], adapter: adapter) == Natural(value: 9))
+            #expect(throws: RowDecodingError.self) {
+                try Natural.fetchOne(db, sql: "SELECT 5, ?", arguments: [-9], adapter: adapter)
+            }
+        }
     }
 }
 

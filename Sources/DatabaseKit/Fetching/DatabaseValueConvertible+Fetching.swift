@@ -155,6 +155,17 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
         return try row.decode(Self.self, atIndex: 0)
     }
 
+    /// The first column of the statement's current row, nil for NULL, read
+    /// without building a row; only a failed conversion builds one, for its
+    /// error.
+    @inline(__always)
+    fileprivate static func decodeOne(_ statement: Statement) throws -> Self? {
+        let sqliteStatement = statement.sqliteStatement
+        if sqlite3_column_type(sqliteStatement, 0) == SQLITE_NULL { return fromDatabaseValue(.null) }
+        if let value = Self(sqliteStatement: sqliteStatement, index: 0) { return value }
+        return try Row(statement: statement).decode(Self.self, atIndex: 0)
+    }
+
     @inline(__always)
     fileprivate static func decodeValue(_ row: Row) throws -> Self {
         try row.decode(Self.self, atIndex: 0)
@@ -179,12 +190,19 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// The value of the first row of a query; nil when there is no row or the value is NULL.
+    @_specialize(where Self == Int)
+    @_specialize(where Self == Int64)
+    @_specialize(where Self == String)
+    @_specialize(where Self == Double)
     public static func fetchOne(
         _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Self? {
         // Straight to the statement: the hottest fetch of all, where building
-        // a FetchSource would copy the arguments and the adapter once more.
-        try db.statementForFetch(sql: sql).fetchOne(arguments: arguments, adapter: adapter, decodeOne)
+        // a FetchSource would copy the arguments and the adapter once more,
+        // and, without an adapter, a row would be allocated for one read.
+        let statement = try db.statementForFetch(sql: sql)
+        if adapter == nil { return try statement.fetchOne(arguments: arguments, decodeOne) }
+        return try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     /// A cursor over the values of an SQL literal.

@@ -52,6 +52,16 @@ extension Statement {
         guard try iteration.step() else { return nil }
         return try element(row)
     }
+
+    /// The element extracted from the first result row, if any, by a
+    /// function that reads the statement's columns itself (no row).
+    @inline(__always)
+    func fetchOne<T>(arguments: StatementArguments?, _ element: (Statement) throws -> T?) throws -> T? {
+        var iteration = try StatementIteration(statement: self, arguments: arguments)
+        defer { iteration.finish() }
+        guard try iteration.step() else { return nil }
+        return try element(self)
+    }
 }
 
 extension Database {
