@@ -15,6 +15,21 @@ struct StatementArgumentsTests {
         #expect(!positional.isEmpty)
     }
 
+    @Test("a dictionary literal keeps every name and value: long names, each kind of value, NULL")
+    func dictionaryLiteralFields() {
+        let blob = Data([0, 1, 2])
+        let arguments: StatementArguments = [
+            "a_name_longer_than_fifteen_bytes": 1, "s": "text that is not a small string", "d": 2.5,
+            "b": blob, "n": nil, "é": "ü",
+        ]
+        #expect(
+            arguments.namedValues == [
+                "a_name_longer_than_fifteen_bytes": 1.databaseValue, "s": "text that is not a small string".databaseValue,
+                "d": 2.5.databaseValue, "b": blob.databaseValue, "n": .null, "é": "ü".databaseValue,
+            ])
+        #expect(arguments.values.isEmpty)
+    }
+
     @Test("initializers from sequences and dictionaries")
     func initializers() {
         #expect(StatementArguments([1, 2, 3]) == [1, 2, 3])

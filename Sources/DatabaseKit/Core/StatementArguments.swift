@@ -177,13 +177,25 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         // A plain loop reading each pair in place: this runs once per
         // execution of a statement. No dictionary: see `namedArguments`.
+        //
+        // Each field is read through a pointer of its own type: going through
+        // the pair (`pointee.0`) copies and destroys the whole tuple with the
+        // runtime's generic tuple witnesses (measured: 130 instructions per
+        // argument). A tuple's memory is bound to its element types, at the
+        // offsets MemoryLayout gives.
+        typealias Pair = (String, (any DatabaseValueConvertible)?)
         var namedArguments: [NamedArgument] = []
         namedArguments.reserveCapacity(elements.count)
         elements.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
+            guard let base = buffer.baseAddress,
+                let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1)
+            else { return }
+            let raw = UnsafeRawPointer(base)
             for index in 0..<buffer.count {
-                let element = base + index
-                namedArguments.append(NamedArgument(name: element.pointee.0, value: element.pointee.1?.databaseValue ?? .null))
+                let element = raw + index * MemoryLayout<Pair>.stride
+                let name = element.assumingMemoryBound(to: String.self)
+                let value = (element + valueOffset).assumingMemoryBound(to: (any DatabaseValueConvertible)?.self)
+                namedArguments.append(NamedArgument(name: name.pointee, value: value.pointee?.databaseValue ?? .null))
             }
         }
         self.values = []
