@@ -402,6 +402,29 @@ struct RecordCodingTests {
         #expect(container["missing"] == nil)
     }
 
+    @Test("PersistenceContainer: setting a column again replaces it, ASCII letters case-insensitively; other characters compare exactly")
+    func containerColumnLookup() {
+        var container = PersistenceContainer()
+        container["name"] = "a"
+        container["Name"] = "b"
+        #expect(container.columns == ["name"])
+        #expect(container["NAME"] as? DatabaseValue == "b".databaseValue)
+        // Same length, different names: both kept.
+        container["nime"] = 1
+        #expect(container.columns == ["name", "nime"])
+        // Non-ASCII letters are not folded: "É" and "é" are two columns.
+        container["é"] = 1
+        container["É"] = 2
+        #expect(container.columns == ["name", "nime", "é", "É"])
+        #expect(container["É"] as? DatabaseValue == 2.databaseValue)
+        // A name differing in case sets the value of the first spelling.
+        var mixed = PersistenceContainer()
+        mixed.setValue(1.databaseValue, forColumn: "ID")
+        mixed.setValue(2.databaseValue, forColumn: "id")
+        #expect(mixed.columns == ["ID"])
+        #expect(mixed.databaseValue(forColumn: "id") == 2.databaseValue)
+    }
+
     struct ArrayRecord: Encodable, EncodableRecord {
         var values: [Int]
         func encode(to encoder: any Encoder) throws {

@@ -71,8 +71,10 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// exclusivity check (see ``observationBroker``).
     @exclusivity(unchecked) var schemaCache = SchemaCache()
 
-    /// The statements of the record persistence methods.
-    var recordStatementCache = RecordStatementCache()
+    /// The statements of the record persistence methods. Looked up by every
+    /// record insert, update and fetch by key: no dynamic exclusivity check
+    /// (see ``observationBroker``).
+    @exclusivity(unchecked) var recordStatementCache = RecordStatementCache()
 
     /// The functions and collations added to the connection, kept alive
     /// while SQLite may call them.

@@ -46,9 +46,20 @@ public struct PersistenceContainer: Sendable {
     /// The position of a column: an exact match first, the usual case, then a
     /// case-insensitive one, as SQLite compares identifiers (ASCII letters
     /// only), without allocating.
+    ///
+    /// One pass, and only names of the same UTF-8 length are compared: an
+    /// encoding sets columns that are all new, whose names mostly differ in
+    /// length (a string comparison that fails costs more than the count).
     func index(of column: String) -> Int? {
-        if let index = columns.firstIndex(of: column) { return index }
-        return columns.firstIndex { identifiersAreEqual($0, column) }
+        let count = column.utf8.count
+        var caseInsensitiveMatch: Int?
+        for index in columns.indices where columns[index].utf8.count == count {
+            if columns[index] == column { return index }
+            if caseInsensitiveMatch == nil && identifiersAreEqual(columns[index], column) {
+                caseInsensitiveMatch = index
+            }
+        }
+        return caseInsensitiveMatch
     }
 
     /// The columns whose value differs in `other` (a column `other` lacks
