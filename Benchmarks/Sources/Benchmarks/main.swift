@@ -5,7 +5,7 @@ import Foundation
 //   Benchmarks instructions [--only id,id] [--results FILE] [--readme README.md]
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
-//   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind)
+//   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
 
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "timings"
@@ -59,7 +59,7 @@ do {
             let implementation = Implementation(rawValue: arguments[1])
         else { throw BenchmarkError(description: "usage: Benchmarks once WORKLOAD IMPLEMENTATION") }
         if let outcome = try runChecked(workload, implementation, fixtures) {
-            print("ok \(outcome.checksum)")
+            print("ok \(outcome.checksum) \(String(format: "%.4f", outcome.seconds)) s")
         } else {
             print("n/a")
         }
