@@ -187,9 +187,14 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
         var namedArguments: [NamedArgument] = []
         namedArguments.reserveCapacity(elements.count)
         elements.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress,
-                let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1)
-            else { return }
+            guard let base = buffer.baseAddress else { return }
+            guard let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1) else {
+                // Not expected (a tuple's elements are stored): the copying loop.
+                for (name, value) in buffer {
+                    namedArguments.append(NamedArgument(name: name, value: value?.databaseValue ?? .null))
+                }
+                return
+            }
             let raw = UnsafeRawPointer(base)
             for index in 0..<buffer.count {
                 let element = raw + index * MemoryLayout<Pair>.stride

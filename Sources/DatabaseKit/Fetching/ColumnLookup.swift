@@ -11,10 +11,18 @@ func leftmostIndex(ofColumn name: String, in columnNames: [String]) -> Int? {
 }
 
 /// True when two identifiers are equal, ignoring ASCII case.
+///
+/// Identical strings are the common case, and cheap to compare: that test is
+/// inlined in the caller, and the byte loop stays out of line.
 @inline(__always)
 func columnNameMatches(_ a: String, _ b: String) -> Bool {
-    // Identical strings are the common case, and cheap to compare.
     if a == b { return true }
+    return columnNameMatchesIgnoringCase(a, b)
+}
+
+/// The byte loop of ``columnNameMatches(_:_:)``.
+@inline(never)
+private func columnNameMatchesIgnoringCase(_ a: String, _ b: String) -> Bool {
     var aIterator = a.utf8.makeIterator()
     var bIterator = b.utf8.makeIterator()
     while true {
