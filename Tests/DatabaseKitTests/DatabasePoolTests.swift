@@ -187,6 +187,40 @@ struct DatabasePoolTests {
         #expect(events.current == ["read 1 ends", "barrier starts", "barrier ends", "read 2"])
     }
 
+    @Test("asyncBarrierWriteWithoutTransaction: after running reads, before the reads asked for once it returned; barriers never overlap")
+    func asyncBarrier() throws {
+        let directory = TemporaryDirectory()
+        let dbPool = try makePool(directory)
+        let events = Locked<[String]>([])
+        let readStarted = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            recordingErrors { try dbPool.read { _ in
+                readStarted.signal()
+                Thread.sleep(forTimeInterval: 0.2)
+                events.withLock { $0.append("read 1 ends") }
+            } }
+        }
+        readStarted.wait()
+        for name in ["barrier A", "barrier B"] {
+            group.enter()
+            dbPool.asyncBarrierWriteWithoutTransaction { dbResult in
+                events.withLock { $0.append("\(name) starts") }
+                if case .failure(let error) = dbResult { events.withLock { $0.append("\(name): \(error)") } }
+                Thread.sleep(forTimeInterval: 0.1)
+                events.withLock { $0.append("\(name) ends") }
+                group.leave()
+            }
+        }
+        // Asked for after both calls returned: waits for both barriers.
+        try dbPool.read { _ in events.withLock { $0.append("read 2") } }
+        group.wait()
+        #expect(
+            events.current == [
+                "read 1 ends", "barrier A starts", "barrier A ends", "barrier B starts", "barrier B ends", "read 2",
+            ])
+    }
+
     @Test("the reader limit is respected: reads wait for a free reader")
     func readerLimit() throws {
         let directory = TemporaryDirectory()

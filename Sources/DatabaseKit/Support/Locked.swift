@@ -6,7 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a `pthread_mutex_t`.
+/// A value guarded by a `pthread_mutex_t`, with a condition variable for
+/// the code that waits for the value to change.
 ///
 /// Used instead of the standard library's `Mutex` because ThreadSanitizer
 /// sees the ordering that pthread mutexes create, but not the one that
@@ -18,7 +19,17 @@ import Darwin
 ///
 /// `@unchecked Sendable`: `value` is only read or written with the mutex held.
 package final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// The mutex and the condition, in one allocation.
+    private let storage: UnsafeMutableRawPointer
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> { storage.assumingMemoryBound(to: pthread_mutex_t.self) }
+    private var condition: UnsafeMutablePointer<pthread_cond_t> {
+        (storage + Self.conditionOffset).assumingMemoryBound(to: pthread_cond_t.self)
+    }
+    private static var conditionOffset: Int {
+        let alignment = MemoryLayout<pthread_cond_t>.alignment
+        return (MemoryLayout<pthread_mutex_t>.size + alignment - 1) / alignment * alignment
+    }
+
     /// Exclusive under the mutex: the dynamic exclusivity check would only
     /// repeat it (a nested `withLock` deadlocks before it could overlap).
     @exclusivity(unchecked) private var value: Value
@@ -26,14 +37,19 @@ package final class Locked<Value>: @unchecked Sendable {
     /// A lock guarding `value`.
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        // Default attributes: a normal mutex, which cannot fail to initialize.
-        pthread_mutex_init(mutex, nil)
+        storage = .allocate(
+            byteCount: Self.conditionOffset + MemoryLayout<pthread_cond_t>.size,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<pthread_cond_t>.alignment))
+        // Default attributes: a normal mutex and a condition, which cannot
+        // fail to initialize.
+        pthread_mutex_init(storage.bindMemory(to: pthread_mutex_t.self, capacity: 1), nil)
+        pthread_cond_init((storage + Self.conditionOffset).bindMemory(to: pthread_cond_t.self, capacity: 1), nil)
     }
 
     deinit {
+        pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        storage.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
@@ -42,6 +58,22 @@ package final class Locked<Value>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Waits until `isReady` holds for the value, then runs `body` with
+    /// exclusive access to it. The mutex is released while waiting; waiters
+    /// check again after each ``broadcast()``.
+    package func withLock<T>(waitingUntil isReady: (Value) -> Bool, _ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !isReady(value) { pthread_cond_wait(condition, mutex) }
+        return try body(&value)
+    }
+
+    /// Wakes the waiters of ``withLock(waitingUntil:_:)``: call it after a
+    /// change that may let them go on.
+    package func broadcast() {
+        pthread_cond_broadcast(condition)
     }
 
     /// A copy of the value.
