@@ -157,21 +157,30 @@ struct DatabasePoolTests {
         #expect(try dbPool.read { db in try Int.fetchAll(db, sql: "SELECT a FROM t ORDER BY a") } == [1, 2])
     }
 
+    /// Starts a read on another thread, in `group`, and returns once it runs;
+    /// the read lasts `duration`, then appends `event`.
+    private func startRead(
+        _ dbPool: DatabasePool, lasting duration: TimeInterval, logging event: String, to events: Locked<[String]>,
+        in group: DispatchGroup
+    ) {
+        let readStarted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async(group: group) {
+            recordingErrors { try dbPool.read { _ in
+                readStarted.signal()
+                Thread.sleep(forTimeInterval: duration)
+                events.withLock { $0.append(event) }
+            } }
+        }
+        readStarted.wait()
+    }
+
     @Test("barrierWriteWithoutTransaction waits for running reads, and blocks new ones")
     func barrier() throws {
         let directory = TemporaryDirectory()
         let dbPool = try makePool(directory)
         let events = Locked<[String]>([])
-        let readStarted = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            recordingErrors { try dbPool.read { _ in
-                readStarted.signal()
-                Thread.sleep(forTimeInterval: 0.3)
-                events.withLock { $0.append("read 1 ends") }
-            } }
-        }
-        readStarted.wait()
+        startRead(dbPool, lasting: 0.3, logging: "read 1 ends", to: events, in: group)
         let barrierStarted = DispatchSemaphore(value: 0)
         DispatchQueue.global().async(group: group) {
             recordingErrors { try dbPool.barrierWriteWithoutTransaction { _ in
@@ -192,16 +201,8 @@ struct DatabasePoolTests {
         let directory = TemporaryDirectory()
         let dbPool = try makePool(directory)
         let events = Locked<[String]>([])
-        let readStarted = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            recordingErrors { try dbPool.read { _ in
-                readStarted.signal()
-                Thread.sleep(forTimeInterval: 0.2)
-                events.withLock { $0.append("read 1 ends") }
-            } }
-        }
-        readStarted.wait()
+        startRead(dbPool, lasting: 0.2, logging: "read 1 ends", to: events, in: group)
         for name in ["barrier A", "barrier B"] {
             group.enter()
             dbPool.asyncBarrierWriteWithoutTransaction { dbResult in

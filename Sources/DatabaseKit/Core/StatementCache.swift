@@ -9,50 +9,39 @@ struct StatementCache {
 
     private var statements: [String: Statement] = [:]
 
-    /// The entry found or stored last. A loop that runs the same SQL finds it
-    /// with one string comparison, which returns at once when both strings
-    /// share their storage (a literal), instead of hashing the whole SQL.
-    private var lastSQL = ""
-    private var lastStatement: Statement?
+    /// The entry found or stored last, as in ``RecordStatementCache``: a loop
+    /// that runs the same SQL finds it with one string comparison, which
+    /// returns at once when both strings share their storage (a literal),
+    /// instead of hashing the whole SQL.
+    private var last: (sql: String, statement: Statement)?
 
     var count: Int { statements.count }
 
     subscript(sql: String) -> Statement? {
         mutating get {
-            if let lastStatement, sql == lastSQL { return lastStatement }
+            if let last, last.sql == sql { return last.statement }
             guard let statement = statements[sql] else { return nil }
-            remember(sql, statement)
+            last = (sql, statement)
             return statement
         }
         set {
             if newValue != nil && statements.count >= Self.capacity && statements[sql] == nil {
-                statements = statements.filter { $0.value.isBorrowed }
-                forgetLast()
+                removeAll { !$0.isBorrowed }
             }
             statements[sql] = newValue
-            if let newValue { remember(sql, newValue) } else if sql == lastSQL { forgetLast() }
+            last = newValue.map { (sql, $0) }
         }
     }
 
     mutating func removeAll() {
         statements.removeAll()
-        forgetLast()
+        last = nil
     }
 
     /// Drops the statements that match.
     mutating func removeAll(where shouldRemove: (Statement) -> Bool) {
         if statements.isEmpty { return }
         statements = statements.filter { !shouldRemove($0.value) }
-        forgetLast()
-    }
-
-    private mutating func remember(_ sql: String, _ statement: Statement) {
-        lastSQL = sql
-        lastStatement = statement
-    }
-
-    private mutating func forgetLast() {
-        lastSQL = ""
-        lastStatement = nil
+        if let last, shouldRemove(last.statement) { self.last = nil }
     }
 }

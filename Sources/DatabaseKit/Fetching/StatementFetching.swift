@@ -47,10 +47,7 @@ extension Statement {
     @inline(__always)
     func fetchOne<T>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T?) throws -> T? {
         let row = try Row.forFetching(self, adapter: adapter)
-        var iteration = try StatementIteration(statement: self, arguments: arguments)
-        defer { iteration.finish() }
-        guard try iteration.step() else { return nil }
-        return try element(row)
+        return try fetchOne(arguments: arguments) { _ in try element(row) }
     }
 
     /// The element extracted from the first result row, if any, by a
