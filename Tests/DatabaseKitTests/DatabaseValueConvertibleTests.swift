@@ -251,6 +251,67 @@ struct DatabaseValueConvertibleTests {
             }
         }
     }
+
+    @Test("a column read from the statement tells NULL from zero, and applies SQLite's conversions to the rest")
+    func statementColumnZeroAndNull() throws {
+        // Numbers are read with one call, and NULL reads as 0: only a zero
+        // asks for the column's type. Every kind of zero must stay a value.
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws -> Void in
+            let sql = "SELECT 0, 0.0, -0.0, '0', 'abc', NULL, 0.5, '', x'', 7, 2.5"
+            let rows = try Row.fetchCursor(db, sql: sql)
+            let row = try #require(try rows.next())
+            // Zeros of every storage class are 0, not nil.
+            for index in 0...4 {
+                #expect(row[index] as Int? == 0, "column \(index)")
+                #expect(row[index] as Int64? == 0, "column \(index)")
+                #expect(row[index] as Int32? == 0, "column \(index)")
+                #expect(row[index] as UInt8? == 0, "column \(index)")
+                #expect(row[index] as Bool? == false, "column \(index)")
+                #expect(row[index] as Double? == 0, "column \(index)")
+                #expect(row[index] as Int == 0, "column \(index)")
+                #expect(row[index] as Double == 0, "column \(index)")
+            }
+            // NULL is nil for every type, and an error for a non-optional one.
+            #expect(row[5] as Int? == nil)
+            #expect(row[5] as Int64? == nil)
+            #expect(row[5] as UInt8? == nil)
+            #expect(row[5] as Bool? == nil)
+            #expect(row[5] as Double? == nil)
+            #expect(row[5] as String? == nil)
+            #expect(throws: RowDecodingError.self) { try row.decode(Int.self, atIndex: 5) }
+            #expect(throws: RowDecodingError.self) { try row.decode(Double.self, atIndex: 5) }
+            #expect(throws: RowDecodingError.self) { try row.decode(String.self, atIndex: 5) }
+            // SQLite's conversions: a REAL read as an integer is truncated
+            // (so 0.5 is false, as GRDB reads a Bool from the statement), an
+            // empty text is an empty string, not NULL.
+            #expect(row[6] as Int == 0)
+            #expect(row[6] as Bool == false)
+            #expect(row[7] as String? == "")
+            #expect(row[8] as String? == "")
+            #expect(row[0] as String == "0")
+            #expect(row[9] as Int == 7)
+            #expect(row[10] as Double == 2.5)
+            #expect(row[10] as String == "2.5")
+            // Reading a number first leaves the column's type alone: its
+            // text reads afterwards as SQLite gives it.
+            #expect(row[4] as String == "abc")
+        }
+        // Through the fetch methods, which read the statement the same way.
+        try dbQueue.read { (db: Database) throws -> Void in
+            #expect(try Int.fetchOne(db, sql: "SELECT 0") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try Double.fetchOne(db, sql: "SELECT 0.0") == 0)
+            #expect(try Double.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try Bool.fetchOne(db, sql: "SELECT 0") == false)
+            #expect(try String.fetchOne(db, sql: "SELECT ''") == "")
+            #expect(try String.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try Int?.fetchAll(db, sql: "SELECT column1 FROM (VALUES (0), (NULL), (3))") == [0, nil, 3])
+            #expect(throws: RowDecodingError.self) {
+                try Int.fetchAll(db, sql: "SELECT column1 FROM (VALUES (0), (NULL), (3))")
+            }
+        }
+    }
 }
 
 extension DatabaseValue: ExpressibleByStringLiteral {

@@ -35,6 +35,42 @@ struct RowTests {
         }
     }
 
+    @Test("lookups by name on a cursor row stay right in any order, across rows")
+    func namedLookupsAcrossRows() throws {
+        // A statement row remembers where the last name was found, and tries
+        // the next column first: reading in order, out of order, the same
+        // column twice, with another case, or a missing column must all
+        // find the same columns as a fresh lookup.
+        let dbQueue = DatabaseQueue()
+        try dbQueue.read { (db: Database) throws in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT column1 AS a, column2 AS b, column3 AS c FROM (VALUES (1, 2, 3), (4, 5, 6), (7, 8, 9))")
+            var seen: [[Int]] = []
+            while let row = try rows.next() {
+                let inOrder = [row["a"], row["b"], row["c"]] as [Int]
+                let reversed = [row["c"], row["b"], row["a"]] as [Int]
+                let repeated = [row["b"], row["b"], row["C"], row["A"]] as [Int]
+                let missing = row["d"] as Int?
+                #expect(reversed == inOrder.reversed())
+                #expect(repeated == [inOrder[1], inOrder[1], inOrder[2], inOrder[0]])
+                #expect(missing == nil)
+                #expect(row.index(forColumn: "B") == 1)
+                seen.append(inOrder)
+            }
+            #expect(seen == [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+            // With repeated names, the leftmost column always wins, even
+            // right after the other one was read by index.
+            let duplicates = try Row.fetchCursor(db, sql: "SELECT 1 AS x, 2 AS y, 3 AS x")
+            while let row = try duplicates.next() {
+                #expect(row["x"] as Int == 1)
+                #expect(row["y"] as Int == 2)
+                #expect(row["x"] as Int == 1)
+                #expect(row[2] as Int == 3)
+                #expect(row["X"] as Int == 1)
+            }
+        }
+    }
+
     @Test("the leftmost column wins when names repeat")
     func duplicateColumns() throws {
         let dbQueue = DatabaseQueue()

@@ -285,7 +285,16 @@ public final class Statement {
     /// bookkeeping.
     @inline(__always)
     func step() throws -> Bool {
-        if sqlite3_stmt_busy(sqliteStatement) == 0 {
+        try step(in: database, isFirst: sqlite3_stmt_busy(sqliteStatement) == 0)
+    }
+
+    /// ``step()`` with the connection already at hand (each read of the
+    /// unowned `database` costs a strong retain and its release), for a
+    /// caller that knows whether this is the first step since the statement
+    /// was reset.
+    @inline(__always)
+    func step(in database: Database, isFirst: Bool) throws -> Bool {
+        if isFirst {
             try database.statementWillExecute(self)
         }
         let code = sqlite3_step(sqliteStatement)

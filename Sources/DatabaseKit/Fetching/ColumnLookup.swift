@@ -45,31 +45,57 @@ private func asciiLowercase(_ byte: UInt8) -> UInt8 {
 /// Finds columns by name in a statement's result, fast when a record reads
 /// its columns in order (the usual case): each lookup first tries the column
 /// after the previous hit.
+///
+/// The test of that column is inlinable, so that a column read by name in the
+/// caller's loop costs a few instructions when the name is the column's own
+/// string (a literal matches the name SQLite gives: both are small strings
+/// with the same bits). Every other case goes through the out-of-line lookup.
+@usableFromInline
 final class ColumnNameIndex {
-    let names: [String]
+    @usableFromInline let names: [String]
 
-    /// When two columns share a name the leftmost must win, so the hint is
-    /// not used.
+    /// The column to try first: the one after the previous hit, back to the
+    /// first after the last. `Int.max` when two columns share a name: the
+    /// leftmost must then win, so the hint is never used.
+    ///
+    /// No dynamic exclusivity check (it would cost more than the lookup): the
+    /// index belongs to a statement, which is confined to its connection's
+    /// thread, and no access to it spans a call.
+    @exclusivity(unchecked) @usableFromInline var hint: Int
+
     private let hasDuplicates: Bool
-    private var hint = 0
 
     init(names: [String]) {
         self.names = names
         hasDuplicates = names.enumerated().contains { offset, name in
             names[(offset + 1)...].contains { columnNameMatches($0, name) }
         }
+        hint = hasDuplicates ? Int.max : 0
     }
 
     /// The index of the leftmost column named `name` (ASCII case-insensitive).
-    @inline(__always)
+    @inlinable @inline(__always)
     func index(of name: String) -> Int? {
         let hint = self.hint
-        if !hasDuplicates, hint < names.count, columnNameMatches(names[hint], name) {
-            self.hint = hint + 1
+        let names = self.names
+        if hint < names.count, names[hint] == name {
+            self.hint = hint + 1 == names.count ? 0 : hint + 1
             return hint
         }
-        guard let index = leftmostIndex(ofColumn: name, in: names) else { return nil }
-        self.hint = index + 1
+        return indexSlowly(of: name)
+    }
+
+    /// The lookup when the hinted column does not have the very same name.
+    @usableFromInline
+    func indexSlowly(of name: String) -> Int? {
+        let index: Int
+        if hint < names.count, columnNameMatches(names[hint], name) {
+            index = hint
+        } else {
+            guard let leftmost = leftmostIndex(ofColumn: name, in: names) else { return nil }
+            index = leftmost
+        }
+        if !hasDuplicates { hint = index + 1 == names.count ? 0 : index + 1 }
         return index
     }
 }

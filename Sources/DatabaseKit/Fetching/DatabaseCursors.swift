@@ -55,11 +55,20 @@ extension DatabaseCursor {
 /// that runs it) could at worst misread the flag, never touch freed memory.
 struct StatementIteration {
     let statement: Statement
+    /// The statement's connection, held strongly: the statement's own
+    /// reference is unowned, and reading it costs a retain and a release
+    /// per row.
+    let database: Database
     private(set) var isDone = false
+    /// False until the first step: the statement was reset when its
+    /// arguments were bound, so the first step starts its execution.
+    private var isStarted = false
 
     init(statement: Statement, arguments: StatementArguments?) throws {
         self.statement = statement
-        try statement.prepareExecution(arguments: arguments)
+        let database = statement.database
+        self.database = database
+        try statement.prepareExecution(arguments: arguments, in: database)
         statement.isBorrowed = true
     }
 
@@ -67,9 +76,11 @@ struct StatementIteration {
     @inline(__always)
     mutating func step() throws -> Bool {
         if isDone { return false }
-        try statement.database.checkAccess(for: statement)
+        try database.checkAccess(for: statement)
         do {
-            if try statement.step() { return true }
+            let isFirst = !isStarted
+            isStarted = true
+            if try statement.step(in: database, isFirst: isFirst) { return true }
         } catch {
             finish()
             throw error

@@ -37,7 +37,7 @@ public final class Row {
     public let count: Int
 
     /// The column lookup of a statement row.
-    private let columnNameIndex: ColumnNameIndex?
+    @usableFromInline let columnNameIndex: ColumnNameIndex?
 
     /// The base row and layout of an adapted row (see ``RowAdapter``).
     let adaptation: (base: Row, layout: LayoutedRowAdapter)?
@@ -193,9 +193,9 @@ public final class Row {
     }
 
     /// The value at `index`, read straight from the statement.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
-        if let sqliteStatement, index >= 0, index < count,
+        if let sqliteStatement, UInt(bitPattern: index) < UInt(bitPattern: count),
             let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
@@ -266,7 +266,7 @@ public final class Row {
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type = Value.self, atIndex index: Int
     ) throws -> Value {
-        if let sqliteStatement, index >= 0, index < count,
+        if let sqliteStatement, UInt(bitPattern: index) < UInt(bitPattern: count),
             let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
         {
             return value
@@ -357,7 +357,7 @@ public final class Row {
     }
 
     /// The column index of a statement row; nil for a copied row or a missing column.
-    @usableFromInline
+    @inlinable @inline(__always)
     func statementColumnIndex(_ name: String) -> Int? {
         columnNameIndex?.index(of: name)
     }

@@ -54,10 +54,10 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
         self = sqlite3_column_int64(sqliteStatement, index) != 0
     }
 
-    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    /// nil for NULL; one call into SQLite unless the value reads as zero
+    /// (see ``columnInt64(_:_:)``).
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Bool? {
-        guard let value = columnValue(sqliteStatement, index) else { return nil }
-        return sqlite3_value_int64(value) != 0
+        columnInt64(sqliteStatement, index).map { $0 != 0 }
     }
 }
 
@@ -88,10 +88,10 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
         self = sqlite3_column_int64(sqliteStatement, index)
     }
 
-    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    /// nil for NULL; one call into SQLite unless the value reads as zero
+    /// (see ``columnInt64(_:_:)``).
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Int64? {
-        guard let value = columnValue(sqliteStatement, index) else { return nil }
-        return sqlite3_value_int64(value)
+        columnInt64(sqliteStatement, index)
     }
 }
 
@@ -113,17 +113,45 @@ extension NarrowDatabaseInteger {
     }
 
     /// nil for NULL, or when the value does not fit; one call into SQLite
-    /// (see ``columnValue(_:_:)``).
+    /// unless the value reads as zero (see ``columnInt64(_:_:)``).
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self? {
-        guard let value = columnValue(sqliteStatement, index) else { return nil }
-        return Self(exactly: sqlite3_value_int64(value))
+        guard let value = columnInt64(sqliteStatement, index) else { return nil }
+        return Self(exactly: value)
     }
 }
 
-/// The value of a column, nil when it is NULL: one call that takes the
-/// connection's mutex, where `sqlite3_column_type` followed by
-/// `sqlite3_column_int64` would take it twice. The value is read at once, on
-/// the connection's thread, as the `sqlite3_column_*` functions do.
+/// SQLite's integer conversion of a column, nil when it is NULL.
+///
+/// One call into SQLite for the usual column: NULL reads as 0, so only a
+/// zero needs `sqlite3_column_type` to tell a NULL from a zero. Reading a
+/// number never converts the column's value in place (only the text, blob
+/// and byte-count functions do, <https://www.sqlite.org/c3ref/column_blob.html>),
+/// so the type read afterwards is still the column's own.
+@inline(__always)
+func columnInt64(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Int64? {
+    let value = sqlite3_column_int64(sqliteStatement, index)
+    if value == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+    return value
+}
+
+/// SQLite's REAL conversion of a column, nil when it is NULL: as
+/// ``columnInt64(_:_:)``, one call unless the value reads as zero.
+@inline(__always)
+func columnDouble(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Double? {
+    let value = sqlite3_column_double(sqliteStatement, index)
+    if value == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+    return value
+}
+
+/// The value of a column, nil when it is NULL: one call into SQLite, where
+/// `sqlite3_column_type` followed by `sqlite3_column_text` and
+/// `sqlite3_column_bytes` would make three. The value is read at once, on
+/// the connection's thread, as the `sqlite3_column_*` functions do. It is an
+/// "unprotected" value, which the `sqlite3_value_*` functions may read here:
+/// connections are opened with `SQLITE_OPEN_NOMUTEX`, and
+/// > If SQLite is run in one of reduced mutex modes [...] then there is no
+/// > distinction between protected and unprotected sqlite3_value objects
+/// (<https://www.sqlite.org/c3ref/value.html>).
 @inline(__always)
 func columnValue(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> OpaquePointer? {
     guard let value = sqlite3_column_value(sqliteStatement, index), sqlite3_value_type(value) != SQLITE_NULL else { return nil }
@@ -287,10 +315,10 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
         self = sqlite3_column_double(sqliteStatement, index)
     }
 
-    /// nil for NULL; one call into SQLite (see ``columnValue(_:_:)``).
+    /// nil for NULL; one call into SQLite unless the value reads as zero
+    /// (see ``columnDouble(_:_:)``).
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Double? {
-        guard let value = columnValue(sqliteStatement, index) else { return nil }
-        return sqlite3_value_double(value)
+        columnDouble(sqliteStatement, index)
     }
 }
 
@@ -338,6 +366,13 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
     /// its text, a BLOB its bytes as UTF-8.
     public init(sqliteStatement: SQLiteStatement, index: CInt) {
         self = columnString(sqliteStatement, index)
+    }
+
+    /// nil for NULL; one call into SQLite for the text and its length (see
+    /// ``columnValue(_:_:)``).
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> String? {
+        guard let value = columnValue(sqliteStatement, index) else { return nil }
+        return valueString(value)
     }
 }
 
