@@ -515,3 +515,110 @@ struct DecodableFastPathTests {
         }
     }
 }
+
+/// The records of one fetch share a decoder and its keyed container; each
+/// record still sees its own row, and nothing outlives the fetch.
+@Suite("Decodable records of one fetch share a decoder")
+struct SharedRowDecoderTests {
+    struct Member: Codable, FetchableRecord, Equatable {
+        var id: Int64
+        var name: String
+    }
+
+    /// Decodes a member from the whole row, as a record made of records.
+    struct Wrapper: Decodable, FetchableRecord, Equatable {
+        var member: Member
+    }
+
+    struct SnakeMember: Decodable, FetchableRecord, Equatable {
+        static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+        var memberId: Int64
+        var fullName: String
+    }
+
+    /// Keeps its keyed container after `init(from:)`, which Codable allows.
+    final class Lazy: Decodable, FetchableRecord {
+        private enum CodingKeys: String, CodingKey { case id }
+        private let container: KeyedDecodingContainer<CodingKeys>
+        let id: Int64
+        init(from decoder: any Decoder) throws {
+            container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int64.self, forKey: .id)
+        }
+        func idNow() throws -> Int64 { try container.decode(Int64.self, forKey: .id) }
+    }
+
+    private static let membersSQL = "SELECT column1 AS id, column2 AS name FROM (VALUES (1, 'Arthur'), (2, 'Barbara'), (3, 'Craig'))"
+
+    @Test("every record of a fetch and of a cursor decodes its own row")
+    func eachRow() throws {
+        let expected = [Member(id: 1, name: "Arthur"), Member(id: 2, name: "Barbara"), Member(id: 3, name: "Craig")]
+        try DatabaseQueue().read { (db: Database) throws in
+            #expect(try Member.fetchAll(db, sql: Self.membersSQL) == expected)
+            #expect(try Array(Member.fetchCursor(db, sql: Self.membersSQL)) == expected)
+            #expect(try Set(Member.fetchAll(db, sql: Self.membersSQL).map(\.id)) == [1, 2, 3])
+            // A record made of a record decoded from the same row: the
+            // outer decoder is busy, the inner one is another.
+            #expect(try Wrapper.fetchAll(db, sql: Self.membersSQL) == expected.map(Wrapper.init))
+            // Two record types from each row of one cursor.
+            let rows = try Row.fetchCursor(db, sql: Self.membersSQL)
+            var pairs: [(Member, Wrapper)] = []
+            while let row = try rows.next() {
+                pairs.append((try Member(row: row), try Wrapper(row: row)))
+            }
+            #expect(pairs.map(\.0) == expected && pairs.map(\.1.member) == expected)
+            // A renaming strategy, read once per fetch, applies to every row.
+            let snake = try SnakeMember.fetchAll(
+                db, sql: "SELECT column1 AS member_id, column2 AS full_name FROM (VALUES (1, 'A'), (2, 'B'))")
+            #expect(snake == [SnakeMember(memberId: 1, fullName: "A"), SnakeMember(memberId: 2, fullName: "B")])
+        }
+    }
+
+    @Test("an error in one row is that row's: the next fetch decodes normally")
+    func errorsPerRow() throws {
+        try DatabaseQueue().read { (db: Database) throws in
+            let error = try #require(throws: RowDecodingError.self) {
+                try Member.fetchAll(db, sql: "SELECT column1 AS id, column2 AS name FROM (VALUES (1, 'A'), (2, NULL), (3, 'C'))")
+            }
+            #expect(String(describing: error).contains("[id:2 name:NULL]"))
+            #expect(try Member.fetchAll(db, sql: Self.membersSQL).count == 3)
+        }
+    }
+
+    @Test("a fetch keeps neither its statement nor its rows alive, and the connection closes")
+    func nothingOutlivesTheFetch() throws {
+        let dbQueue = DatabaseQueue()
+        weak var fetchedStatement: Statement?
+        weak var cursorStatement: Statement?
+        try dbQueue.read { (db: Database) throws in
+            let statement = try db.makeStatement(sql: Self.membersSQL)
+            #expect(try Member.fetchAll(statement).count == 3)
+            fetchedStatement = statement
+            // A cursor, and a record decoded from its last row after the end.
+            let other = try db.makeStatement(sql: Self.membersSQL)
+            let rows = try Row.fetchCursor(other)
+            var last: Row?
+            while let row = try rows.next() {
+                _ = try Member(row: row)
+                last = row
+            }
+            if let last { _ = try? Member(row: last) }
+            cursorStatement = other
+        }
+        #expect(fetchedStatement == nil)
+        #expect(cursorStatement == nil)
+        try dbQueue.close()
+    }
+
+    @Test("a container kept after init(from:) stays safe to use once the fetch is over")
+    func keptContainer() throws {
+        let dbQueue = DatabaseQueue()
+        let records = try dbQueue.read { db in try Lazy.fetchAll(db, sql: Self.membersSQL) }
+        #expect(records.map(\.id) == [1, 2, 3])
+        // The row the containers read is gone: reading again is an error,
+        // never a crash.
+        for record in records {
+            #expect(throws: (any Error).self) { try record.idNow() }
+        }
+    }
+}

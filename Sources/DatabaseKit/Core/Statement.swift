@@ -37,6 +37,25 @@ public final class Statement {
     /// statement cache never hands it to another fetch.
     var isBorrowed = false
 
+    /// The decoder of the `Decodable` records read from the iterated rows,
+    /// kept from one row to the next (see ``RowDecoder``). It refers to the
+    /// row, which refers to the statement: the iteration drops it when it
+    /// ends (``releaseRecordDecoder()``).
+    private(set) var reusableRecordDecoder: RowDecoder?
+
+    /// Keeps a decoder for the next rows of the iteration.
+    func keepRecordDecoder(_ decoder: RowDecoder) {
+        reusableRecordDecoder?.forgetKeyedContainer()
+        reusableRecordDecoder = decoder
+    }
+
+    /// Drops the kept decoder and its container, which refer to each other.
+    func releaseRecordDecoder() {
+        guard let decoder = reusableRecordDecoder else { return }
+        decoder.forgetKeyedContainer()
+        reusableRecordDecoder = nil
+    }
+
     /// The column names, in order.
     public private(set) lazy var columnNames: [String] = (0..<Int(sqlite3_column_count(sqliteStatement))).map {
         String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))

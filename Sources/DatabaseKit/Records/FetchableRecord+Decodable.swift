@@ -22,22 +22,36 @@ extension FetchableRecord where Self: Decodable {
 ///   for an optional when the scoped row is all NULL);
 /// - one property whose key is neither decodes from the whole row, so that
 ///   a record can be made of other records.
+///
+/// The records of one fetch share a decoder: the record type's
+/// ``FetchableRecord/databaseColumnDecodingStrategy`` is read once per fetch.
 public final class FetchableRecordDecoder: Sendable {
     /// A decoder.
     public init() {}
 
     /// Decodes a record from a row.
     public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
-        try T(from: RowDecoder(recordType: T.self, row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy))
+        let decoder = RowDecoder.start(T.self, from: row)
+        defer { decoder.isDecoding = false }
+        return try T(from: decoder)
     }
 }
 
 /// A `Decoder` over a row. Not generic over the record: the record type is a
 /// value, so that decoding pays no generic metadata lookup. A class: one
-/// allocation per row holds it all, fits an `any Decoder` without a box, and
-/// keeps the one mutable fact of a decoding (the key that took the whole row).
-private final class RowDecoder: Decoder {
+/// allocation holds it all, fits an `any Decoder` without a box, and keeps
+/// the one mutable fact of a decoding (the key that took the whole row).
+///
+/// The rows of a fetch are one ``Row`` that reads each result row in turn, so
+/// one decoder serves the whole fetch: it is kept by the statement while the
+/// statement is iterated (see ``Statement/reusableRecordDecoder``), and keeps
+/// the keyed container that the record's `init(from:)` asks for. A new
+/// decoder and a new container per row would cost two allocations and three
+/// generic metadata lookups per record.
+final class RowDecoder: Decoder {
     let recordType: any FetchableRecord.Type
+    /// The identity of ``recordType``, compared when the decoder is reused.
+    let recordTypeID: ObjectIdentifier
     let row: Row
     let codingPath: [any CodingKey]
     let columnStrategy: DatabaseColumnDecodingStrategy
@@ -47,8 +61,20 @@ private final class RowDecoder: Decoder {
     let columnForKey: [String: String]?
     var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
+    /// True once the decoder serves a second record: it then keeps its keyed
+    /// container (a fetch of one record would only pay for keeping it). The
+    /// statement breaks the reference cycle this makes when its iteration
+    /// ends.
+    private var keepsKeyedContainer = false
+    /// True while a record decodes from this decoder: a record that
+    /// decodes another one from the same row needs a decoder of its own.
+    var isDecoding = false
+    /// The keyed container of the last record, for the next one.
+    private var keyedContainerCache: KeyedContainerCache?
+
     init(recordType: any FetchableRecord.Type, row: Row, codingPath: [any CodingKey], columnStrategy: DatabaseColumnDecodingStrategy) {
         self.recordType = recordType
+        self.recordTypeID = ObjectIdentifier(recordType)
         self.row = row
         self.codingPath = codingPath
         self.columnStrategy = columnStrategy
@@ -64,8 +90,43 @@ private final class RowDecoder: Decoder {
         }
     }
 
+    /// The decoder of a record, marked as decoding: the one the row's
+    /// statement keeps for this row and record type when it is free, or a
+    /// new one, which the statement keeps while it is iterated unless its
+    /// kept decoder is busy (a record decoding another from the same row).
+    static func start<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) -> RowDecoder {
+        let decoder: RowDecoder
+        if let statement = row.statement, statement.isBorrowed {
+            if let kept = statement.reusableRecordDecoder, !kept.isDecoding, kept.row === row,
+                kept.recordTypeID == ObjectIdentifier(T.self)
+            {
+                decoder = kept
+                decoder.rootKey = nil
+                decoder.keepsKeyedContainer = true
+            } else {
+                let keep = statement.reusableRecordDecoder.map { !$0.isDecoding } ?? true
+                decoder = RowDecoder(recordType: T.self, row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy)
+                if keep { statement.keepRecordDecoder(decoder) }
+            }
+        } else {
+            decoder = RowDecoder(recordType: T.self, row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy)
+        }
+        decoder.isDecoding = true
+        return decoder
+    }
+
+    /// Drops the kept container, which refers to this decoder.
+    func forgetKeyedContainer() {
+        keyedContainerCache = nil
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+        if let cache = keyedContainerCache, cache.keyType == ObjectIdentifier(Key.self) {
+            return cache.container(keyedBy: Key.self)
+        }
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
+        if keepsKeyedContainer { keyedContainerCache = KeyedContainerCache(container) }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -89,6 +150,35 @@ private final class RowDecoder: Decoder {
             throw RowDecodingError.columnNotFound(key.stringValue, row: row)
         }
         return ColumnDecoder(recordType: recordType, row: row, index: index, codingPath: codingPath)
+    }
+}
+
+/// The keyed container a reusable decoder keeps. `KeyedDecodingContainer`
+/// is generic over the record's keys, which the decoder only knows as a
+/// type parameter of ``RowDecoder/container(keyedBy:)``: the container is
+/// kept in memory bound to its own type, and read back as that type when
+/// the same key type asks again.
+private final class KeyedContainerCache {
+    let keyType: ObjectIdentifier
+    private let storage: UnsafeMutableRawPointer
+    private let deinitialize: (UnsafeMutableRawPointer) -> Void
+
+    init<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>) {
+        typealias Container = KeyedDecodingContainer<Key>
+        keyType = ObjectIdentifier(Key.self)
+        storage = .allocate(byteCount: MemoryLayout<Container>.size, alignment: MemoryLayout<Container>.alignment)
+        storage.initializeMemory(as: Container.self, to: container)
+        deinitialize = { $0.assumingMemoryBound(to: Container.self).deinitialize(count: 1) }
+    }
+
+    /// The kept container; `Key` is the key type it was kept for.
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        storage.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self).pointee
+    }
+
+    deinit {
+        deinitialize(storage)
+        storage.deallocate()
     }
 }
 
@@ -162,8 +252,19 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func primitive<V: DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V {
         let decoder = self.decoder
-        if decoder.columnForKey == nil { return try decoder.row.decode(V.self, forColumn: key.stringValue) }
-        return try decoder.row.decode(V.self, forColumn: column(forKey: key))
+        let row = decoder.row
+        if decoder.columnForKey == nil {
+            // The fast path of `Row.decode(_:forColumn:)`, written out so that
+            // the whole read is one function per type.
+            let column = key.stringValue
+            if let sqliteStatement = row.sqliteStatement, let index = row.statementColumnIndex(column),
+                let value = V.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
+            {
+                return value
+            }
+            return try row.decodeSlowly(V.self, forColumn: column)
+        }
+        return try row.decode(V.self, forColumn: column(forKey: key))
     }
 
     // The optional primitives: one column lookup, no dynamic cast.
