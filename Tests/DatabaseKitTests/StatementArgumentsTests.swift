@@ -51,6 +51,37 @@ struct StatementArgumentsTests {
         #expect((StatementArguments(["a": 1]) &+ ["a": 2]).namedValues["a"] == 2.databaseValue)
     }
 
+    @Test("positional values of every kind keep their order through literals, appends and binding")
+    func positionalKinds() throws {
+        // Numbers and NULL are stored apart from texts and blobs: values of
+        // every kind, interleaved, appended from arguments that have texts of
+        // their own, must come back and bind in their order.
+        let blob = Data([0, 0xFF, 0])
+        var arguments: StatementArguments = [1, "one", 2.5, nil, blob, Int64.min, "a text longer than fifteen bytes"]
+        arguments += ["two", Data(), 3, "", nil]
+        arguments.append(contentsOf: [4.5, "three"])
+        let expected: [DatabaseValue] = [
+            1.databaseValue, "one".databaseValue, 2.5.databaseValue, .null, blob.databaseValue, Int64.min.databaseValue,
+            "a text longer than fifteen bytes".databaseValue, "two".databaseValue, Data().databaseValue, 3.databaseValue,
+            "".databaseValue, .null, 4.5.databaseValue, "three".databaseValue,
+        ]
+        #expect(arguments.values == expected)
+        #expect(StatementArguments(expected) == arguments)
+        #expect(StatementArguments(values: expected, namedValues: [:]).hashValue == arguments.hashValue)
+        let dbQueue = DatabaseQueue()
+        let row = try dbQueue.read { db in
+            try Row.fetchOne(db, sql: "SELECT " + Array(repeating: "?", count: expected.count).joined(separator: ", "), arguments: arguments)
+        }
+        #expect(row?.databaseValues == expected)
+        // The same values, one statement per kind, with positional and named
+        // values mixed.
+        let mixed: StatementArguments = ["t", blob] + ["n": 7, "s": "named text"]
+        let values = try dbQueue.read { db in
+            try Row.fetchOne(db, sql: "SELECT ?, :n, ?, :s, typeof(?3)", arguments: mixed)
+        }
+        #expect(values?.databaseValues == ["t".databaseValue, 7.databaseValue, blob.databaseValue, "named text".databaseValue, "blob".databaseValue])
+    }
+
     @Test("description")
     func description() {
         #expect((["foo", 1] as StatementArguments).description == "[\"foo\", 1]")

@@ -56,7 +56,7 @@ public final class SQLStatementCursor: Cursor {
             let values = try consumer.values(for: statement)
             self.consumer = consumer
             // Only this statement's share: the statement reports it.
-            try statement.bind(values, arguments: StatementArguments(values: values, namedValues: [:]))
+            try statement.bind(values, arguments: StatementArguments(positional: values))
         }
         return statement
     }

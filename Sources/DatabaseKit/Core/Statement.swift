@@ -189,8 +189,8 @@ public final class Statement {
     public func setUncheckedArguments(_ arguments: StatementArguments) {
         // The usual case (records, keys): one positional value per
         // parameter, bound as they are, without building another array.
-        if arguments.namedArguments.isEmpty && arguments.values.count == parameterCount {
-            try? bind(arguments.values, arguments: arguments)
+        if !arguments.hasNamedValues && arguments.positional.count == parameterCount {
+            try? bind(arguments.positional, arguments: arguments)
             return
         }
         var consumer = ArgumentsConsumer(arguments)
@@ -199,16 +199,15 @@ public final class Statement {
         try? bind(values, arguments: arguments)
     }
 
-    /// Binds values that were extracted for this statement.
-    func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
+    /// Binds values that were extracted for this statement, one per
+    /// parameter, in order.
+    func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
         sqlite3_reset(sqliteStatement)
-        try values.withUnsafeBufferPointer { buffer in
-            for index in 0..<buffer.count {
-                let code = buffer[index].bind(to: sqliteStatement, at: CInt(index + 1))
-                guard code == SQLITE_OK else {
-                    argumentsAreValidAndBound = false
-                    throw database.error(code: code, sql: sql, arguments: arguments)
-                }
+        for index in 0..<values.count {
+            let code = values.bind(index, to: sqliteStatement, at: CInt(truncatingIfNeeded: index + 1))
+            guard code == SQLITE_OK else {
+                argumentsAreValidAndBound = false
+                throw database.error(code: code, sql: sql, arguments: arguments)
             }
         }
         _arguments = arguments
@@ -236,11 +235,11 @@ public final class Statement {
             }
             return
         }
-        if newArguments.namedArguments.isEmpty && newArguments.values.count == parameterCount
+        if !newArguments.hasNamedValues && newArguments.positional.count == parameterCount
             && hasOnlyPositionalParameters
         {
-            try bind(newArguments.values, arguments: newArguments)
-        } else if newArguments.values.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments) {
+            try bind(newArguments.positional, arguments: newArguments)
+        } else if newArguments.positional.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments) {
             return
         } else {
             try setArguments(newArguments)
@@ -252,7 +251,7 @@ public final class Statement {
     /// or a new plan. Returns false, having bound nothing, when a parameter
     /// has no value: the general path then reports the error.
     private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
-        let named = arguments.namedArguments
+        guard let named = arguments.namedArguments else { return false }
         let plan: NamedBindingPlan
         if let current = namedBindingPlan, current.matches(named) {
             plan = current
@@ -265,7 +264,7 @@ public final class Statement {
         try named.withUnsafeBufferPointer { named in
             try plan.slots.withUnsafeBufferPointer { slots in
                 for parameter in 0..<slots.count {
-                    let code = named[slots[parameter]].value.bind(to: sqliteStatement, at: CInt(parameter + 1))
+                    let code = named[slots[parameter]].value.bindInline(to: sqliteStatement, at: CInt(truncatingIfNeeded: parameter + 1))
                     guard code == SQLITE_OK else {
                         argumentsAreValidAndBound = false
                         throw database.error(code: code, sql: sql, arguments: arguments)
@@ -369,22 +368,21 @@ struct ArgumentsConsumer {
 
     init(_ arguments: StatementArguments) {
         self.arguments = arguments
-        self.named = NamedArgumentLookup(arguments.namedArguments)
+        self.named = NamedArgumentLookup(arguments.namedArguments ?? [])
     }
 
     /// True when positional values remain.
-    var hasPositionalValuesLeft: Bool { position < arguments.values.count }
+    var hasPositionalValuesLeft: Bool { position < arguments.positional.count }
 
     /// The values for the statement's parameters, in order.
-    mutating func values(for statement: Statement) throws -> [DatabaseValue] {
+    mutating func values(for statement: Statement) throws -> ArgumentValues {
         let names = statement.parameterNames
-        var result: [DatabaseValue] = []
-        result.reserveCapacity(names.count)
+        var result = ArgumentValues(minimumCapacity: names.count)
         for name in names {
             if let name, let value = named.value(named: name) {
                 result.append(value)
-            } else if position < arguments.values.count {
-                result.append(arguments.values[position])
+            } else if position < arguments.positional.count {
+                result.append(arguments.positional[position])
                 position += 1
             } else if let name {
                 throw DatabaseError(
@@ -397,15 +395,20 @@ struct ArgumentsConsumer {
     }
 
     /// Values for each parameter, NULL where none is given.
-    mutating func uncheckedValues(for statement: Statement) -> [DatabaseValue] {
-        statement.parameterNames.map { name in
-            if let name, let value = named.value(named: name) { return value }
-            if position < arguments.values.count {
-                defer { position += 1 }
-                return arguments.values[position]
+    mutating func uncheckedValues(for statement: Statement) -> ArgumentValues {
+        let names = statement.parameterNames
+        var result = ArgumentValues(minimumCapacity: names.count)
+        for name in names {
+            if let name, let value = named.value(named: name) {
+                result.append(value)
+            } else if position < arguments.positional.count {
+                result.append(arguments.positional[position])
+                position += 1
+            } else {
+                result.append(.null)
             }
-            return .null
         }
+        return result
     }
 
     /// Throws when a positional value was not used.
@@ -416,7 +419,7 @@ struct ArgumentsConsumer {
     /// The error of a missing or left-over positional value.
     func wrongArgumentCount(sql: String?) -> DatabaseError {
         DatabaseError(
-            resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count)", sql: sql)
+            resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.positional.count)", sql: sql)
     }
 }
 
@@ -424,7 +427,9 @@ struct ArgumentsConsumer {
 /// its value among named arguments: built once by name lookup, then reused
 /// for arguments that come with the same names in the same order, checked
 /// by comparing names one to one (cheap: short names compare as two words).
-struct NamedBindingPlan {
+/// A class: the statement reads its plan on every execution, and a class
+/// reference costs one retain where a struct of two arrays costs two.
+final class NamedBindingPlan {
     /// The argument names the plan was built for, in order.
     private let names: [String]
     /// For each parameter, the index of its value among the arguments.

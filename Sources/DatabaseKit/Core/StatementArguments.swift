@@ -15,39 +15,50 @@ import Foundation
 /// positional value is an error: nothing is ever bound as NULL by accident.
 /// Named values that no parameter uses are ignored, as in GRDB.
 public struct StatementArguments: Hashable, Sendable {
-    /// The positional values, in order.
-    public private(set) var values: [DatabaseValue]
+    /// The positional values, stored for binding (see ``ArgumentValues``).
+    private(set) var positional: ArgumentValues
 
-    /// The named values in the order they were given. A name may appear more
-    /// than once: its last value wins. An array rather than a dictionary,
-    /// because hashing names costs more than binding them: statements find
-    /// their values by comparing names in order (see `Statement`).
-    private(set) var namedArguments: [NamedArgument]
+    /// The named values in the order they were given; nil when there is
+    /// none, so that copying positional arguments, as each execution does,
+    /// retains one buffer. A name may appear more than once: its last value
+    /// wins. An array rather than a dictionary, because hashing names costs
+    /// more than binding them: statements find their values by comparing
+    /// names in order (see `Statement`).
+    private(set) var namedArguments: [NamedArgument]?
+
+    /// The positional values, in order.
+    public var values: [DatabaseValue] { positional.databaseValues }
 
     /// The named values, keyed by parameter name without its prefix.
     public var namedValues: [String: DatabaseValue] {
-        Dictionary(namedArguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        Dictionary((namedArguments ?? []).lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// True when there is no value at all.
-    public var isEmpty: Bool { values.isEmpty && namedArguments.isEmpty }
+    public var isEmpty: Bool { positional.isEmpty && !hasNamedValues }
+
+    /// True when there is a named value.
+    var hasNamedValues: Bool { namedArguments != nil }
 
     /// Creates empty arguments.
     public init() {
-        values = []
-        namedArguments = []
+        positional = ArgumentValues()
+    }
+
+    /// Positional values and named values, as stored.
+    init(positional: ArgumentValues, named: [NamedArgument] = []) {
+        self.positional = positional
+        self.namedArguments = named.isEmpty ? nil : named
     }
 
     /// Creates positional arguments from a sequence of values (nil is NULL).
     public init(_ values: some Sequence<(any DatabaseValueConvertible)?>) {
-        self.values = values.map { $0?.databaseValue ?? .null }
-        namedArguments = []
+        self.init(positional: ArgumentValues(values.lazy.map { $0?.databaseValue ?? .null }))
     }
 
     /// Creates positional arguments from a sequence of values of one type.
     public init(_ values: some Sequence<some DatabaseValueConvertible>) {
-        self.values = values.map(\.databaseValue)
-        namedArguments = []
+        self.init(positional: ArgumentValues(values.lazy.map(\.databaseValue)))
     }
 
     /// Creates positional arguments from an array of values of any type, or
@@ -59,53 +70,46 @@ public struct StatementArguments: Hashable, Sendable {
     /// let arguments = StatementArguments(values)!
     /// ```
     public init?(_ array: [Any]) {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(array.count)
+        var values = ArgumentValues(minimumCapacity: array.count)
         for value in array {
             guard let dbValue = DatabaseValue(value: value) else { return nil }
             values.append(dbValue)
         }
-        self.values = values
-        namedArguments = []
+        self.init(positional: values)
     }
 
     /// Creates named arguments from a dictionary (nil is NULL).
     public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
-        values = []
-        namedArguments = dictionary.map { NamedArgument(name: $0.key, value: $0.value?.databaseValue ?? .null) }
+        self.init(dictionary.lazy.map { ($0.key, $0.value) })
     }
 
     /// Creates named arguments from a sequence of names and values (nil is
     /// NULL); a later value of a name replaces an earlier one.
     public init(_ keysAndValues: some Sequence<(String, (any DatabaseValueConvertible)?)>) {
-        values = []
-        namedArguments = keysAndValues.map { NamedArgument(name: $0.0, value: $0.1?.databaseValue ?? .null) }
+        self.init(positional: ArgumentValues(), named: keysAndValues.map { NamedArgument(name: $0.0, value: $0.1?.databaseValue ?? .null) })
     }
 
     /// Creates named arguments from a dictionary of any values, or returns
     /// nil when a key is not a String or a value is not
     /// ``DatabaseValueConvertible``.
     public init?(_ dictionary: [AnyHashable: Any]) {
-        var namedArguments: [NamedArgument] = []
-        namedArguments.reserveCapacity(dictionary.count)
+        var named: [NamedArgument] = []
+        named.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
             guard let name = key as? String, let dbValue = DatabaseValue(value: value) else { return nil }
-            namedArguments.append(NamedArgument(name: name, value: dbValue))
+            named.append(NamedArgument(name: name, value: dbValue))
         }
-        self.values = []
-        self.namedArguments = namedArguments
+        self.init(positional: ArgumentValues(), named: named)
     }
 
     /// Creates named arguments from a dictionary of values of one type.
     public init<Value: DatabaseValueConvertible>(_ dictionary: [String: Value]) {
-        values = []
-        namedArguments = dictionary.map { NamedArgument(name: $0.key, value: $0.value.databaseValue) }
+        self.init(positional: ArgumentValues(), named: dictionary.map { NamedArgument(name: $0.key, value: $0.value.databaseValue) })
     }
 
     /// Creates positional and named arguments at once.
     public init(values: [DatabaseValue], namedValues: [String: DatabaseValue]) {
-        self.values = values
-        self.namedArguments = namedValues.isEmpty ? [] : namedValues.map { NamedArgument(name: $0.key, value: $0.value) }
+        self.init(positional: ArgumentValues(values), named: namedValues.map { NamedArgument(name: $0.key, value: $0.value) })
     }
 
     /// Appends the positional values of `other`, and merges its named values.
@@ -113,15 +117,18 @@ public struct StatementArguments: Hashable, Sendable {
     /// - returns: The named values that `other` replaced.
     @discardableResult
     public mutating func append(contentsOf other: StatementArguments) -> [String: DatabaseValue] {
-        values.append(contentsOf: other.values)
+        positional.append(contentsOf: other.positional)
         var replaced: [String: DatabaseValue] = [:]
-        if !namedArguments.isEmpty && !other.namedArguments.isEmpty {
-            let lookup = NamedArgumentLookup(namedArguments)
-            for argument in other.namedArguments {
+        guard let otherNamed = other.namedArguments else { return replaced }
+        if let named = namedArguments {
+            let lookup = NamedArgumentLookup(named)
+            for argument in otherNamed {
                 if let old = lookup.value(named: argument.name) { replaced[argument.name] = old }
             }
+            namedArguments = named + otherNamed
+        } else {
+            namedArguments = otherNamed
         }
-        namedArguments.append(contentsOf: other.namedArguments)
         return replaced
     }
 
@@ -150,25 +157,25 @@ public struct StatementArguments: Hashable, Sendable {
 
     /// Appends one positional value.
     mutating func append(value: DatabaseValue) {
-        values.append(value)
+        positional.append(value)
     }
+
+
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// `[1, "foo", nil]`
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
         // A plain loop: this runs once per execution of a statement.
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(elements.count)
+        var values = ArgumentValues(minimumCapacity: elements.count)
         elements.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            // Through the pointer, each existential is read in place, not copied.
+            let elements = UnsafeMutablePointer(mutating: base)
             for index in 0..<buffer.count {
-                values.append((base + index).pointee?.databaseValue ?? .null)
+                values.append(databaseValue(inPlace: &elements[index]))
             }
         }
-        self.values = values
-        self.namedArguments = []
+        self.init(positional: values)
     }
 }
 
@@ -176,7 +183,7 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
     /// `["name": "Arthur", "score": nil]`
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         // A plain loop reading each pair in place: this runs once per
-        // execution of a statement. No dictionary: see `namedArguments`.
+        // execution of a statement. No dictionary: see `names`.
         //
         // Each field is read through a pointer of its own type: going through
         // the pair (`pointee.0`) copies and destroys the whole tuple with the
@@ -184,28 +191,42 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
         // argument). A tuple's memory is bound to its element types, at the
         // offsets MemoryLayout gives.
         typealias Pair = (String, (any DatabaseValueConvertible)?)
-        var namedArguments: [NamedArgument] = []
-        namedArguments.reserveCapacity(elements.count)
+        var named: [NamedArgument] = []
+        named.reserveCapacity(elements.count)
         elements.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             guard let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1) else {
                 // Not expected (a tuple's elements are stored): the copying loop.
                 for (name, value) in buffer {
-                    namedArguments.append(NamedArgument(name: name, value: value?.databaseValue ?? .null))
+                    named.append(NamedArgument(name: name, value: value?.databaseValue ?? .null))
                 }
                 return
             }
-            let raw = UnsafeRawPointer(base)
+            let raw = UnsafeMutableRawPointer(mutating: base)
             for index in 0..<buffer.count {
                 let element = raw + index * MemoryLayout<Pair>.stride
-                let name = element.assumingMemoryBound(to: String.self)
+                let name = element.assumingMemoryBound(to: String.self).pointee
                 let value = (element + valueOffset).assumingMemoryBound(to: (any DatabaseValueConvertible)?.self)
-                namedArguments.append(NamedArgument(name: name.pointee, value: value.pointee?.databaseValue ?? .null))
+                named.append(NamedArgument(name: name, value: databaseValue(inPlace: &value.pointee)))
             }
         }
-        self.values = []
-        self.namedArguments = namedArguments
+        self.init(positional: ArgumentValues(), named: named)
     }
+}
+
+/// The database value of an optional existential, read where it lies.
+///
+/// Reading `value?.databaseValue` from a constant (an array element, a
+/// pointee) first copies the whole `Optional<any DatabaseValueConvertible>`
+/// with the runtime's generic witnesses of `Optional` and of the existential
+/// (measured: 110 instructions per value), because the optimizer can not
+/// prove that nothing changes the memory during the call. Through an `inout`
+/// access it reads the tag and opens the existential in place, and copies
+/// only the wrapped value with its own type's witness. The access never
+/// writes: callers may pass memory they only read.
+@inline(__always)
+func databaseValue(inPlace value: inout (any DatabaseValueConvertible)?) -> DatabaseValue {
+    value?.databaseValue ?? .null
 }
 
 extension StatementArguments: CustomStringConvertible {
@@ -257,27 +278,20 @@ struct NamedArgumentLookup {
             : nil
     }
 
-    /// The position among the arguments of the last value given for `name`,
-    /// or nil.
+    /// The position among the arguments of the last value given for
+    /// `name`, or nil.
     func index(named name: String) -> Int? {
         if let positions { return positions[name] }
-        return arguments.lastIndex(named: name)
+        var position = arguments.endIndex
+        while position > arguments.startIndex {
+            position -= 1
+            if arguments[position].name == name { return position }
+        }
+        return nil
     }
 
     /// The last value given for `name`, or nil.
     func value(named name: String) -> DatabaseValue? {
         index(named: name).map { arguments[$0].value }
-    }
-}
-
-extension [NamedArgument] {
-    /// The index of the last argument named `name`, or nil.
-    func lastIndex(named name: String) -> Int? {
-        var position = endIndex
-        while position > startIndex {
-            position -= 1
-            if self[position].name == name { return position }
-        }
-        return nil
     }
 }

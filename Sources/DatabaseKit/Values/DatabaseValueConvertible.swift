@@ -122,6 +122,12 @@ extension StatementColumnConvertible {
 extension DatabaseValue: StatementBinding {
     /// Binds the value with the matching `sqlite3_bind_*` function.
     public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        bindInline(to: sqliteStatement, at: index)
+    }
+
+    /// ``bind(to:at:)``, inlined in the binding loops.
+    @inline(__always)
+    func bindInline(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
         switch storage {
         case .null:
             return sqlite3_bind_null(sqliteStatement, index)
