@@ -3,12 +3,15 @@ internal import DatabaseKitSQLite
 /// The values of statement arguments, stored for binding.
 ///
 /// Arguments are built, bound and dropped once per execution, so their
-/// storage is chosen for that: numbers and NULL sit in an array of plain
+/// storage is chosen for that. Values converted one by one (literals,
+/// sequences) are stored as slots: numbers and NULL in an array of plain
 /// words, which costs nothing to copy or destroy, and only texts and blobs,
-/// which hold references, go to a side array (nil for the usual all-numbers
+/// which hold references, in a side array (nil for the usual all-numbers
 /// arguments, so that copying the arguments retains one buffer). An array of
 /// ``DatabaseValue`` would make the runtime destroy each value in turn
-/// through its witnesses.
+/// through its witnesses. Values that already are such an array (a record's
+/// columns) are kept as they are: converting them would cost more than
+/// binding them.
 struct ArgumentValues: Sendable {
     /// A value, or where to find it among the references.
     enum Slot: Sendable {
@@ -19,30 +22,45 @@ struct ArgumentValues: Sendable {
         case reference(Int)
     }
 
-    private(set) var slots: [Slot] = []
+    /// The slots, in order; empty when the values are kept as an array.
+    private var slots: [Slot] = []
 
-    /// The texts and blobs, in the order of their slots; nil when there is
-    /// none. Every `.reference` slot points into it: the forced unwraps
-    /// below rely on that.
+    /// With slots, the texts and blobs in the order of their slots (every
+    /// `.reference` slot points into it, which the forced unwraps below rely
+    /// on), and nil when there is none. Without slots, every value, or nil
+    /// when there is none.
     private var references: [DatabaseValue]?
+
+    /// True when the values are kept as an array, in `references`.
+    private var isArray: Bool { slots.isEmpty && references != nil }
 
     init() {}
 
+    /// Values converted one by one.
     init(_ values: some Sequence<DatabaseValue>) {
         slots.reserveCapacity(values.underestimatedCount)
         for value in values { append(value) }
+    }
+
+    /// Values kept as they are.
+    init(databaseValues: [DatabaseValue]) {
+        references = databaseValues.isEmpty ? nil : databaseValues
     }
 
     init(minimumCapacity: Int) {
         slots.reserveCapacity(minimumCapacity)
     }
 
-    var count: Int { slots.count }
-    var isEmpty: Bool { slots.isEmpty }
+    var count: Int { isArray ? references!.count : slots.count }
+    var isEmpty: Bool { count == 0 }
 
     /// Appends a value.
     @inline(__always)
     mutating func append(_ value: DatabaseValue) {
+        if isArray {
+            references!.append(value)
+            return
+        }
         switch value.storage {
         case .null: slots.append(.null)
         case .int64(let int64): slots.append(.int64(int64))
@@ -56,16 +74,16 @@ struct ArgumentValues: Sendable {
 
     /// Appends the values of `other`.
     mutating func append(contentsOf other: ArgumentValues) {
-        guard other.references != nil else {
+        if !isArray && !other.isArray && other.references == nil {
             slots.append(contentsOf: other.slots)
             return
         }
-        slots.reserveCapacity(slots.count + other.count)
-        for index in other.slots.indices { append(other[index]) }
+        for index in 0..<other.count { append(other[index]) }
     }
 
     /// The value at `index`.
     subscript(index: Int) -> DatabaseValue {
+        if isArray { return references![index] }
         switch slots[index] {
         case .null: return .null
         case .int64(let int64): return DatabaseValue(storage: .int64(int64))
@@ -76,18 +94,31 @@ struct ArgumentValues: Sendable {
 
     /// The values, in order.
     var databaseValues: [DatabaseValue] {
-        slots.indices.map { self[$0] }
+        if isArray { return references! }
+        return slots.indices.map { self[$0] }
     }
 
-    /// Binds the value at `index` to the 1-based `parameter`, and returns
-    /// SQLite's result code.
-    @inline(__always)
-    func bind(_ index: Int, to sqliteStatement: OpaquePointer, at parameter: CInt) -> CInt {
-        switch slots[index] {
-        case .null: return sqlite3_bind_null(sqliteStatement, parameter)
-        case .int64(let int64): return sqlite3_bind_int64(sqliteStatement, parameter, int64)
-        case .double(let double): return sqlite3_bind_double(sqliteStatement, parameter, double)
-        case .reference(let position): return references![position].bindInline(to: sqliteStatement, at: parameter)
+    /// Binds the values to the parameters 1, 2, ... in order, and returns
+    /// SQLite's result code: that of the first failure, or `SQLITE_OK`.
+    func bindAll(to sqliteStatement: OpaquePointer) -> CInt {
+        if let references, slots.isEmpty {
+            for index in references.indices {
+                let code = references[index].bindInline(to: sqliteStatement, at: CInt(truncatingIfNeeded: index + 1))
+                if code != SQLITE_OK { return code }
+            }
+            return SQLITE_OK
         }
+        for index in slots.indices {
+            let parameter = CInt(truncatingIfNeeded: index + 1)
+            let code: CInt
+            switch slots[index] {
+            case .null: code = sqlite3_bind_null(sqliteStatement, parameter)
+            case .int64(let int64): code = sqlite3_bind_int64(sqliteStatement, parameter, int64)
+            case .double(let double): code = sqlite3_bind_double(sqliteStatement, parameter, double)
+            case .reference(let position): code = references![position].bindInline(to: sqliteStatement, at: parameter)
+            }
+            if code != SQLITE_OK { return code }
+        }
+        return SQLITE_OK
     }
 }

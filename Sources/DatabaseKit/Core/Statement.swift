@@ -107,7 +107,7 @@ public final class Statement {
     }
 
     /// The number of parameters.
-    var parameterCount: Int { parameterNames.count }
+    let parameterCount: Int
 
     /// True when every parameter is positional: plain positional arguments
     /// then bind without any name lookup.
@@ -127,6 +127,8 @@ public final class Statement {
         self.database = database
         self.sqliteStatement = sqliteStatement
         self.compilation = compilation
+        // Stored: every execution with arguments compares their count to it.
+        self.parameterCount = Int(sqlite3_bind_parameter_count(sqliteStatement))
     }
 
     deinit {
@@ -203,12 +205,10 @@ public final class Statement {
     /// parameter, in order.
     func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
         sqlite3_reset(sqliteStatement)
-        for index in 0..<values.count {
-            let code = values.bind(index, to: sqliteStatement, at: CInt(truncatingIfNeeded: index + 1))
-            guard code == SQLITE_OK else {
-                argumentsAreValidAndBound = false
-                throw database.error(code: code, sql: sql, arguments: arguments)
-            }
+        let code = values.bindAll(to: sqliteStatement)
+        guard code == SQLITE_OK else {
+            argumentsAreValidAndBound = false
+            throw database.error(code: code, sql: sql, arguments: arguments)
         }
         _arguments = arguments
         argumentsAreValidAndBound = true

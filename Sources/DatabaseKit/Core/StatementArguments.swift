@@ -109,7 +109,9 @@ public struct StatementArguments: Hashable, Sendable {
 
     /// Creates positional and named arguments at once.
     public init(values: [DatabaseValue], namedValues: [String: DatabaseValue]) {
-        self.init(positional: ArgumentValues(values), named: namedValues.map { NamedArgument(name: $0.key, value: $0.value) })
+        self.init(
+            positional: ArgumentValues(databaseValues: values),
+            named: namedValues.isEmpty ? [] : namedValues.map { NamedArgument(name: $0.key, value: $0.value) })
     }
 
     /// Appends the positional values of `other`, and merges its named values.

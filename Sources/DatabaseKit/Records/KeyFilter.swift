@@ -15,9 +15,9 @@ struct KeyFilter {
 
     /// Rows by single-column primary key (or rowid).
     init(_ db: Database, table: String, primaryKeys values: [DatabaseValue]) throws {
-        let column = try db.filteringPrimaryKeyColumn(table)
+        let columns = try db.filteringPrimaryKeyColumns(table)
         self.table = table
-        self.columns = [column]
+        self.columns = columns
         // NULL matches no primary key.
         self.values = values.contains(where: \.isNull) ? values.filter { !$0.isNull } : values
         self.keyCount = self.values.count
@@ -140,15 +140,21 @@ extension Database {
     /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) for a primary key of
     ///   several columns.
     func filteringPrimaryKeyColumn(_ table: String) throws -> String {
+        try filteringPrimaryKeyColumns(table)[0]
+    }
+
+    /// ``filteringPrimaryKeyColumn(_:)``, as the one-element array of the
+    /// table's primary key columns (shared, not built for each lookup).
+    func filteringPrimaryKeyColumns(_ table: String) throws -> [String] {
         try validateSchemaCache()
         // Fetching records one key at a time asks for the same table again and again.
-        if let last = schemaCache.lastKeyColumn, last.table == table { return last.column }
+        if let last = schemaCache.lastKeyColumn, last.table == table { return last.columns }
         let primaryKey = try primaryKey(table)
         guard primaryKey.columns.count == 1 else {
             throw DatabaseError.misuse(
                 "Requesting by key requires a single-column primary key in the table \(table): pass the key as a dictionary")
         }
-        schemaCache.lastKeyColumn = (table, primaryKey.columns[0])
-        return primaryKey.columns[0]
+        schemaCache.lastKeyColumn = (table, primaryKey.columns)
+        return primaryKey.columns
     }
 }

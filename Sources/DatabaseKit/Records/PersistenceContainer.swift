@@ -19,7 +19,14 @@ public struct PersistenceContainer: Sendable {
     /// that was set.
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
         get { index(of: column).map { databaseValues[$0] } }
-        set { setValue(newValue?.databaseValue ?? .null, forColumn: column) }
+        set {
+            // Read in place: `newValue?.databaseValue` would copy the optional
+            // existential first (see `databaseValue(inPlace:)`).
+            let value = withUnsafePointer(to: newValue) { pointer in
+                DatabaseKit.databaseValue(inPlace: &UnsafeMutablePointer(mutating: pointer).pointee)
+            }
+            setValue(value, forColumn: column)
+        }
     }
 
     /// The value of a column; see ``subscript(_:)-(String)``.

@@ -22,13 +22,23 @@ struct RecordStatementCache {
     /// same key again and again, and comparing keys is much cheaper than
     /// hashing them (their strings usually share storage, which `==` checks
     /// first).
-    private var last: (key: Key, statement: Statement)?
+    private var last: LastHit?
+
+    /// A class, read with one retain where a key copies several buffers.
+    private final class LastHit {
+        let key: Key
+        let statement: Statement
+        init(key: Key, statement: Statement) {
+            self.key = key
+            self.statement = statement
+        }
+    }
 
     subscript(key: Key) -> Statement? {
         mutating get {
             if let last, last.key == key { return last.statement }
             guard let statement = statements[key] else { return nil }
-            last = (key, statement)
+            last = LastHit(key: key, statement: statement)
             return statement
         }
         set {

@@ -31,9 +31,9 @@ struct SchemaCache {
     /// cheaper than hashing it.
     var lastPrimaryKey: (key: Key, info: PrimaryKeyInfo)?
     /// The last column of a lookup by primary key (`fetchOne(db, key:)`):
-    /// the table's name and its one key column, without a copy of the
-    /// whole primary key.
-    var lastKeyColumn: (table: String, column: String)?
+    /// the table's name and its one key column, in an array that each lookup
+    /// shares rather than builds, without a copy of the whole primary key.
+    var lastKeyColumn: (table: String, columns: [String])?
     var columns: [Key: [ColumnInfo]?] = [:]
     var indexes: [Key: [IndexInfo]?] = [:]
     var foreignKeys: [Key: [ForeignKeyInfo]?] = [:]

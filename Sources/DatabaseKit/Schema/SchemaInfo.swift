@@ -3,7 +3,9 @@ import Foundation
 /// The identifier of a schema of the connection: main, temp, or an
 /// attached database. See <https://sqlite.org/lang_naming.html>.
 public struct DatabaseSchemaID: Hashable, Sendable {
-    private enum Impl: Hashable, Sendable {
+    /// Indirect: a record operation copies its table's primary key, and a
+    /// boxed payload copies with one retain, whatever the columns hold.
+    private indirect enum Impl: Hashable, Sendable {
         case main
         case temp
         case attached(String)
@@ -113,7 +115,9 @@ public struct ColumnInfo: FetchableRecord, Sendable, Hashable {
 /// The primary key of a table: the hidden rowid, a column that aliases the
 /// rowid (`INTEGER PRIMARY KEY`), or regular columns.
 public struct PrimaryKeyInfo: Sendable, Hashable {
-    private enum Impl: Hashable, Sendable {
+    /// Indirect: a record operation copies its table's primary key, and a
+    /// boxed payload copies with one retain, whatever the columns hold.
+    private indirect enum Impl: Hashable, Sendable {
         case hiddenRowID
         case rowID(ColumnInfo)
         case regular([ColumnInfo], tableHasRowID: Bool)

@@ -199,13 +199,24 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     public static func fromMissingColumn() -> Wrapped?? { .some(nil) }
 }
 
+/// True when the column of the current row is NULL (for the inlinable
+/// accessors, which can not call SQLite themselves).
+@usableFromInline
+func columnIsNull(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Bool {
+    sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL
+}
+
 extension Optional: StatementColumnConvertible where Wrapped: StatementColumnConvertible {
     /// The wrapped value, `.some(nil)` for NULL, nil for a value that does
     /// not convert.
-    @inline(__always)
+    ///
+    /// Inlinable, so that it is specialized for the wrapped type where it is
+    /// used (`row["id"] as Int64?`): the generic version looks up the
+    /// metadata of `Optional<Wrapped>` on every call.
+    @inlinable
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Wrapped?? {
         if let value = Wrapped.fromStatement(sqliteStatement, atUncheckedIndex: index) { return .some(value) }
-        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return .some(nil) }
+        if columnIsNull(sqliteStatement, index) { return .some(nil) }
         return nil
     }
 
