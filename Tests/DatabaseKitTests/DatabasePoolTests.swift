@@ -232,13 +232,13 @@ struct DatabasePoolTests {
         let maxInside = Locked(0)
         let labels = Locked<Set<String>>([])
         runOnThreads(12) { _ in
-            recordingErrors { try dbPool.read { _ in
+            recordingErrors { try dbPool.read { db in
                 let now = inside.withLock { value in
                     value += 1
                     return value
                 }
                 maxInside.withLock { $0 = max($0, now) }
-                labels.withLock { _ = $0.insert(currentDispatchQueueLabel()) }
+                labels.withLock { _ = $0.insert(db.description) }
                 Thread.sleep(forTimeInterval: 0.05)
                 inside.withLock { $0 -= 1 }
             } }
@@ -248,26 +248,35 @@ struct DatabasePoolTests {
         #expect(labels.current.allSatisfy { $0.hasPrefix("GRDB.DatabasePool.reader.") })
     }
 
-    @Test("dispatch queue labels: writer, readers, snapshots; with a custom label")
+    @Test("connection and dispatch queue labels: writer, readers, snapshots; with a custom label")
     func labels() throws {
+        // Synchronous accesses run on the calling thread (see
+        // SerializedDatabase): the connection carries the label; the queues
+        // of asynchronous accesses carry it too.
         let directory = TemporaryDirectory()
         let dbPool = try makePool(directory)
-        try dbPool.write { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.writer") }
-        try dbPool.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.reader.1") }
+        #expect(try dbPool.write { db in db.description } == "GRDB.DatabasePool.writer")
+        #expect(try dbPool.read { db in db.description } == "GRDB.DatabasePool.reader.1")
+        #expect(
+            asyncAccessQueueLabel { body in dbPool.asyncWriteWithoutTransaction { db in body(.success(db)) } }
+                == "GRDB.DatabasePool.writer")
+        #expect(asyncAccessQueueLabel { dbPool.asyncRead($0) } == "GRDB.DatabasePool.reader.1")
         let snapshot = try dbPool.makeSnapshot()
-        try snapshot.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.snapshot.1") }
+        #expect(try snapshot.read { db in db.description } == "GRDB.DatabasePool.snapshot.1")
         let snapshot2 = try dbPool.makeSnapshot()
-        try snapshot2.read { _ in #expect(currentDispatchQueueLabel() == "GRDB.DatabasePool.snapshot.2") }
+        #expect(try snapshot2.read { db in db.description } == "GRDB.DatabasePool.snapshot.2")
+        #expect(asyncAccessQueueLabel { snapshot2.asyncRead($0) } == "GRDB.DatabasePool.snapshot.2")
 
         var config = Configuration()
         config.label = "MyDatabase"
         let labeled = try DatabasePool(path: directory.file("other.sqlite"), configuration: config)
         try labeled.write { db in
-            #expect(currentDispatchQueueLabel() == "MyDatabase.writer")
+            #expect(db.description == "MyDatabase.writer")
             #expect(db.configuration.label == "MyDatabase")
         }
-        try labeled.read { _ in #expect(currentDispatchQueueLabel() == "MyDatabase.reader.1") }
-        try labeled.makeSnapshot().read { _ in #expect(currentDispatchQueueLabel() == "MyDatabase.snapshot.1") }
+        #expect(try labeled.read { db in db.description } == "MyDatabase.reader.1")
+        #expect(asyncAccessQueueLabel { labeled.asyncRead($0) } == "MyDatabase.reader.1")
+        #expect(try labeled.makeSnapshot().read { db in db.description } == "MyDatabase.snapshot.1")
     }
 
     @Test("concurrentRead starts from the writer's current state and runs alongside further writes")

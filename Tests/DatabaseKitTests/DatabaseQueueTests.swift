@@ -183,21 +183,45 @@ struct DatabaseQueueTests {
         #expect(try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 200)
     }
 
-    @Test("default dispatch queue label, and the configured label")
+    @Test("default connection and dispatch queue label, and the configured label")
     func labels() throws {
+        // Synchronous accesses run on the calling thread (see
+        // SerializedDatabase): the connection carries the label. Asynchronous
+        // ones run on the connection's queue, which carries it too.
         let dbQueue = DatabaseQueue()
         try dbQueue.read { db in
-            #expect(currentDispatchQueueLabel() == "GRDB.DatabaseQueue")
             #expect(db.description == "GRDB.DatabaseQueue")
             #expect(db.configuration.label == nil)
         }
+        #expect(asyncAccessQueueLabel { dbQueue.asyncRead($0) } == "GRDB.DatabaseQueue")
         var config = Configuration()
         config.label = "MyDatabase"
         let labeled = DatabaseQueue(configuration: config)
         try labeled.read { db in
-            #expect(currentDispatchQueueLabel() == "MyDatabase")
             #expect(db.description == "MyDatabase")
         }
+        #expect(asyncAccessQueueLabel { labeled.asyncRead($0) } == "MyDatabase")
+    }
+
+    @Test("an asynchronous write, then synchronous accesses from the same thread: they run in that order, one at a time")
+    func asyncThenSyncOrder() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t(v INTEGER)") }
+        let events = Locked<[String]>([])
+        for round in 0..<50 {
+            dbQueue.asyncWrite({ db in
+                Thread.sleep(forTimeInterval: round == 0 ? 0.05 : 0)
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [round])
+                events.withLock { $0.append("async \(round)") }
+            }, completion: { _, result in
+                if case .failure(let error) = result { Issue.record(error) }
+            })
+            // Submitted after the asynchronous write: it sees its row.
+            let count = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")! }
+            #expect(count == round + 1)
+            events.withLock { $0.append("sync \(round)") }
+        }
+        #expect(events.current == (0..<50).flatMap { ["async \($0)", "sync \($0)"] })
     }
 
     @Test("close() throws while a statement is alive, then closes; later accesses throw")

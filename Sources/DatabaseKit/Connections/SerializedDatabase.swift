@@ -1,15 +1,35 @@
 @preconcurrency import Dispatch
 import Foundation
 
-/// A connection confined to a serial dispatch queue: every access runs on the
-/// queue, one at a time.
+/// A connection whose accesses run one at a time, in the order they were
+/// submitted.
 ///
-/// `@unchecked Sendable`: `db` is only touched inside blocks run by `queue`
-/// (synchronously, asynchronously, or by the actor whose executor is the
-/// queue), which serializes every access.
+/// Asynchronous accesses run on a serial dispatch queue. A synchronous access
+/// runs on the calling thread, as `dispatch_sync` would run it, but without
+/// the dispatch call: it takes the connection's access lock, unless
+/// asynchronous accesses are still pending, in which case it waits for them
+/// through the queue. A connection whose configuration names a target queue
+/// runs every access through the queue, which serializes them with the other
+/// work of the target.
+///
+/// `@unchecked Sendable`: `db` is only touched inside accesses, and an
+/// access only starts once it has marked the connection busy under
+/// `accessState`'s lock, and ends by clearing the mark.
 final class SerializedDatabase: @unchecked Sendable {
     private let db: Database
     let queue: DispatchQueue
+
+    /// Whether an access is running, and how many asynchronous accesses are
+    /// pending (submitted and not ended).
+    private struct AccessState {
+        var isBusy = false
+        var pendingAsyncAccesses = 0
+    }
+    private let accessState = Locked(AccessState())
+
+    /// True when synchronous accesses go through the queue too: the
+    /// configuration names a target queue, which must see every access.
+    private let accessesRunOnQueue: Bool
 
     /// Runs async accesses on `queue`, inside the calling task: its task-local
     /// values stay visible, and its cancellation interrupts the access.
@@ -20,9 +40,6 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// The path of the database.
     let path: String
-
-    /// Identifies the queue that runs the current code, to detect re-entrant calls.
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Opens a connection whose accesses run on a queue labelled from the
     /// configuration: `label` (or `defaultLabel`), then `.purpose`.
@@ -44,24 +61,21 @@ final class SerializedDatabase: @unchecked Sendable {
         self.path = db.path
         queue = configuration.readonly
             ? configuration.makeReaderDispatchQueue(label: label) : configuration.makeWriterDispatchQueue(label: label)
+        accessesRunOnQueue = configuration.readonly ? configuration.targetQueue != nil
+            : (configuration.writeTargetQueue ?? configuration.targetQueue) != nil
         actor = DispatchQueueActor(queue: queue)
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     deinit {
-        // The connection may be released on its own queue: close it there
-        // or here, but never from another access.
-        if isOnQueue {
-            db.close_v2()
-        } else {
-            queue.sync { db.close_v2() }
-        }
+        // Nothing else can access the connection any longer: asynchronous
+        // accesses and running ones hold a reference to it.
+        db.close_v2()
     }
 
     /// True when the current code runs inside an access to this connection.
-    var isOnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
+    var isOnQueue: Bool { db.isAccessedByCurrentThread }
 
-    /// Runs `block` on the queue and waits for its result.
+    /// Runs `block` as an access, and waits for its result.
     ///
     /// Calling it from inside an access to the same connection is a
     /// programmer error: the program stops instead of deadlocking.
@@ -70,14 +84,52 @@ final class SerializedDatabase: @unchecked Sendable {
             !isOnQueue,
             "Database methods are not reentrant: a database access (read, write, inDatabase, ...) was started from inside another access to the same database (\(db.description)). Use the `db` argument of the outer closure instead."
         )
-        return try onQueue { try access(block) }
+        return try exclusiveSync(block)
     }
 
     /// Runs `block` right away when called from inside an access to this
-    /// connection, or on the queue otherwise.
+    /// connection, or as an access otherwise.
     func reentrantSync<T>(_ block: (Database) throws -> T) rethrows -> T {
         if isOnQueue { return try block(db) }
-        return try onQueue { try access(block) }
+        return try exclusiveSync(block)
+    }
+
+    /// Runs `block` as an access: on the calling thread when no asynchronous
+    /// access is pending, on the queue after them otherwise.
+    private func exclusiveSync<T>(_ block: (Database) throws -> T) rethrows -> T {
+        if !accessesRunOnQueue && beginAccessOnCallingThread() {
+            defer { endAccess(wasPending: false) }
+            return try access(block)
+        }
+        return try onQueue { try exclusiveAccess(block) }
+    }
+
+    /// Marks the connection busy for an access on the calling thread, once
+    /// no other access runs; false, having marked nothing, when asynchronous
+    /// accesses are pending: they were submitted first.
+    private func beginAccessOnCallingThread() -> Bool {
+        accessState.withLock(waitingUntil: { !$0.isBusy || $0.pendingAsyncAccesses > 0 }) { state in
+            guard state.pendingAsyncAccesses == 0 else { return false }
+            state.isBusy = true
+            return true
+        }
+    }
+
+    /// Runs `block` as an access from the queue, once no access runs on
+    /// another thread.
+    private func exclusiveAccess<T>(_ block: (Database) throws -> T, wasPending: Bool = false) rethrows -> T {
+        accessState.withLock(waitingUntil: { !$0.isBusy }) { $0.isBusy = true }
+        defer { endAccess(wasPending: wasPending) }
+        return try access(block)
+    }
+
+    /// Clears the busy mark, and wakes the accesses that wait for it.
+    private func endAccess(wasPending: Bool) {
+        accessState.withLock { state in
+            state.isBusy = false
+            if wasPending { state.pendingAsyncAccesses -= 1 }
+        }
+        accessState.broadcast()
     }
 
     /// Runs `block` with the connection, from inside an access to it.
@@ -117,8 +169,9 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Runs `block` on the queue without waiting.
     func async(_ block: @escaping @Sendable (Database) -> Void) {
+        accessState.withLock { $0.pendingAsyncAccesses += 1 }
         queue.async { [self] in
-            access { db in block(db) }
+            exclusiveAccess({ db in block(db) }, wasPending: true)
         }
     }
 
@@ -133,7 +186,7 @@ final class SerializedDatabase: @unchecked Sendable {
                 access.begin()
                 defer { access.end() }
                 try Task.checkCancellation()
-                return try self.access(block)
+                return try self.exclusiveAccess(block)
             }
         } onCancel: {
             access.cancel()
@@ -182,7 +235,7 @@ final class SerializedDatabase: @unchecked Sendable {
         if isOnQueue {
             try db.close()
         } else {
-            try queue.sync { try db.close() }
+            try exclusiveSync { db in try db.close() }
         }
     }
 }

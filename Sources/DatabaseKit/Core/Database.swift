@@ -1,5 +1,6 @@
 internal import DatabaseKitSQLite
 import Foundation
+import Synchronization
 
 /// A connection to an SQLite database.
 ///
@@ -60,7 +61,24 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
 
     /// The thread that runs the current access block: statements and cursors
     /// refuse to run on any other thread.
-    @exclusivity(unchecked) var accessThread: pthread_t?
+    var accessThread: pthread_t? {
+        get {
+            let thread = accessThreadID.load(ordering: .relaxed)
+            return thread == 0 ? nil : thread
+        }
+        set { accessThreadID.store(newValue ?? 0, ordering: .relaxed) }
+    }
+
+    /// ``accessThread``, 0 outside of an access. Atomic: any thread may ask
+    /// whether it runs the current access (``isAccessedByCurrentThread``).
+    /// Relaxed loads suffice: the thread that runs an access wrote its own
+    /// identifier, and any other thread can only read another value.
+    private let accessThreadID = Atomic<UInt>(0)
+
+    /// True when the current thread runs an access block of this connection.
+    var isAccessedByCurrentThread: Bool {
+        accessThreadID.load(ordering: .relaxed) == pthread_self()
+    }
 
     /// The user's trace function of ``trace(options:_:)``.
     var traceHandler: ((TraceEvent) -> Void)?
@@ -337,7 +355,7 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         // `pthread_t` is an integer on Linux, where `pthread_equal` compares
         // with `==`: compared inline, this check costs no call but
         // `pthread_self`, on every step of every statement.
-        guard let accessThread, accessThread == pthread_self() else {
+        guard isAccessedByCurrentThread else {
             try checkOpen()
             throw DatabaseError.misuse(
                 "a statement or cursor was used outside of its database access block: consume it inside the closure given to read, write or inDatabase",

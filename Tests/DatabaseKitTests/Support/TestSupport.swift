@@ -18,6 +18,19 @@ func currentDispatchQueueLabel() -> String {
     String(cString: dispatch_queue_get_label(nil))
 }
 
+/// The label of the dispatch queue an asynchronous access runs on:
+/// `start` submits the access it is given (`{ dbQueue.asyncRead($0) }`).
+func asyncAccessQueueLabel(_ start: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) -> String? {
+    let label = Locked<String?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    start { _ in
+        label.withLock { $0 = currentDispatchQueueLabel() }
+        done.signal()
+    }
+    done.wait()
+    return label.current
+}
+
 /// Expects `body` to throw a ``DatabaseError`` matching `code` (a primary code
 /// matches its extended codes), and returns it.
 @discardableResult
