@@ -55,7 +55,11 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     }
 
     /// nil for NULL; one call into SQLite unless the value reads as zero
-    /// (see ``columnInt64(_:_:)``).
+    /// (see ``columnInt64(_:_:)``). Inlinable, like the other numbers': a
+    /// column read in the caller's loop calls the reading function directly,
+    /// not through the protocol witness, whose generic convention returns
+    /// the value through memory.
+    @inlinable
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Bool? {
         columnInt64(sqliteStatement, index).map { $0 != 0 }
     }
@@ -90,6 +94,7 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
 
     /// nil for NULL; one call into SQLite unless the value reads as zero
     /// (see ``columnInt64(_:_:)``).
+    @inlinable
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Int64? {
         columnInt64(sqliteStatement, index)
     }
@@ -97,6 +102,7 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
 
 /// The signed and unsigned integers other than Int64: converted through
 /// Int64, and failing to convert when the value does not fit.
+@usableFromInline
 protocol NarrowDatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
 
 extension NarrowDatabaseInteger {
@@ -114,6 +120,7 @@ extension NarrowDatabaseInteger {
 
     /// nil for NULL, or when the value does not fit; one call into SQLite
     /// unless the value reads as zero (see ``columnInt64(_:_:)``).
+    @inlinable
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self? {
         guard let value = columnInt64(sqliteStatement, index) else { return nil }
         return Self(exactly: value)
@@ -122,12 +129,15 @@ extension NarrowDatabaseInteger {
 
 /// SQLite's integer conversion of a column, nil when it is NULL.
 ///
+/// Called by the inlinable column readers of the number types, which can not
+/// call SQLite themselves (its module is imported internally).
+///
 /// One call into SQLite for the usual column: NULL reads as 0, so only a
 /// zero needs `sqlite3_column_type` to tell a NULL from a zero. Reading a
 /// number never converts the column's value in place (only the text, blob
 /// and byte-count functions do, <https://www.sqlite.org/c3ref/column_blob.html>),
 /// so the type read afterwards is still the column's own.
-@inline(__always)
+@usableFromInline @inline(__always)
 func columnInt64(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Int64? {
     let value = sqlite3_column_int64(sqliteStatement, index)
     if value == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
@@ -136,7 +146,7 @@ func columnInt64(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Int64? {
 
 /// SQLite's REAL conversion of a column, nil when it is NULL: as
 /// ``columnInt64(_:_:)``, one call unless the value reads as zero.
-@inline(__always)
+@usableFromInline @inline(__always)
 func columnDouble(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Double? {
     let value = sqlite3_column_double(sqliteStatement, index)
     if value == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
@@ -317,6 +327,7 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
 
     /// nil for NULL; one call into SQLite unless the value reads as zero
     /// (see ``columnDouble(_:_:)``).
+    @inlinable
     public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Double? {
         columnDouble(sqliteStatement, index)
     }
