@@ -403,3 +403,74 @@ struct RecordPersistenceTests {
         }
     }
 }
+
+/// A record container expects the columns of the previous record of its
+/// table: records that encode other columns, in another order, twice, or
+/// with another case must still write exactly what they encode.
+@Suite("Record containers that expect the previous record's columns")
+struct PredictedColumnsTests {
+    struct Item: MutablePersistableRecord {
+        static let databaseTableName = "item"
+        var id: Int64?
+        var a: Int
+        var b: String?
+        /// How the record encodes: the same columns, fewer, reordered,
+        /// one set twice, or one named with another case.
+        var shape: Int
+
+        func encode(to container: inout PersistenceContainer) {
+            container["id"] = id
+            switch shape {
+            case 1:
+                container["a"] = a  // no b
+            case 2:
+                container["b"] = b
+                container["a"] = a
+            case 3:
+                container["a"] = -1
+                container["b"] = b
+                container["a"] = a  // replaces the first value
+            case 4:
+                container["A"] = a
+                container["B"] = b
+            default:
+                container["a"] = a
+                container["b"] = b
+            }
+        }
+
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    }
+
+    @Test("each record writes its own columns, whatever the previous one encoded")
+    func varyingColumns() throws {
+        let dbQueue = DatabaseQueue()
+        let shapes = [0, 0, 1, 0, 2, 2, 0, 3, 0, 4, 4, 0, 1, 1]
+        let rows = try dbQueue.write { db -> [[DatabaseValue]] in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, a INTEGER, b TEXT DEFAULT 'default')")
+            for (index, shape) in shapes.enumerated() {
+                var item = Item(id: nil, a: index, b: "b\(index)", shape: shape)
+                try item.insert(db)
+                #expect(item.id == Int64(index + 1))
+                // The container a record reports holds what it encoded.
+                let container = try item.databaseContainer()
+                #expect(container.columns.count == (shape == 1 ? 2 : 3), "shape \(shape)")
+                #expect(container["a"]?.databaseValue == index.databaseValue, "shape \(shape)")
+            }
+            return try Row.fetchAll(db, sql: "SELECT id, a, b FROM item ORDER BY id").map(\.databaseValues)
+        }
+        for (index, shape) in shapes.enumerated() {
+            let b = shape == 1 ? "default".databaseValue : "b\(index)".databaseValue
+            #expect(rows[index] == [Int64(index + 1).databaseValue, index.databaseValue, b], "row \(index), shape \(shape)")
+        }
+        // Updates of the same table follow the same rules.
+        try dbQueue.write { db in
+            for (index, shape) in shapes.enumerated() {
+                let item = Item(id: Int64(index + 1), a: index * 10, b: "u\(index)", shape: shape)
+                try item.update(db)
+            }
+            let updated = try Int.fetchAll(db, sql: "SELECT a FROM item ORDER BY id")
+            #expect(updated == shapes.indices.map { $0 * 10 })
+        }
+    }
+}

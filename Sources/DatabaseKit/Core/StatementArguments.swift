@@ -45,6 +45,12 @@ public struct StatementArguments: Hashable, Sendable {
         positional = ArgumentValues()
     }
 
+    /// Positional values kept as the array they are (a record's columns, a
+    /// key): no conversion, no dictionary of named values to build.
+    init(databaseValues: [DatabaseValue]) {
+        self.init(positional: ArgumentValues(databaseValues: databaseValues))
+    }
+
     /// Positional values and named values, as stored.
     init(positional: ArgumentValues, named: [NamedArgument] = []) {
         self.positional = positional

@@ -73,6 +73,15 @@ extension EncodableRecord {
         return container
     }
 
+    /// ``databaseContainer()``, expecting the columns of the previous record
+    /// of the same table (see ``PersistenceContainer``).
+    func databaseContainer(predictedColumns: [String]?) throws -> PersistenceContainer {
+        guard let predictedColumns else { return try databaseContainer() }
+        var container = PersistenceContainer(predictedColumns: predictedColumns)
+        try encode(to: &container)
+        return container
+    }
+
     /// The columns of the record as a dictionary.
     public var databaseDictionary: [String: DatabaseValue] {
         get throws {

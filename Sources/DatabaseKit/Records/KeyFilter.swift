@@ -63,7 +63,7 @@ struct KeyFilter {
     /// statement can be cached by them.
     private var isSingleNonNullKey: Bool { keyCount == 1 && !values.contains(where: \.isNull) }
 
-    var arguments: StatementArguments { StatementArguments(values: values, namedValues: [:]) }
+    var arguments: StatementArguments { StatementArguments(databaseValues: values) }
 
     /// `"id" = ?`, `"id" IN (?, ?)`, `("a" = ? AND "b" IS NULL) OR (...)`.
     /// A NULL value of a unique key matches NULL, as GRDB's `== nil`.

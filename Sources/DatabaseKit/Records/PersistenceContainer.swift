@@ -3,14 +3,45 @@
 /// write. Column names are case-insensitive, as in SQLite.
 public struct PersistenceContainer: Sendable {
     /// The column names, in encoding order.
-    public private(set) var columns: [String] = []
+    public var columns: [String] {
+        if let predictedCount, predictedCount != storedColumns.count { return Array(storedColumns[..<predictedCount]) }
+        return storedColumns
+    }
+
     /// The values, aligned with ``columns``.
     public private(set) var databaseValues: [DatabaseValue] = []
 
+    /// The columns, or, while ``predictedCount`` is set, the columns the
+    /// previous record of the same table encoded: records of one type
+    /// encode the same columns in the same order, and a container that
+    /// follows the prediction builds no array of names, looks up no name
+    /// (a name the previous container held once can not repeat an earlier
+    /// one), and hands the record statement cache the very array its last
+    /// key holds.
+    private var storedColumns: [String] = []
+
+    /// How many of the predicted columns were set, in order; nil once a
+    /// set column strays from the prediction, or without one.
+    private var predictedCount: Int?
+
     /// An empty container.
     public init() {
-        columns.reserveCapacity(8)
+        storedColumns.reserveCapacity(8)
         databaseValues.reserveCapacity(8)
+    }
+
+    /// True when the container holds exactly the columns it was predicted
+    /// to hold.
+    var followedPrediction: Bool {
+        predictedCount == storedColumns.count
+    }
+
+    /// An empty container that expects the columns of the previous record
+    /// of the same table, in their order.
+    init(predictedColumns: [String]) {
+        storedColumns = predictedColumns
+        predictedCount = 0
+        databaseValues.reserveCapacity(predictedColumns.count)
     }
 
     /// The value of a column, as a ``DatabaseValue``, nil when the column is
@@ -42,10 +73,20 @@ public struct PersistenceContainer: Sendable {
 
     /// Sets the value of a column, appending the column when it is new.
     public mutating func setValue(_ value: DatabaseValue, forColumn column: String) {
+        if let predictedCount {
+            if predictedCount < storedColumns.count && storedColumns[predictedCount] == column {
+                self.predictedCount = predictedCount + 1
+                databaseValues.append(value)
+                return
+            }
+            // Not the predicted column: the container owns its names from now on.
+            storedColumns = Array(storedColumns[..<predictedCount])
+            self.predictedCount = nil
+        }
         if let index = index(of: column) {
             databaseValues[index] = value
         } else {
-            columns.append(column)
+            storedColumns.append(column)
             databaseValues.append(value)
         }
     }
@@ -60,9 +101,10 @@ public struct PersistenceContainer: Sendable {
     func index(of column: String) -> Int? {
         let count = column.utf8.count
         var caseInsensitiveMatch: Int?
-        for index in columns.indices where columns[index].utf8.count == count {
-            if columns[index] == column { return index }
-            if caseInsensitiveMatch == nil && identifiersAreEqual(columns[index], column) {
+        let columnCount = databaseValues.count
+        for index in 0..<columnCount where storedColumns[index].utf8.count == count {
+            if storedColumns[index] == column { return index }
+            if caseInsensitiveMatch == nil && identifiersAreEqual(storedColumns[index], column) {
                 caseInsensitiveMatch = index
             }
         }
@@ -73,7 +115,7 @@ public struct PersistenceContainer: Sendable {
     /// compares as NULL), with the values of `other`, in column order.
     func changes(from other: PersistenceContainer) -> [(String, DatabaseValue)] {
         var changes: [(String, DatabaseValue)] = []
-        for (column, value) in zip(columns, databaseValues) {
+        for (column, value) in zip(storedColumns, databaseValues) {
             let otherValue = other.databaseValue(forColumn: column) ?? .null
             if otherValue != value { changes.append((column, otherValue)) }
         }
@@ -85,17 +127,20 @@ extension PersistenceContainer: RandomAccessCollection {
     public typealias Index = Int
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { columns.count }
+    public var endIndex: Int { databaseValues.count }
 
     /// The column and the value at `position`.
     public subscript(position: Int) -> (String, DatabaseValue) {
-        (columns[position], databaseValues[position])
+        (storedColumns[position], databaseValues[position])
     }
 }
 
 /// True when two identifiers are equal for SQLite: ASCII letters compare
 /// case-insensitively, other characters exactly.
 func identifiersAreEqual(_ lhs: String, _ rhs: String) -> Bool {
+    // Most different names differ from their first byte: decided without
+    // the byte loop.
+    if let a = lhs.utf8.first, let b = rhs.utf8.first, a != b, a | 0x20 != b | 0x20 { return false }
     var lhs = lhs
     var rhs = rhs
     return lhs.withUTF8 { lhs in

@@ -50,8 +50,25 @@ struct RecordStatementCache {
         }
     }
 
+    /// The columns the last record written to a table encoded, which the
+    /// next record of that table most likely encodes again (see
+    /// ``PersistenceContainer``).
+    private(set) var lastEncodedColumns: (table: String, columns: [String])?
+
+    /// The columns to expect from the next record written to `table`.
+    func predictedColumns(table: String) -> [String]? {
+        guard let lastEncodedColumns, lastEncodedColumns.table == table else { return nil }
+        return lastEncodedColumns.columns
+    }
+
+    /// Remembers the columns a record of `table` encoded.
+    mutating func rememberEncodedColumns(_ columns: [String], table: String) {
+        lastEncodedColumns = (table, columns)
+    }
+
     mutating func removeAll() {
         last = nil
+        lastEncodedColumns = nil
         if !statements.isEmpty { statements.removeAll() }
     }
 

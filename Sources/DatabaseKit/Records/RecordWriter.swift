@@ -10,11 +10,24 @@ struct RecordWriter {
     let primaryKey: PrimaryKeyInfo
 
     init<Record: MutablePersistableRecord>(_ db: Database, _ record: Record) throws {
-        self.db = db
         // The dynamic type: a Record subclass names its own table.
-        table = type(of: record).databaseTableName
-        primaryKey = try db.primaryKey(table)
-        container = try record.databaseContainer()
+        let table = type(of: record).databaseTableName
+        // Every field computed before any is set: a throwing initializer
+        // that sets fields first builds the value aside and copies it.
+        let primaryKey = try db.primaryKey(table)
+        let predicted = db.recordStatementCache.predictedColumns(table: table)
+        let container = try record.databaseContainer(predictedColumns: predicted)
+        if predicted == nil || !container.followedPrediction {
+            db.recordStatementCache.rememberEncodedColumns(container.columns, table: table)
+        }
+        self.init(db: db, table: table, container: container, primaryKey: primaryKey)
+    }
+
+    private init(db: Database, table: String, container: PersistenceContainer, primaryKey: PrimaryKeyInfo) {
+        self.db = db
+        self.table = table
+        self.container = container
+        self.primaryKey = primaryKey
     }
 
     /// The values of the primary key columns; an absent column is NULL.
@@ -39,7 +52,7 @@ struct RecordWriter {
     func insertStatement(onConflict: Database.ConflictResolution, returning selection: [any SQLSelectable]) throws -> Statement {
         try statement(
             .insert(onConflict), keyColumns: container.columns,
-            arguments: StatementArguments(values: container.databaseValues, namedValues: [:]), returning: selection
+            arguments: StatementArguments(databaseValues: container.databaseValues), returning: selection
         ) {
             let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
             let table = self.table.quotedDatabaseIdentifier
@@ -75,7 +88,7 @@ struct RecordWriter {
         let values = assigned.map { container.databaseValue(forColumn: $0) ?? .null }
         return try statement(
             .update(onConflict, assigned: assigned), keyColumns: keyColumns,
-            arguments: StatementArguments(values: values + keyValues, namedValues: [:]), returning: selection
+            arguments: StatementArguments(databaseValues: values + keyValues), returning: selection
         ) {
             let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
             let assignments = assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
@@ -89,7 +102,7 @@ struct RecordWriter {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .deleteByKey, keyColumns: keyColumns, arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]),
+            .deleteByKey, keyColumns: keyColumns, arguments: StatementArguments(databaseValues: primaryKeyValues),
             returning: []
         ) { "DELETE FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns))" }
     }
@@ -98,7 +111,7 @@ struct RecordWriter {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .existsByKey, keyColumns: keyColumns, arguments: StatementArguments(values: primaryKeyValues, namedValues: [:]),
+            .existsByKey, keyColumns: keyColumns, arguments: StatementArguments(databaseValues: primaryKeyValues),
             returning: []
         ) { "SELECT EXISTS (SELECT 1 FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns)))" }
     }
@@ -115,7 +128,7 @@ struct RecordWriter {
         let columns = container.columns
         let columnList = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         var sql = "INSERT INTO \(table.quotedDatabaseIdentifier) (\(columnList)) VALUES (\(databaseQuestionMarks(count: columns.count)))"
-        var arguments = StatementArguments(values: container.databaseValues, namedValues: [:])
+        var arguments = StatementArguments(databaseValues: container.databaseValues)
         if conflictTarget.isEmpty {
             sql += " ON CONFLICT"
         } else {
