@@ -610,6 +610,33 @@ struct SharedRowDecoderTests {
         try dbQueue.close()
     }
 
+    @Test("a statement's decoder serves its next executions: records by key, two types on one statement")
+    func acrossExecutions() throws {
+        struct Named: Decodable, FetchableRecord, Equatable {
+            var name: String
+        }
+        let dbQueue = DatabaseQueue()
+        weak var weakStatement: Statement?
+        try dbQueue.read { (db: Database) throws in
+            let statement = try db.makeStatement(sql: "SELECT * FROM (\(Self.membersSQL)) WHERE id = ?")
+            for round in 0..<3 {
+                for id in 1...3 {
+                    let member = try Member.fetchOne(statement, arguments: [id])
+                    #expect(member?.id == Int64(id), "round \(round)")
+                    // Another record type on the same statement replaces the
+                    // kept decoder; the next fetch of the first type gets its own.
+                    let named = try Named.fetchOne(statement, arguments: [id])
+                    #expect(named?.name == member?.name)
+                }
+            }
+            #expect(try Member.fetchOne(statement, arguments: [4]) == nil)
+            weakStatement = statement
+        }
+        // The kept decoder does not keep its statement alive.
+        #expect(weakStatement == nil)
+        try dbQueue.close()
+    }
+
     @Test("a container kept after init(from:) stays safe to use once the fetch is over")
     func keptContainer() throws {
         let dbQueue = DatabaseQueue()

@@ -37,23 +37,23 @@ public final class Statement {
     /// statement cache never hands it to another fetch.
     var isBorrowed = false
 
-    /// The decoder of the `Decodable` records read from the iterated rows,
-    /// kept from one row to the next (see ``RowDecoder``). It refers to the
-    /// row, which refers to the statement: the iteration drops it when it
-    /// ends (``releaseRecordDecoder()``).
+    /// The decoder of the `Decodable` records read from the rows of this
+    /// statement, kept from one row to the next and from one execution to
+    /// the next (see ``RowDecoder``): fetching records one key at a time
+    /// runs the same statement again and again. While an iteration runs, it
+    /// refers to the iterated row, which refers to the statement: the
+    /// iteration detaches it when it ends (``detachRecordDecoder()``).
     private(set) var reusableRecordDecoder: RowDecoder?
 
-    /// Keeps a decoder for the next rows of the iteration.
+    /// Keeps a decoder for the next rows.
     func keepRecordDecoder(_ decoder: RowDecoder) {
         reusableRecordDecoder?.forgetKeyedContainer()
         reusableRecordDecoder = decoder
     }
 
-    /// Drops the kept decoder and its container, which refer to each other.
-    func releaseRecordDecoder() {
-        guard let decoder = reusableRecordDecoder else { return }
-        decoder.forgetKeyedContainer()
-        reusableRecordDecoder = nil
+    /// Lets the kept decoder forget the row of the iteration that ends.
+    func detachRecordDecoder() {
+        reusableRecordDecoder?.detachRow()
     }
 
     /// The column names, in order.
@@ -132,6 +132,8 @@ public final class Statement {
     }
 
     deinit {
+        // The kept decoder and its container refer to each other.
+        reusableRecordDecoder?.forgetKeyedContainer()
         sqlite3_finalize(sqliteStatement)
     }
 

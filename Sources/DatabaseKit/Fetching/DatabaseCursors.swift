@@ -95,7 +95,7 @@ struct StatementIteration {
         isDone = true
         statement.reset()
         statement.isBorrowed = false
-        statement.releaseRecordDecoder()
+        statement.detachRecordDecoder()
     }
 }
 

@@ -42,17 +42,29 @@ public final class FetchableRecordDecoder: Sendable {
 /// allocation holds it all, fits an `any Decoder` without a box, and keeps
 /// the one mutable fact of a decoding (the key that took the whole row).
 ///
-/// The rows of a fetch are one ``Row`` that reads each result row in turn, so
-/// one decoder serves the whole fetch: it is kept by the statement while the
-/// statement is iterated (see ``Statement/reusableRecordDecoder``), and keeps
-/// the keyed container that the record's `init(from:)` asks for. A new
-/// decoder and a new container per row would cost two allocations and three
-/// generic metadata lookups per record.
+/// The rows of a statement all have its columns, so one decoder serves the
+/// records read from a statement, row after row, execution after execution:
+/// the statement keeps it (see ``Statement/reusableRecordDecoder``), and it
+/// keeps the keyed container that the record's `init(from:)` asks for. A new
+/// decoder and a new container per record would cost two allocations and
+/// three generic metadata lookups each.
 final class RowDecoder: Decoder {
     let recordType: any FetchableRecord.Type
     /// The identity of ``recordType``, compared when the decoder is reused.
     let recordTypeID: ObjectIdentifier
-    let row: Row
+    /// The row being decoded; an empty detached row between the executions
+    /// of the statement that keeps the decoder, which must not be kept
+    /// alive by its own decoder.
+    ///
+    /// Read by every decoded property: no dynamic exclusivity check. The
+    /// decoder belongs to its statement, which only the thread of the
+    /// current access uses, and no access to the row spans a call.
+    @exclusivity(unchecked) private(set) var row: Row
+    /// The statement and column lookup of ``row``, the same for every row
+    /// the decoder reads (the rows of one statement): constants, which the
+    /// properties read without retaining the row.
+    let sqliteStatement: OpaquePointer?
+    let columnNameIndex: ColumnNameIndex?
     let codingPath: [any CodingKey]
     let columnStrategy: DatabaseColumnDecodingStrategy
     /// The key that decoded from the whole row: only one may.
@@ -76,6 +88,8 @@ final class RowDecoder: Decoder {
         self.recordType = recordType
         self.recordTypeID = ObjectIdentifier(recordType)
         self.row = row
+        self.sqliteStatement = row.sqliteStatement
+        self.columnNameIndex = row.columnNameIndex
         self.codingPath = codingPath
         self.columnStrategy = columnStrategy
         if case .useDefaultKeys = columnStrategy {
@@ -97,10 +111,10 @@ final class RowDecoder: Decoder {
     static func start<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) -> RowDecoder {
         let decoder: RowDecoder
         if let statement = row.statement, statement.isBorrowed {
-            if let kept = statement.reusableRecordDecoder, !kept.isDecoding, kept.row === row,
-                kept.recordTypeID == ObjectIdentifier(T.self)
-            {
+            if let kept = statement.reusableRecordDecoder, !kept.isDecoding, kept.recordTypeID == ObjectIdentifier(T.self) {
+                // A row of the same statement: the same columns.
                 decoder = kept
+                if decoder.row !== row { decoder.row = row }
                 decoder.rootKey = nil
                 decoder.keepsKeyedContainer = true
             } else {
@@ -119,6 +133,16 @@ final class RowDecoder: Decoder {
     func forgetKeyedContainer() {
         keyedContainerCache = nil
     }
+
+    /// Forgets the row between two executions of the statement that keeps
+    /// the decoder: the row refers to that statement.
+    func detachRow() {
+        row = RowDecoder.detachedRow
+    }
+
+    /// The row of a detached decoder: empty, immutable (every stored
+    /// property of a row built from values is a constant), so shared.
+    nonisolated(unsafe) private static let detachedRow = Row()
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if let cache = keyedContainerCache, cache.keyType == ObjectIdentifier(Key.self) {
@@ -252,19 +276,18 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func primitive<V: DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V {
         let decoder = self.decoder
-        let row = decoder.row
         if decoder.columnForKey == nil {
             // The fast path of `Row.decode(_:forColumn:)`, written out so that
             // the whole read is one function per type.
             let column = key.stringValue
-            if let sqliteStatement = row.sqliteStatement, let index = row.statementColumnIndex(column),
+            if let sqliteStatement = decoder.sqliteStatement, let index = decoder.columnNameIndex?.index(of: column),
                 let value = V.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
             {
                 return value
             }
-            return try row.decodeSlowly(V.self, forColumn: column)
+            return try decoder.row.decodeSlowly(V.self, forColumn: column)
         }
-        return try row.decode(V.self, forColumn: column(forKey: key))
+        return try decoder.row.decode(V.self, forColumn: column(forKey: key))
     }
 
     // The optional primitives: one column lookup, no dynamic cast.
