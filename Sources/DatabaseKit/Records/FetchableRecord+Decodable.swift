@@ -23,8 +23,9 @@ extension FetchableRecord where Self: Decodable {
 /// - one property whose key is neither decodes from the whole row, so that
 ///   a record can be made of other records.
 ///
-/// The records of one fetch share a decoder: the record type's
-/// ``FetchableRecord/databaseColumnDecodingStrategy`` is read once per fetch.
+/// The records read from one statement share a decoder: the record type's
+/// ``FetchableRecord/databaseColumnDecodingStrategy`` is read when the
+/// statement first decodes one, not for each record.
 public final class FetchableRecordDecoder: Sendable {
     /// A decoder.
     public init() {}
