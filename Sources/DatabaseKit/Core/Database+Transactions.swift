@@ -158,13 +158,13 @@ extension Database {
             kind
             ?? (configuration.readonly
                 ? .deferred : configuration.explicitDefaultTransactionKind ?? (isReadOnly ? .deferred : .immediate))
-        try accessStatements.begin(kind, in: self).execute()
+        try accessStatements.begin(kind, in: self).executeOwnStatement()
     }
 
     /// Commits the current transaction.
     public func commit() throws {
         try checkOpen()
-        try accessStatements.commit(in: self).execute()
+        try accessStatements.commit(in: self).executeOwnStatement()
     }
 
     /// Rolls the current transaction back; does nothing outside of a
@@ -200,7 +200,7 @@ extension Database {
         if configuration.readonly { return }
         if readOnlyDepth == 0 {
             try checkOpen()
-            try accessStatements.queryOnly(true, in: self).execute()
+            try accessStatements.queryOnly(true, in: self).executeOwnStatement()
         }
         readOnlyDepth += 1
     }
@@ -210,7 +210,7 @@ extension Database {
         readOnlyDepth -= 1
         if readOnlyDepth == 0 {
             try ignoringInterruption {
-                try accessStatements.queryOnly(false, in: self).execute()
+                try accessStatements.queryOnly(false, in: self).executeOwnStatement()
             }
         }
     }

@@ -290,6 +290,24 @@ public final class Statement {
     public func execute(arguments: StatementArguments? = nil) throws {
         let database = self.database
         try prepareExecution(arguments: arguments, in: database)
+        try runToCompletion(in: database)
+    }
+
+    /// Executes a statement of DatabaseKit's own (BEGIN, COMMIT, the
+    /// `query_only` switches, which every access block runs): it takes no
+    /// arguments, is never handed out, and every execution ends with its
+    /// reset (a failed one too, in ``Database/statementDidFail(_:code:)``),
+    /// so it needs no reset before one.
+    func executeOwnStatement() throws {
+        let database = self.database
+        try database.checkAccess(for: self)
+        if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
+        try runToCompletion(in: database)
+    }
+
+    /// Steps the prepared statement until it is done, and resets it.
+    @inline(__always)
+    private func runToCompletion(in database: Database) throws {
         try database.statementWillExecute(self)
         while true {
             let code = sqlite3_step(sqliteStatement)
