@@ -82,6 +82,30 @@ struct StatementArgumentsTests {
         #expect(values?.databaseValues == ["t".databaseValue, 7.databaseValue, blob.databaseValue, "named text".databaseValue, "blob".databaseValue])
     }
 
+    /// Larger than an existential's inline buffer: stored in a box.
+    struct Wide: DatabaseValueConvertible, Equatable {
+        var a, b, c, d, e: Int64
+        var databaseValue: DatabaseValue { (a + b + c + d + e).databaseValue }
+        static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Wide? { nil }
+    }
+
+    @Test("literal values boxed out of line, one box shared by several elements, read right and stay intact")
+    func boxedLiteralValues() throws {
+        let wide = Wide(a: 1, b: 2, c: 3, d: 4, e: 5)
+        let shared: any DatabaseValueConvertible = wide
+        let positional: StatementArguments = [shared, shared, nil, wide, "text"]
+        #expect(positional.values == [15.databaseValue, 15.databaseValue, .null, 15.databaseValue, "text".databaseValue])
+        let named: StatementArguments = ["x": shared, "y": shared, "z": wide]
+        #expect(named.namedValues == ["x": 15.databaseValue, "y": 15.databaseValue, "z": 15.databaseValue])
+        var container = PersistenceContainer()
+        container["w"] = shared
+        container["v"] = shared
+        #expect(container.databaseValues == [15.databaseValue, 15.databaseValue])
+        // The existential the literals read is unchanged.
+        #expect(shared as? Wide == wide)
+        #expect(shared.databaseValue == 15.databaseValue)
+    }
+
     @Test("description")
     func description() {
         #expect((["foo", 1] as StatementArguments).description == "[\"foo\", 1]")

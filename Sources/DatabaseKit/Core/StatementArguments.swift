@@ -228,13 +228,30 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
 /// pointee) first copies the whole `Optional<any DatabaseValueConvertible>`
 /// with the runtime's generic witnesses of `Optional` and of the existential
 /// (measured: 110 instructions per value), because the optimizer can not
-/// prove that nothing changes the memory during the call. Through an `inout`
-/// access it reads the tag and opens the existential in place, and copies
-/// only the wrapped value with its own type's witness. The access never
-/// writes: callers may pass memory they only read.
+/// prove that nothing changes the memory during the call; through an `inout`
+/// access, `value?.databaseValue` still copies the wrapped value into a
+/// temporary around the call. Optional chaining to a mutating method opens
+/// the existential in place, and the getter reads it there.
+///
+/// Callers pass memory they only read (the elements of a literal): the
+/// access writes nothing, but for a value boxed out of line whose box is
+/// shared, which the runtime replaces with an unshared copy of the same
+/// value before the mutating call.
 @inline(__always)
 func databaseValue(inPlace value: inout (any DatabaseValueConvertible)?) -> DatabaseValue {
-    value?.databaseValue ?? .null
+    var result = DatabaseValue.null
+    value?.storeDatabaseValue(in: &result)
+    return result
+}
+
+extension DatabaseValueConvertible {
+    /// Stores ``databaseValue`` in `result`. Mutating, though it changes
+    /// nothing, so that optional chaining calls it on an existential in place
+    /// (see `databaseValue(inPlace:)`).
+    @inline(__always)
+    fileprivate mutating func storeDatabaseValue(in result: inout DatabaseValue) {
+        result = databaseValue
+    }
 }
 
 extension StatementArguments: CustomStringConvertible {
