@@ -126,7 +126,7 @@ extension EncodableRecord where Self: Encodable {
     public func encode(to container: inout PersistenceContainer) throws {
         let encoder = RecordEncoder(recordType: Self.self, container: container)
         try encode(to: encoder)
-        if let misuse = encoder.misuse { throw misuse }
+        if encoder.hasMisuse, let misuse = encoder.misuse { throw misuse }
         container = encoder.container
     }
 }

@@ -20,7 +20,10 @@ final class RecordEncoder: Encoder {
     // no dynamic exclusivity check.
     @exclusivity(unchecked) var container: PersistenceContainer
     /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
-    var misuse: EncodingError?
+    private(set) var misuse: EncodingError?
+    /// True once ``misuse`` is set: tested after each record, cheaper than
+    /// the optional error (no copy of it, no exclusivity check).
+    @exclusivity(unchecked) private(set) var hasMisuse = false
     /// The record type, whose static members tell how to encode.
     let recordType: any EncodableRecord.Type
     /// The record's column strategy, read once.
@@ -50,6 +53,7 @@ final class RecordEncoder: Encoder {
 
     func reportMisuse(_ message: String) {
         if misuse == nil {
+            hasMisuse = true
             misuse = EncodingError.invalidValue(recordType, .init(codingPath: [], debugDescription: message))
         }
     }
