@@ -310,6 +310,33 @@ struct SQLScriptTests {
         #expect(SQLScript.managesTransactions("savepoint a; release a;"))
         #expect(!SQLScript.managesTransactions("SELECT 'BEGIN;'; -- BEGIN;\n"))
     }
+
+    @Test("statement keywords: any case, EXPLAIN before a trigger, nested CASE, non-ASCII words, unterminated ends")
+    func keywordEdges() {
+        let script = """
+            explain query plan create temp trigger t after insert on x begin
+              select case when 1 then case 2 when 2 then 'a' end else 'b' end;
+              select 1;
+            end;
+            begin immediate;
+            été_2024 = 1;
+            _x;
+            commit
+            """
+        #expect(SQLScript.statementKeywords(script) == ["EXPLAIN", "BEGIN", "ÉTÉ_2024", "_X", "COMMIT"])
+        // A trigger body's END; ends it in any case, and a word that only
+        // starts with END does not.
+        #expect(
+            SQLScript.statementKeywords("CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT endless; eNd; SELECT 2;")
+                == ["CREATE", "SELECT"])
+        // An unterminated string, identifier or comment runs to the end.
+        #expect(SQLScript.statementKeywords("SELECT 'a;b") == ["SELECT"])
+        #expect(SQLScript.statementKeywords("SELECT [a;b") == ["SELECT"])
+        #expect(SQLScript.statementKeywords("SELECT 1; /* BEGIN; *") == ["SELECT"])
+        #expect(SQLScript.statementKeywords("-- only a comment") == [])
+        #expect(SQLScript.statementKeywords(";;BEGIN") == ["BEGIN"])
+        #expect(SQLScript.statementKeywords("1; 'x'; BEGIN") == ["", "", "BEGIN"])
+    }
 }
 
 @Suite("exec arguments")

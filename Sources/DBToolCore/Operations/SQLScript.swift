@@ -10,74 +10,134 @@
 enum SQLScript {
     /// The first keyword of every statement, uppercased ("" for a statement
     /// that starts with something else).
+    ///
+    /// It reads the UTF-8 bytes of the script once (a script of 100,000
+    /// statements is several megabytes, and `dbtool exec --file` reads it
+    /// before running it): words are compared as bytes, and only the first
+    /// words of a statement, the ones a trigger or a keyword needs, become
+    /// strings. As in SQLite, a byte above 0x7F is part of a word.
     static func statementKeywords(_ sql: String) -> [String] {
-        var keywords: [String] = []
-        var tokens: [String] = []  // the statement's words so far, uppercased
-        var inTriggerBody = false
-        var caseDepth = 0  // CASE ... END inside a trigger body is no end of the body
-        var previousWord = ""
-        var scalars = sql.unicodeScalars[...]
-        func endStatement() {
-            if let first = tokens.first { keywords.append(first) }
-            tokens = []
-            inTriggerBody = false
-            caseDepth = 0
-        }
-        while let scalar = scalars.first {
-            switch scalar {
-            case ";":
-                scalars.removeFirst()
-                // Inside a trigger body, only `END;` ends the statement.
-                if !inTriggerBody || previousWord == "END" { endStatement() }
-                previousWord = ";"
-            case " ", "\t", "\n", "\r", "\u{0C}":
-                scalars.removeFirst()
-            case "-" where scalars.dropFirst().first == "-":
-                scalars = scalars.drop(while: { $0 != "\n" })
-            case "/" where scalars.dropFirst().first == "*":
-                scalars = scalars.dropFirst(2)
-                while !scalars.isEmpty && !(scalars.first == "*" && scalars.dropFirst().first == "/") { scalars.removeFirst() }
-                scalars = scalars.dropFirst(2)
-            case "'", "\"", "`", "[":
-                let close: Unicode.Scalar = scalar == "[" ? "]" : scalar
-                scalars.removeFirst()
-                while let next = scalars.first {
-                    scalars.removeFirst()
-                    // A doubled quote is an escaped quote: skip both.
-                    if next == close {
-                        if close != "]" && scalars.first == close { scalars.removeFirst() } else { break }
+        var sql = sql
+        return sql.withUTF8 { bytes in
+            var scanner = Scanner()
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: ";"):
+                    index += 1
+                    // Inside a trigger body, only `END;` ends the statement.
+                    if !scanner.inTriggerBody || scanner.previousWordIsEnd { scanner.endStatement() }
+                    scanner.previousWordIsEnd = false
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
+                    index += 1
+                case UInt8(ascii: "-") where index + 1 < count && bytes[index + 1] == UInt8(ascii: "-"):
+                    while index < count && bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                case UInt8(ascii: "/") where index + 1 < count && bytes[index + 1] == UInt8(ascii: "*"):
+                    index += 2
+                    while index < count && !(bytes[index] == UInt8(ascii: "*") && index + 1 < count && bytes[index + 1] == UInt8(ascii: "/")) {
+                        index += 1
                     }
+                    index = min(index + 2, count)
+                case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+                    let close = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
+                    index += 1
+                    while index < count {
+                        let next = bytes[index]
+                        index += 1
+                        // A doubled quote is an escaped quote: skip both.
+                        if next == close {
+                            if close != UInt8(ascii: "]") && index < count && bytes[index] == close { index += 1 } else { break }
+                        }
+                    }
+                    scanner.addOther()
+                case _ where isWordStart(byte):
+                    let wordStart = index
+                    while index < count && isWordPart(bytes[index]) { index += 1 }
+                    scanner.addWord(UnsafeBufferPointer(rebasing: bytes[wordStart..<index]))
+                default:
+                    index += 1
+                    scanner.addOther()
                 }
-                tokens.append("")
-                previousWord = ""
-            case _ where isWordStart(scalar):
-                var word = ""
-                while let next = scalars.first, isWordPart(next) {
-                    word.unicodeScalars.append(next)
-                    scalars.removeFirst()
-                }
-                word = word.uppercased()
-                tokens.append(word)
-                if word == "CASE" { caseDepth += 1 }
-                if word == "END" && caseDepth > 0 {
-                    caseDepth -= 1
-                    word = "END CASE"
-                }
-                previousWord = word
-                if isTriggerStart(tokens) { inTriggerBody = true }
-            default:
-                scalars.removeFirst()
-                tokens.append("")
-                previousWord = ""
             }
+            scanner.endStatement()
+            return scanner.keywords
         }
-        endStatement()
-        return keywords
     }
 
     /// True when a statement of the script begins a transaction or a savepoint.
     static func managesTransactions(_ sql: String) -> Bool {
         statementKeywords(sql).contains { $0 == "BEGIN" || $0 == "SAVEPOINT" }
+    }
+
+    /// The state of ``statementKeywords(_:)`` between tokens.
+    private struct Scanner {
+        var keywords: [String] = []
+        /// The first token of the current statement, uppercased ("" for a
+        /// token that is not a word), and the next ones when it starts with
+        /// CREATE or EXPLAIN: enough to tell its keyword and whether it
+        /// creates a trigger.
+        var firstTokens: [String] = []
+        /// How many tokens the current statement has.
+        var tokenCount = 0
+        var inTriggerBody = false
+        /// CASE ... END inside a trigger body is no end of the body.
+        var caseDepth = 0
+        /// True when the previous token is an END that closes no CASE.
+        var previousWordIsEnd = false
+
+        /// `CREATE TEMP TRIGGER` after `EXPLAIN QUERY PLAN`: five tokens.
+        static let keptTokens = 6
+
+        mutating func endStatement() {
+            if let first = firstTokens.first { keywords.append(first) }
+            firstTokens = []
+            tokenCount = 0
+            inTriggerBody = false
+            caseDepth = 0
+        }
+
+        /// True when the next token is kept: the first one, and the next
+        /// ones of a statement that may create a trigger.
+        private var keepsToken: Bool {
+            tokenCount == 0
+                || (tokenCount < Self.keptTokens && (firstTokens[0] == "CREATE" || firstTokens[0] == "EXPLAIN"))
+        }
+
+        mutating func addOther() {
+            if keepsToken { firstTokens.append("") }
+            tokenCount += 1
+            previousWordIsEnd = false
+        }
+
+        mutating func addWord(_ word: UnsafeBufferPointer<UInt8>) {
+            if keepsToken {
+                firstTokens.append(SQLScript.uppercased(word))
+                tokenCount += 1
+                if isTriggerStart(firstTokens) { inTriggerBody = true }
+            } else {
+                tokenCount += 1
+            }
+            previousWordIsEnd = false
+            if Self.matches(word, "CASE") {
+                caseDepth += 1
+            } else if Self.matches(word, "END") {
+                if caseDepth > 0 { caseDepth -= 1 } else { previousWordIsEnd = true }
+            }
+        }
+
+        /// True when `word` is `keyword`, ignoring ASCII case.
+        static func matches(_ word: UnsafeBufferPointer<UInt8>, _ keyword: StaticString) -> Bool {
+            guard word.count == keyword.utf8CodeUnitCount else { return false }
+            let keyword = UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)
+            for index in 0..<word.count {
+                let byte = word[index]
+                let upper = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
+                if upper != keyword[index] { return false }
+            }
+            return true
+        }
     }
 
     /// CREATE [TEMP|TEMPORARY] TRIGGER, possibly after EXPLAIN [QUERY PLAN].
@@ -93,11 +153,24 @@ enum SQLScript {
         return words.first == "TRIGGER" && words.count == 1
     }
 
-    private static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "_" || (scalar.properties.isAlphabetic) || scalar.value > 0x7F
+    /// A word uppercased as Swift does; an ASCII word, the usual case,
+    /// byte by byte, without Unicode tables.
+    private static func uppercased(_ word: UnsafeBufferPointer<UInt8>) -> String {
+        guard word.allSatisfy({ $0 < 0x80 }) else { return String(decoding: word, as: UTF8.self).uppercased() }
+        return String(unsafeUninitializedCapacity: word.count) { buffer in
+            for index in 0..<word.count {
+                let byte = word[index]
+                buffer[index] = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
+            }
+            return word.count
+        }
     }
 
-    private static func isWordPart(_ scalar: Unicode.Scalar) -> Bool {
-        isWordStart(scalar) || ("0"..."9").contains(scalar) || scalar == "$"
+    private static func isWordStart(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || byte > 0x7F
+    }
+
+    private static func isWordPart(_ byte: UInt8) -> Bool {
+        isWordStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "$")
     }
 }
