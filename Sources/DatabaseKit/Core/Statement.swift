@@ -396,6 +396,18 @@ struct ArgumentsConsumer {
 
     /// The values for the statement's parameters, in order.
     mutating func values(for statement: Statement) throws -> ArgumentValues {
+        try collectValues(for: statement, nullWhenMissing: false)
+    }
+
+    /// Values for each parameter, NULL where none is given.
+    mutating func uncheckedValues(for statement: Statement) -> ArgumentValues {
+        // Never throws: a missing value becomes NULL.
+        (try? collectValues(for: statement, nullWhenMissing: true)) ?? ArgumentValues(minimumCapacity: 0)
+    }
+
+    /// A value for each parameter: the named value of its name, else the
+    /// next positional value, else NULL or an error.
+    private mutating func collectValues(for statement: Statement, nullWhenMissing: Bool) throws -> ArgumentValues {
         let names = statement.parameterNames
         var result = ArgumentValues(minimumCapacity: names.count)
         for name in names {
@@ -404,28 +416,13 @@ struct ArgumentsConsumer {
             } else if position < arguments.positional.count {
                 result.append(arguments.positional[position])
                 position += 1
+            } else if nullWhenMissing {
+                result.append(.null)
             } else if let name {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE, message: "missing statement argument: \(name)", sql: statement.sql)
             } else {
                 throw wrongArgumentCount(sql: statement.sql)
-            }
-        }
-        return result
-    }
-
-    /// Values for each parameter, NULL where none is given.
-    mutating func uncheckedValues(for statement: Statement) -> ArgumentValues {
-        let names = statement.parameterNames
-        var result = ArgumentValues(minimumCapacity: names.count)
-        for name in names {
-            if let name, let value = named.value(named: name) {
-                result.append(value)
-            } else if position < arguments.positional.count {
-                result.append(arguments.positional[position])
-                position += 1
-            } else {
-                result.append(.null)
             }
         }
         return result
