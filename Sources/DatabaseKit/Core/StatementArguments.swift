@@ -167,8 +167,6 @@ public struct StatementArguments: Hashable, Sendable {
     mutating func append(value: DatabaseValue) {
         positional.append(value)
     }
-
-
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral {
@@ -191,7 +189,7 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
     /// `["name": "Arthur", "score": nil]`
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         // A plain loop reading each pair in place: this runs once per
-        // execution of a statement. No dictionary: see `names`.
+        // execution of a statement. No dictionary: see `namedArguments`.
         //
         // Each field is read through a pointer of its own type: going through
         // the pair (`pointee.0`) copies and destroys the whole tuple with the

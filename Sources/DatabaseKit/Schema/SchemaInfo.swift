@@ -3,9 +3,7 @@ import Foundation
 /// The identifier of a schema of the connection: main, temp, or an
 /// attached database. See <https://sqlite.org/lang_naming.html>.
 public struct DatabaseSchemaID: Hashable, Sendable {
-    /// Indirect: a record operation copies its table's primary key, and a
-    /// boxed payload copies with one retain, whatever the columns hold.
-    private indirect enum Impl: Hashable, Sendable {
+    private enum Impl: Hashable, Sendable {
         case main
         case temp
         case attached(String)
