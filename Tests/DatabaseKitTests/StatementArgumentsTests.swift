@@ -190,6 +190,36 @@ struct StatementArgumentsTests {
         }
     }
 
+    @Test("named values of every kind bind through the reused plan, and outlive the literal and the statement")
+    func namedValuesOfEveryKind() throws {
+        let dbQueue = DatabaseQueue()
+        // Long enough not to be stored inline in the String or Data value.
+        let text = String(repeating: "é", count: 40)
+        let blob = Data((0..<100).map { UInt8($0) })
+        var kept: StatementArguments = [:]
+        try dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE t (i, d, s, b, n)")
+            let statement = try db.makeStatement(sql: "INSERT INTO t VALUES (:i, :d, :s, :b, :n)")
+            for row in 0..<3 {
+                let name = "\(text)\(row)"
+                try statement.execute(arguments: ["i": row, "d": Double(row) / 2, "s": name, "b": blob, "n": nil])
+            }
+            // The statement keeps the last arguments, names and values.
+            kept = statement.arguments
+            #expect(kept.namedValues["s"] == "\(text)2".databaseValue)
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM t ORDER BY i")
+            #expect(rows.map { $0["i"] as Int } == [0, 1, 2])
+            #expect(rows.map { $0["d"] as Double } == [0, 0.5, 1])
+            #expect(rows.map { $0["s"] as String } == ["\(text)0", "\(text)1", "\(text)2"])
+            #expect(rows.allSatisfy { ($0["b"] as Data) == blob && $0["n"] == nil })
+        }
+        // The copy still holds every value once the statement is gone.
+        #expect(kept.namedValues == [
+            "i": 2.databaseValue, "d": 1.0.databaseValue, "s": "\(text)2".databaseValue, "b": blob.databaseValue,
+            "n": .null,
+        ])
+    }
+
     @Test("a statement with many named parameters binds each by name")
     func manyNamedParameters() throws {
         let dbQueue = DatabaseQueue()

@@ -254,25 +254,17 @@ public final class Statement {
     /// has no value: the general path then reports the error.
     private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
         guard let named = arguments.namedArguments else { return false }
-        let plan: NamedBindingPlan
-        if let current = namedBindingPlan, current.matches(named) {
-            plan = current
+        let code: CInt
+        if let plan = namedBindingPlan, let planCode = plan.bindIfMatching(named, to: sqliteStatement) {
+            code = planCode
         } else {
-            guard let new = NamedBindingPlan(parameterNames: parameterNames, arguments: named) else { return false }
-            namedBindingPlan = new
-            plan = new
+            guard let plan = NamedBindingPlan(parameterNames: parameterNames, arguments: named) else { return false }
+            namedBindingPlan = plan
+            code = plan.bind(named, to: sqliteStatement)
         }
-        sqlite3_reset(sqliteStatement)
-        try named.withUnsafeBufferPointer { named in
-            try plan.slots.withUnsafeBufferPointer { slots in
-                for parameter in 0..<slots.count {
-                    let code = named[slots[parameter]].value.bindInline(to: sqliteStatement, at: CInt(truncatingIfNeeded: parameter + 1))
-                    guard code == SQLITE_OK else {
-                        argumentsAreValidAndBound = false
-                        throw database.error(code: code, sql: sql, arguments: arguments)
-                    }
-                }
-            }
+        guard code == SQLITE_OK else {
+            argumentsAreValidAndBound = false
+            throw database.error(code: code, sql: sql, arguments: arguments)
         }
         _arguments = arguments
         argumentsAreValidAndBound = true
@@ -388,7 +380,7 @@ struct ArgumentsConsumer {
 
     init(_ arguments: StatementArguments) {
         self.arguments = arguments
-        self.named = NamedArgumentLookup(arguments.namedArguments ?? [])
+        self.named = NamedArgumentLookup(arguments.namedArguments)
     }
 
     /// True when positional values remain.
@@ -453,7 +445,7 @@ final class NamedBindingPlan {
     let slots: [Int]
 
     /// Nil when a parameter has no value among the arguments.
-    init?(parameterNames: [String?], arguments: [NamedArgument]) {
+    init?(parameterNames: [String?], arguments: NamedArguments) {
         var slots: [Int] = []
         slots.reserveCapacity(parameterNames.count)
         let lookup = NamedArgumentLookup(arguments)
@@ -461,18 +453,22 @@ final class NamedBindingPlan {
             guard let name, let slot = lookup.index(named: name) else { return nil }
             slots.append(slot)
         }
-        self.names = arguments.map(\.name)
+        self.names = arguments.names
         self.slots = slots
     }
 
-    /// True when `arguments` carry the names of the plan, in its order.
-    func matches(_ arguments: [NamedArgument]) -> Bool {
-        guard arguments.count == names.count else { return false }
-        return names.withUnsafeBufferPointer { names in
-            arguments.withUnsafeBufferPointer { arguments in
-                for index in 0..<names.count where names[index] != arguments[index].name { return false }
-                return true
-            }
-        }
+    /// Resets the statement and binds `arguments`, which carry the names
+    /// of the plan in its order, and returns SQLite's result code.
+    func bind(_ arguments: NamedArguments, to sqliteStatement: OpaquePointer) -> CInt {
+        sqlite3_reset(sqliteStatement)
+        return arguments.bind(slots, to: sqliteStatement)
+    }
+
+    /// ``bind(_:to:)`` when `arguments` carry the names of the plan in its
+    /// order; nil, having done nothing, otherwise. One method, so that the
+    /// plan's arrays are read without retaining them.
+    func bindIfMatching(_ arguments: NamedArguments, to sqliteStatement: OpaquePointer) -> CInt? {
+        guard arguments.hasNames(names) else { return nil }
+        return bind(arguments, to: sqliteStatement)
     }
 }

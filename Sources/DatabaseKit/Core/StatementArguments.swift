@@ -21,17 +21,18 @@ public struct StatementArguments: Hashable, Sendable {
     /// The named values in the order they were given; nil when there is
     /// none, so that copying positional arguments, as each execution does,
     /// retains one buffer. A name may appear more than once: its last value
-    /// wins. An array rather than a dictionary, because hashing names costs
+    /// wins. A list rather than a dictionary, because hashing names costs
     /// more than binding them: statements find their values by comparing
-    /// names in order (see `Statement`).
-    private(set) var namedArguments: [NamedArgument]?
+    /// names in order (see `NamedBindingPlan`).
+    private(set) var namedArguments: NamedArguments?
 
     /// The positional values, in order.
     public var values: [DatabaseValue] { positional.databaseValues }
 
     /// The named values, keyed by parameter name without its prefix.
     public var namedValues: [String: DatabaseValue] {
-        Dictionary((namedArguments ?? []).lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        guard let namedArguments else { return [:] }
+        return Dictionary(namedArguments.arguments.lazy.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// True when there is no value at all.
@@ -52,9 +53,14 @@ public struct StatementArguments: Hashable, Sendable {
     }
 
     /// Positional values and named values, as stored.
-    init(positional: ArgumentValues, named: [NamedArgument] = []) {
+    init(positional: ArgumentValues, named: NamedArguments? = nil) {
         self.positional = positional
-        self.namedArguments = named.isEmpty ? nil : named
+        self.namedArguments = named.flatMap { $0.count == 0 ? nil : $0 }
+    }
+
+    /// Positional values and named values given as pairs.
+    init(positional: ArgumentValues, named: [NamedArgument]) {
+        self.init(positional: positional, named: named.isEmpty ? nil : NamedArguments.build(named))
     }
 
     /// Creates positional arguments from a sequence of values (nil is NULL).
@@ -92,7 +98,7 @@ public struct StatementArguments: Hashable, Sendable {
     /// Creates named arguments from a sequence of names and values (nil is
     /// NULL); a later value of a name replaces an earlier one.
     public init(_ keysAndValues: some Sequence<(String, (any DatabaseValueConvertible)?)>) {
-        self.init(positional: ArgumentValues(), named: keysAndValues.map { NamedArgument(name: $0.0, value: $0.1?.databaseValue ?? .null) })
+        self.init(positional: ArgumentValues(), named: keysAndValues.map { NamedArgument(name: $0.0, value: $0.1?.databaseValue ?? .null) } as [NamedArgument])
     }
 
     /// Creates named arguments from a dictionary of any values, or returns
@@ -130,10 +136,11 @@ public struct StatementArguments: Hashable, Sendable {
         guard let otherNamed = other.namedArguments else { return replaced }
         if let named = namedArguments {
             let lookup = NamedArgumentLookup(named)
-            for argument in otherNamed {
+            let added = otherNamed.arguments
+            for argument in added {
                 if let old = lookup.value(named: argument.name) { replaced[argument.name] = old }
             }
-            namedArguments = named + otherNamed
+            namedArguments = NamedArguments.build(named.arguments + added)
         } else {
             namedArguments = otherNamed
         }
@@ -196,24 +203,27 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
         // runtime's generic tuple witnesses (measured: 130 instructions per
         // argument). A tuple's memory is bound to its element types, at the
         // offsets MemoryLayout gives.
+        if elements.isEmpty {
+            self.init()
+            return
+        }
         typealias Pair = (String, (any DatabaseValueConvertible)?)
-        var named: [NamedArgument] = []
-        named.reserveCapacity(elements.count)
-        elements.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            guard let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1) else {
-                // Not expected (a tuple's elements are stored): the copying loop.
-                for (name, value) in buffer {
-                    named.append(NamedArgument(name: name, value: value?.databaseValue ?? .null))
+        let named = NamedArguments.build(count: elements.count) { named in
+            elements.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                guard let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1) else {
+                    // Not expected (a tuple's elements are stored): the copying loop.
+                    for (name, value) in buffer {
+                        named.append(value?.databaseValue ?? .null, named: name)
+                    }
+                    return
                 }
-                return
-            }
-            let raw = UnsafeMutableRawPointer(mutating: base)
-            for index in 0..<buffer.count {
-                let element = raw + index * MemoryLayout<Pair>.stride
-                let name = element.assumingMemoryBound(to: String.self).pointee
-                let value = (element + valueOffset).assumingMemoryBound(to: (any DatabaseValueConvertible)?.self)
-                named.append(NamedArgument(name: name, value: databaseValue(inPlace: &value.pointee)))
+                let raw = UnsafeMutableRawPointer(mutating: base)
+                for index in 0..<buffer.count {
+                    let element = raw + index * MemoryLayout<Pair>.stride
+                    let value = (element + valueOffset).assumingMemoryBound(to: (any DatabaseValueConvertible)?.self)
+                    named.append(databaseValue(inPlace: &value.pointee), named: element.assumingMemoryBound(to: String.self).pointee)
+                }
             }
         }
         self.init(positional: ArgumentValues(), named: named)
@@ -274,47 +284,5 @@ extension StatementArguments {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(values)
         hasher.combine(namedValues)
-    }
-}
-
-/// One named value: the name without its prefix (`:`, `$`, `@`).
-struct NamedArgument: Sendable {
-    let name: String
-    let value: DatabaseValue
-}
-
-/// Finds named values by name, the last value of a name winning: by a
-/// backward scan for the few names statements usually take, through a
-/// dictionary of positions built once for many.
-struct NamedArgumentLookup {
-    private let arguments: [NamedArgument]
-    private let positions: [String: Int]?
-
-    /// Above this count, a scan per lookup costs more than hashing once.
-    static let scanLimit = 16
-
-    init(_ arguments: [NamedArgument]) {
-        self.arguments = arguments
-        positions =
-            arguments.count > Self.scanLimit
-            ? Dictionary(arguments.indices.lazy.map { (arguments[$0].name, $0) }, uniquingKeysWith: { _, last in last })
-            : nil
-    }
-
-    /// The position among the arguments of the last value given for
-    /// `name`, or nil.
-    func index(named name: String) -> Int? {
-        if let positions { return positions[name] }
-        var position = arguments.endIndex
-        while position > arguments.startIndex {
-            position -= 1
-            if arguments[position].name == name { return position }
-        }
-        return nil
-    }
-
-    /// The last value given for `name`, or nil.
-    func value(named name: String) -> DatabaseValue? {
-        index(named: name).map { arguments[$0].value }
     }
 }
