@@ -111,12 +111,12 @@ public final class Statement {
 
     /// True when every parameter is positional: plain positional arguments
     /// then bind without any name lookup.
-    private lazy var hasOnlyPositionalParameters = parameterNames.allSatisfy { $0 == nil }
+    private let hasOnlyPositionalParameters: Bool
 
     /// True when every parameter is named: named arguments then bind
     /// through a ``NamedBindingPlan``. (SQLite gives each distinct name one
     /// parameter, so the names are distinct.)
-    private lazy var hasOnlyNamedParameters = parameterNames.allSatisfy { $0 != nil }
+    private let hasOnlyNamedParameters: Bool
 
     /// Where the values of the last named arguments went, reused while the
     /// next arguments come with the same names in the same order (a loop
@@ -128,7 +128,19 @@ public final class Statement {
         self.sqliteStatement = sqliteStatement
         self.compilation = compilation
         // Stored: every execution with arguments compares their count to it.
-        self.parameterCount = Int(sqlite3_bind_parameter_count(sqliteStatement))
+        let parameterCount = Int(sqlite3_bind_parameter_count(sqliteStatement))
+        self.parameterCount = parameterCount
+        // Stored constants, computed without building the names: every
+        // execution with arguments reads them, and a lazy property is a call
+        // around which the caller retains the arguments.
+        var positionalCount = 0
+        for parameter in 0..<parameterCount {
+            let name = sqlite3_bind_parameter_name(sqliteStatement, CInt(parameter + 1))
+            // "?NNN" parameters are positional; ":name", "$name", "@name" are named.
+            if name == nil || name!.pointee == CChar(UInt8(ascii: "?")) { positionalCount += 1 }
+        }
+        self.hasOnlyPositionalParameters = positionalCount == parameterCount
+        self.hasOnlyNamedParameters = positionalCount == 0
     }
 
     deinit {
@@ -229,7 +241,9 @@ public final class Statement {
     func prepareExecution(arguments newArguments: StatementArguments?, in database: Database) throws {
         try database.checkAccess(for: self)
         if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
-        guard let newArguments else {
+        // Read through `!` rather than bound by `guard let`, which copies
+        // the arguments (a retain and a release of each buffer).
+        if newArguments == nil {
             if argumentsAreValidAndBound {
                 sqlite3_reset(sqliteStatement)
             } else {
@@ -237,14 +251,14 @@ public final class Statement {
             }
             return
         }
-        if !newArguments.hasNamedValues && newArguments.positional.count == parameterCount
+        if !newArguments!.hasNamedValues && newArguments!.positional.count == parameterCount
             && hasOnlyPositionalParameters
         {
-            try bind(newArguments.positional, arguments: newArguments)
-        } else if newArguments.positional.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments) {
+            try bind(newArguments!.positional, arguments: newArguments!)
+        } else if newArguments!.positional.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments!) {
             return
         } else {
-            try setArguments(newArguments)
+            try setArguments(newArguments!)
         }
     }
 
@@ -253,14 +267,18 @@ public final class Statement {
     /// or a new plan. Returns false, having bound nothing, when a parameter
     /// has no value: the general path then reports the error.
     private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
-        guard let named = arguments.namedArguments else { return false }
+        // Read through `!`: `guard let` would copy them (see
+        // `prepareExecution(arguments:in:)`).
+        if arguments.namedArguments == nil { return false }
         let code: CInt
-        if let plan = namedBindingPlan, let planCode = plan.bindIfMatching(named, to: sqliteStatement) {
+        if let plan = namedBindingPlan, let planCode = plan.bindIfMatching(arguments.namedArguments!, to: sqliteStatement) {
             code = planCode
         } else {
-            guard let plan = NamedBindingPlan(parameterNames: parameterNames, arguments: named) else { return false }
+            guard let plan = NamedBindingPlan(parameterNames: parameterNames, arguments: arguments.namedArguments!) else {
+                return false
+            }
             namedBindingPlan = plan
-            code = plan.bind(named, to: sqliteStatement)
+            code = plan.bind(arguments.namedArguments!, to: sqliteStatement)
         }
         guard code == SQLITE_OK else {
             argumentsAreValidAndBound = false
