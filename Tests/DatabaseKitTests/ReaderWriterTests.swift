@@ -273,7 +273,11 @@ struct ReaderWriterTests {
         #expect(try destination.read { db in try db.tableExists("other") } == false)
     }
 
-    @Test("observesSuspensionNotifications: writes fail with SQLITE_ABORT while suspended, WAL reads go on, resume restores", arguments: WriterKind.allCases)
+    // Serialized: the notifications are process-wide, so the queue's case
+    // and the pool's, run in parallel, suspended each other's writer.
+    @Test(
+        "observesSuspensionNotifications: writes fail with SQLITE_ABORT while suspended, WAL reads go on, resume restores",
+        .serialized, arguments: WriterKind.allCases)
     func suspension(kind: WriterKind) throws {
         let directory = TemporaryDirectory()
         var config = Configuration()
