@@ -112,13 +112,10 @@ enum SQLScript {
         }
 
         mutating func addWord(_ word: UnsafeBufferPointer<UInt8>) {
-            if keepsToken {
-                firstTokens.append(SQLScript.uppercased(word))
-                tokenCount += 1
-                if isTriggerStart(firstTokens) { inTriggerBody = true }
-            } else {
-                tokenCount += 1
-            }
+            let kept = keepsToken
+            if kept { firstTokens.append(SQLScript.uppercased(word)) }
+            tokenCount += 1
+            if kept && isTriggerStart(firstTokens) { inTriggerBody = true }
             previousWordIsEnd = false
             if Self.matches(word, "CASE") {
                 caseDepth += 1
@@ -131,11 +128,7 @@ enum SQLScript {
         static func matches(_ word: UnsafeBufferPointer<UInt8>, _ keyword: StaticString) -> Bool {
             guard word.count == keyword.utf8CodeUnitCount else { return false }
             let keyword = UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)
-            for index in 0..<word.count {
-                let byte = word[index]
-                let upper = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
-                if upper != keyword[index] { return false }
-            }
+            for index in 0..<word.count where SQLScript.asciiUppercased(word[index]) != keyword[index] { return false }
             return true
         }
     }
@@ -158,12 +151,14 @@ enum SQLScript {
     private static func uppercased(_ word: UnsafeBufferPointer<UInt8>) -> String {
         guard word.allSatisfy({ $0 < 0x80 }) else { return String(decoding: word, as: UTF8.self).uppercased() }
         return String(unsafeUninitializedCapacity: word.count) { buffer in
-            for index in 0..<word.count {
-                let byte = word[index]
-                buffer[index] = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
-            }
+            for index in 0..<word.count { buffer[index] = asciiUppercased(word[index]) }
             return word.count
         }
+    }
+
+    /// A byte with an ASCII lowercase letter made uppercase.
+    private static func asciiUppercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
     }
 
     private static func isWordStart(_ byte: UInt8) -> Bool {

@@ -99,11 +99,18 @@ public final class Statement {
     var invalidatesDatabaseSchemaCache: Bool { compilation.invalidatesSchemaCache }
 
     /// The parameter names without prefix (nil for `?`), computed once.
-    private(set) lazy var parameterNames: [String?] = (0..<Int(sqlite3_bind_parameter_count(sqliteStatement))).map {
-        guard let cName = sqlite3_bind_parameter_name(sqliteStatement, CInt($0 + 1)) else { return nil }
-        let name = String(cString: cName)
-        // "?NNN" parameters are positional; ":name", "$name", "@name" are named.
-        return name.hasPrefix("?") ? nil : String(name.dropFirst())
+    private(set) lazy var parameterNames: [String?] = (0..<parameterCount).map {
+        guard let cName = Self.parameterName(sqliteStatement, at: $0) else { return nil }
+        return String(cString: cName + 1)
+    }
+
+    /// The name of a named parameter (`:name`, `$name`, `@name`), with its
+    /// prefix, as SQLite keeps it; nil for a positional one (`?`, `?NNN`).
+    private static func parameterName(_ sqliteStatement: SQLiteStatement, at index: Int) -> UnsafePointer<CChar>? {
+        guard let cName = sqlite3_bind_parameter_name(sqliteStatement, CInt(index + 1)),
+            cName.pointee != CChar(UInt8(ascii: "?"))
+        else { return nil }
+        return cName
     }
 
     /// The number of parameters.
@@ -133,12 +140,7 @@ public final class Statement {
         // Stored constants, computed without building the names: every
         // execution with arguments reads them, and a lazy property is a call
         // around which the caller retains the arguments.
-        var positionalCount = 0
-        for parameter in 0..<parameterCount {
-            let name = sqlite3_bind_parameter_name(sqliteStatement, CInt(parameter + 1))
-            // "?NNN" parameters are positional; ":name", "$name", "@name" are named.
-            if name == nil || name!.pointee == CChar(UInt8(ascii: "?")) { positionalCount += 1 }
-        }
+        let positionalCount = (0..<parameterCount).count { Self.parameterName(sqliteStatement, at: $0) == nil }
         self.hasOnlyPositionalParameters = positionalCount == parameterCount
         self.hasOnlyNamedParameters = positionalCount == 0
     }
