@@ -1,4 +1,5 @@
 import DatabaseKit
+import DatabaseKitSQLite
 import Foundation
 import Testing
 import TestSupport
@@ -219,6 +220,51 @@ struct StatementTests {
             #expect(select.columnNames == ["a", "b"])
             #expect(select.columnCount == 2)
             #expect(try Row.fetchAll(select) == [["a": 1, "b": "one"], ["a": 2, "b": "two"]])
+        }
+    }
+
+    @Test("new arguments restart a statement that was stepped through its raw handle, run to its end, or left by a cursor")
+    func rebindsAStatementThatIsNotReset() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t(a INTEGER)")
+            for a in 1...5 { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [a]) }
+            let positional = try db.makeStatement(sql: "SELECT a FROM t WHERE a >= ? ORDER BY a")
+            let named = try db.makeStatement(sql: "SELECT a FROM t WHERE a >= :min ORDER BY a")
+            #expect(try Int.fetchAll(positional, arguments: [1]) == [1, 2, 3, 4, 5])
+            #expect(try Int.fetchAll(named, arguments: ["min": 2]) == [2, 3, 4, 5])
+
+            // Stepped outside DatabaseKit, in the middle of its rows.
+            #expect(sqlite3_step(positional.sqliteStatement) == SQLITE_ROW)
+            #expect(sqlite3_step(named.sqliteStatement) == SQLITE_ROW)
+            #expect(try Int.fetchAll(positional, arguments: [3]) == [3, 4, 5])
+            #expect(try Int.fetchAll(named, arguments: ["min": 4]) == [4, 5])
+            #expect(positional.arguments == [3])
+            #expect(named.arguments == ["min": 4])
+
+            // Stepped outside DatabaseKit to its end, without a reset.
+            while sqlite3_step(positional.sqliteStatement) == SQLITE_ROW {}
+            while sqlite3_step(named.sqliteStatement) == SQLITE_ROW {}
+            #expect(try Int.fetchAll(positional, arguments: [5]) == [5])
+            #expect(try Int.fetchAll(named, arguments: ["min": 1]) == [1, 2, 3, 4, 5])
+
+            // A cursor dropped after its first row.
+            do {
+                let cursor = try Int.fetchCursor(named, arguments: ["min": 1])
+                #expect(try cursor.next() == 1)
+            }
+            #expect(try Int.fetchAll(named, arguments: ["min": 3]) == [3, 4, 5])
+            do {
+                let cursor = try Int.fetchCursor(positional, arguments: [1])
+                #expect(try cursor.next() == 1)
+            }
+            #expect(try Int.fetchAll(positional, arguments: [4]) == [4, 5])
+
+            // Arguments bound to a statement stepped outside DatabaseKit
+            // also run it from the start.
+            #expect(sqlite3_step(positional.sqliteStatement) == SQLITE_ROW)
+            try positional.setArguments([2])
+            #expect(try Int.fetchAll(positional) == [2, 3, 4, 5])
         }
     }
 

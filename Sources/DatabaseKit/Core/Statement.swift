@@ -16,6 +16,12 @@ import Foundation
 /// from ``Database/cachedStatement(sql:)``, which drops failed statements.
 public final class Statement {
     /// The raw SQLite statement handle.
+    ///
+    /// Stepping it directly is allowed: the next execution still runs the
+    /// statement from its start. When that execution binds new arguments,
+    /// SQLite writes one "bind on a busy prepared statement" line to its
+    /// error log (``Database/logError``): DatabaseKit learns from the
+    /// refused bind that the statement needs a reset.
     public let sqliteStatement: SQLiteStatement
 
     /// The connection that prepared the statement.
@@ -184,6 +190,12 @@ public final class Statement {
     /// only resets the statement.
     private var argumentsAreValidAndBound = false
 
+    /// False while the statement is known to be reset: freshly prepared, or
+    /// reset by DatabaseKit after its last step (an execution ends with a
+    /// reset, a cursor's iteration too). Binding then skips the reset SQLite
+    /// requires before it (see ``resetIfNeededAndBind(_:)``).
+    private var needsReset = false
+
     /// Checks that the arguments fit the statement's parameters, and throws
     /// an error naming the problem otherwise.
     ///
@@ -220,8 +232,17 @@ public final class Statement {
     /// Binds values that were extracted for this statement, one per
     /// parameter, in order.
     func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
-        sqlite3_reset(sqliteStatement)
-        let code = values.bindAll(to: sqliteStatement)
+        try keepArguments(arguments, boundWith: resetIfNeededAndBind { values.bindAll(to: $0) })
+    }
+
+    /// Keeps the arguments whose binding returned `code`, or throws when
+    /// the binding failed.
+    ///
+    /// Consuming: arguments built for one execution (a literal) are moved
+    /// into ``arguments``, where storing a borrowed value would retain each
+    /// of its buffers, for the caller to release them right after.
+    @inline(__always)
+    private func keepArguments(_ arguments: consuming StatementArguments, boundWith code: CInt) throws {
         guard code == SQLITE_OK else {
             argumentsAreValidAndBound = false
             throw database.error(code: code, sql: sql, arguments: arguments)
@@ -230,65 +251,75 @@ public final class Statement {
         argumentsAreValidAndBound = true
     }
 
+    /// Resets the statement unless it is known to be reset, runs `bind`,
+    /// and returns its result code.
+    ///
+    /// The flag can not see steps of the public ``sqliteStatement`` made
+    /// outside DatabaseKit. SQLite refuses to bind a statement that is not
+    /// reset, with `SQLITE_MISUSE` (and writes "bind on a busy prepared
+    /// statement" to its error log): the statement is then reset and bound
+    /// again, so that such steps change nothing but that log line.
+    @inline(__always)
+    private func resetIfNeededAndBind(_ bind: (SQLiteStatement) -> CInt) -> CInt {
+        if needsReset {
+            sqlite3_reset(sqliteStatement)
+            needsReset = false
+        }
+        let code = bind(sqliteStatement)
+        if code != SQLITE_MISUSE { return code }
+        sqlite3_reset(sqliteStatement)
+        return bind(sqliteStatement)
+    }
+
     /// Sets the arguments for one execution, on the fast path when they are
     /// exactly the positional values the statement expects.
     @inline(__always)
-    func prepareExecution(arguments newArguments: StatementArguments?) throws {
+    func prepareExecution(arguments newArguments: consuming StatementArguments?) throws {
         try prepareExecution(arguments: newArguments, in: database)
     }
 
     /// ``prepareExecution(arguments:)`` with the connection already at hand:
     /// each read of the unowned `database` costs a strong retain.
     @inline(__always)
-    func prepareExecution(arguments newArguments: StatementArguments?, in database: Database) throws {
+    func prepareExecution(arguments newArguments: consuming StatementArguments?, in database: Database) throws {
         try database.checkAccess(for: self)
         if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
-        // Read through `!` rather than bound by `guard let`, which copies
-        // the arguments (a retain and a release of each buffer).
-        if newArguments == nil {
+        guard let arguments = consume newArguments else {
             if argumentsAreValidAndBound {
-                sqlite3_reset(sqliteStatement)
+                reset()
             } else {
                 try setArguments(_arguments)
             }
             return
         }
-        if !newArguments!.hasNamedValues && newArguments!.positional.count == parameterCount
-            && hasOnlyPositionalParameters
-        {
-            try bind(newArguments!.positional, arguments: newArguments!)
-        } else if newArguments!.positional.isEmpty && hasOnlyNamedParameters, try bindNamed(newArguments!) {
-            return
+        let code: CInt
+        if !arguments.hasNamedValues && arguments.positional.count == parameterCount && hasOnlyPositionalParameters {
+            code = resetIfNeededAndBind { arguments.positional.bindAll(to: $0) }
+        } else if arguments.positional.isEmpty && hasOnlyNamedParameters, let namedCode = bindNamed(arguments) {
+            code = namedCode
         } else {
-            try setArguments(newArguments!)
+            try setArguments(arguments)
+            return
         }
+        try keepArguments(arguments, boundWith: code)
     }
 
     /// Binds named arguments to a statement whose parameters are all named,
     /// through the plan of the previous execution when the names match it,
-    /// or a new plan. Returns false, having bound nothing, when a parameter
-    /// has no value: the general path then reports the error.
-    private func bindNamed(_ arguments: StatementArguments) throws -> Bool {
-        // Read through `!`: `guard let` would copy them (see
-        // `prepareExecution(arguments:in:)`).
-        if arguments.namedArguments == nil { return false }
-        let code: CInt
-        if let plan = namedBindingPlan, let planCode = plan.bindIfMatching(arguments.namedArguments!, to: sqliteStatement) {
-            code = planCode
-        } else {
-            guard let plan = NamedBindingPlan(parameterNames: parameterNames, arguments: arguments.namedArguments!) else {
-                return false
-            }
-            namedBindingPlan = plan
-            code = plan.bind(arguments.namedArguments!, to: sqliteStatement)
+    /// or a new plan, and returns SQLite's result code. Returns nil, having
+    /// bound nothing, when a parameter has no value: the general path then
+    /// reports the error.
+    private func bindNamed(_ arguments: borrowing StatementArguments) -> CInt? {
+        // Read through `!`: `guard let` would copy them.
+        if arguments.namedArguments == nil { return nil }
+        if let plan = namedBindingPlan, plan.matches(arguments.namedArguments!) {
+            return resetIfNeededAndBind { plan.bind(arguments.namedArguments!, to: $0) }
         }
-        guard code == SQLITE_OK else {
-            argumentsAreValidAndBound = false
-            throw database.error(code: code, sql: sql, arguments: arguments)
+        guard let plan = NamedBindingPlan(parameterNames: parameterNames, arguments: arguments.namedArguments!) else {
+            return nil
         }
-        _arguments = arguments
-        argumentsAreValidAndBound = true
-        return true
+        namedBindingPlan = plan
+        return resetIfNeededAndBind { plan.bind(arguments.namedArguments!, to: $0) }
     }
 
     // MARK: Execution
@@ -299,7 +330,7 @@ public final class Statement {
     /// - throws: ``DatabaseError`` when the arguments do not fit or SQLite
     ///   fails; `CancellationError` when the task of an async access was
     ///   cancelled.
-    public func execute(arguments: StatementArguments? = nil) throws {
+    public func execute(arguments: consuming StatementArguments? = nil) throws {
         let database = self.database
         try prepareExecution(arguments: arguments, in: database)
         try runToCompletion(in: database)
@@ -346,6 +377,7 @@ public final class Statement {
     func step(in database: Database, isFirst: Bool) throws -> Bool {
         if isFirst {
             try database.statementWillExecute(self)
+            needsReset = true
         }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW { return true }
@@ -359,6 +391,7 @@ public final class Statement {
     /// Resets the statement so that it releases its read lock.
     func reset() {
         sqlite3_reset(sqliteStatement)
+        needsReset = false
     }
 
     /// A cursor that steps the statement without producing values: each
@@ -477,18 +510,14 @@ final class NamedBindingPlan {
         self.slots = slots
     }
 
-    /// Resets the statement and binds `arguments`, which carry the names
-    /// of the plan in its order, and returns SQLite's result code.
+    /// Binds `arguments`, which carry the names of the plan in its order,
+    /// to a statement that is reset, and returns SQLite's result code.
     func bind(_ arguments: NamedArguments, to sqliteStatement: OpaquePointer) -> CInt {
-        sqlite3_reset(sqliteStatement)
-        return arguments.bind(slots, to: sqliteStatement)
+        arguments.bind(slots, to: sqliteStatement)
     }
 
-    /// ``bind(_:to:)`` when `arguments` carry the names of the plan in its
-    /// order; nil, having done nothing, otherwise. One method, so that the
-    /// plan's arrays are read without retaining them.
-    func bindIfMatching(_ arguments: NamedArguments, to sqliteStatement: OpaquePointer) -> CInt? {
-        guard arguments.hasNames(names) else { return nil }
-        return bind(arguments, to: sqliteStatement)
+    /// True when `arguments` carry the names of the plan, in its order.
+    func matches(_ arguments: NamedArguments) -> Bool {
+        arguments.hasNames(names)
     }
 }

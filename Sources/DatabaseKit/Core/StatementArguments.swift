@@ -207,9 +207,14 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
             self.init()
             return
         }
+        //
+        // The names are moved out of the literal, which the initializer
+        // owns, and an empty string put in their place: copying each name
+        // would retain it, for the literal to release it right after.
         typealias Pair = (String, (any DatabaseValueConvertible)?)
+        var elements = elements
         let named = NamedArguments.build(count: elements.count) { named in
-            elements.withUnsafeBufferPointer { buffer in
+            elements.withUnsafeMutableBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
                 guard let valueOffset = MemoryLayout<Pair>.offset(of: \Pair.1) else {
                     // Not expected (a tuple's elements are stored): the copying loop.
@@ -218,11 +223,13 @@ extension StatementArguments: ExpressibleByDictionaryLiteral {
                     }
                     return
                 }
-                let raw = UnsafeMutableRawPointer(mutating: base)
-                for index in 0..<buffer.count {
-                    let element = raw + index * MemoryLayout<Pair>.stride
+                var element = UnsafeMutableRawPointer(base)
+                for _ in 0..<buffer.count {
+                    defer { element += MemoryLayout<Pair>.stride }
                     let value = (element + valueOffset).assumingMemoryBound(to: (any DatabaseValueConvertible)?.self)
-                    named.append(databaseValue(inPlace: &value.pointee), named: element.assumingMemoryBound(to: String.self).pointee)
+                    let name = element.assumingMemoryBound(to: String.self)
+                    named.append(databaseValue(inPlace: &value.pointee), named: name.move())
+                    name.initialize(to: "")
                 }
             }
         }
