@@ -497,6 +497,13 @@ struct DecodableFastPathTests {
             // As GRDB's column fast path: SQLite's own conversion, the same as a plain fetch.
             let plain = try Int64.fetchOne(db, sql: "SELECT 'abc'")
             #expect(try Item.fetchOne(db, sql: "SELECT 'abc' AS id")?.id == plain)
+            // Zero is a value, not NULL; a value out of range is an error, not nil.
+            let zero = try Item.fetchOne(db, sql: "SELECT 0 AS id, 0 AS count, '' AS label")
+            #expect(zero?.id == 0 && zero?.count == 0 && zero?.label == "")
+            struct Small: Decodable, FetchableRecord { var value: Int8? }
+            #expect(try Small.fetchOne(db, sql: "SELECT 127 AS value")?.value == 127)
+            #expect(try Small.fetchOne(db, sql: "SELECT NULL AS value")?.value == nil)
+            #expect(throws: (any Error).self) { try Small.fetchOne(db, sql: "SELECT 1000 AS value") }
         }
     }
 

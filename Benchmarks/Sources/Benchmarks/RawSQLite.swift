@@ -122,6 +122,10 @@ struct Fixtures: Sendable {
     static let bigRowCount = 1_000_000
 
     /// The ids queried by the point-query workloads.
+    /// The rows or records each floor workload handles (see CodableFloors.swift).
+    static let rowsPerRun: [String: Int] = [
+        "fetch-decodable": fetchRowCount, "record-insert-codable": insertRowCount, "record-fetch-codable": pointQueryCount,
+    ]
     static let pointIds: [Int] = (0..<pointQueryCount).map { $0 * 7919 % pointRowCount + 1 }
 
     /// A fresh directory for a run that writes.

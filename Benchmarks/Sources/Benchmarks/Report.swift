@@ -84,11 +84,13 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
     lines.append(
         "| Workload | raw C | DatabaseKit | GRDB 7.10 | SQLiteNIO 1.13.2 | DatabaseKit / raw | DatabaseKit / GRDB | target | met |")
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |")
+    var floorLines: [String] = []
     for workload in workloads {
         log(workload.title)
         var counts: [Implementation: Double] = [:]
         for implementation in Implementation.allCases {
-            guard let count = try callgrindInstructions(executable, workload.id, implementation, fixturesDirectory) else { continue }
+            guard let count = try callgrindInstructions(executable, ["once", workload.id, implementation.rawValue], fixturesDirectory)
+            else { continue }
             counts[implementation] = count
             log("    \(implementation.title): \(Int(count)) instructions")
         }
@@ -103,6 +105,29 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
         )
         let ratios = [Implementation.databaseKit, .grdb, .sqliteNIO].map { counts[$0].map { ratio($0 / raw) } ?? "-" }
         summary.append("| \(workload.title) | \(ratios.joined(separator: " | ")) | <= \(ratio(target)) |")
+        if codableFloors[workload.id] != nil, let floor = try callgrindInstructions(executable, ["floor", workload.id], fixturesDirectory) {
+            log("    floor: \(Int(floor)) instructions")
+            let rows = Double(Fixtures.rowsPerRun[workload.id] ?? 1)
+            floorLines.append(
+                "| \(workload.title) | \(millions(raw)) | \(millions(floor)) | \(millions(dk)) | \(ratio(floor / raw)) | \(ratio(dk / raw)) "
+                    + "| <= \(ratio(target)) | \(Int(((raw * target - floor) / rows).rounded())) | \(Int(((dk - floor) / rows).rounded())) |")
+        }
+    }
+    if !floorLines.isEmpty {
+        lines.append("")
+        lines.append("#### Floors of the Codable workloads")
+        lines.append("")
+        lines.append(
+            "The raw C workload with each record going through its synthesized `init(from:)` or `encode(to:)` and the cheapest coder "
+                + "those allow (property n reads column n or binds parameter n; the keyed container is reused): `Benchmarks floor WORKLOAD`, "
+                + "`Benchmarks/Sources/Benchmarks/CodableFloors.swift`. \"Left by the target\" is what the target leaves, per row or record, "
+                + "for all the work beyond the floor; \"DatabaseKit over the floor\" is what DatabaseKit spends there.")
+        lines.append("")
+        lines.append(
+            "| Workload | raw C | floor | DatabaseKit | floor / raw | DatabaseKit / raw | target | left by the target, per row | DatabaseKit over the floor, per row |"
+        )
+        lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        lines.append(contentsOf: floorLines)
     }
     return (lines.joined(separator: "\n"), summary.joined(separator: "\n"))
 }
@@ -124,18 +149,18 @@ private func executableWithoutDebugInfo() throws -> String {
     return copy
 }
 
-/// Nil when the implementation has no API for the workload.
-private func callgrindInstructions(_ executable: String, _ workload: String, _ implementation: Implementation, _ fixturesDirectory: String)
-    throws -> Double?
-{
-    let output = NSTemporaryDirectory() + "callgrind-\(workload)-\(implementation.rawValue)-\(UUID().uuidString).out"
+/// The instructions of one run of this executable with `runArguments`
+/// (`once WORKLOAD IMPLEMENTATION`, `floor WORKLOAD`), timed region only;
+/// nil when the implementation has no API for the workload.
+private func callgrindInstructions(_ executable: String, _ runArguments: [String], _ fixturesDirectory: String) throws -> Double? {
+    let output = NSTemporaryDirectory() + "callgrind-\(runArguments.joined(separator: "-"))-\(UUID().uuidString).out"
     defer { try? FileManager.default.removeItem(atPath: output) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
     process.arguments = [
         "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=\(output)",
-        executable, "once", workload, implementation.rawValue,
-    ]
+        executable,
+    ] + runArguments
     var environment = ProcessInfo.processInfo.environment
     environment["BENCH_FIXTURES"] = fixturesDirectory
     process.environment = environment
@@ -147,7 +172,7 @@ private func callgrindInstructions(_ executable: String, _ workload: String, _ i
     process.waitUntilExit()
     if process.terminationStatus == 0 && stdout.hasPrefix("n/a") { return nil }
     guard process.terminationStatus == 0, stdout.hasPrefix("ok") else {
-        throw BenchmarkError(description: "callgrind run of \(workload) with \(implementation.title) failed: \(stdout)")
+        throw BenchmarkError(description: "callgrind run of \(runArguments.joined(separator: " ")) failed: \(stdout)")
     }
     let profile = try String(contentsOfFile: output, encoding: .utf8)
     // With --instr-atstart=no, "summary:" stays 0: the count is on "totals:".

@@ -6,6 +6,7 @@ import Foundation
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
+//   Benchmarks floor WORKLOAD                 (the same, for the Codable floor of a workload: CodableFloors.swift)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
 
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "timings"
@@ -63,8 +64,17 @@ do {
         } else {
             print("n/a")
         }
+    case "floor":
+        guard let id = arguments.first, let workload = allWorkloads.first(where: { $0.id == id }), let floor = codableFloors[id] else {
+            throw BenchmarkError(description: "usage: Benchmarks floor \(codableFloors.keys.sorted().joined(separator: "|"))")
+        }
+        let outcome = try floor(fixtures)
+        guard outcome.checksum == workload.expectedChecksum(fixtures) else {
+            throw BenchmarkError(description: "floor of \(id): checksum \(outcome.checksum), expected \(workload.expectedChecksum(fixtures))")
+        }
+        print("ok \(outcome.checksum) \(String(format: "%.4f", outcome.seconds)) s")
     default:
-        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions, tools, backup or once")
+        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions, tools, backup, once or floor")
     }
 } catch {
     log("error: \(error)")

@@ -312,6 +312,17 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// its type without generic dispatch.
     @inline(__always)
     private func primitiveIfPresent<V: Decodable & DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V? {
+        let decoder = self.decoder
+        if decoder.columnForKey == nil, let sqliteStatement = decoder.sqliteStatement,
+            let index = decoder.columnNameIndex?.index(of: key.stringValue)
+        {
+            // The fast path of `primitive(_:)`. A column reader returns nil
+            // for NULL, and for a value it can not convert, which it leaves
+            // as it is: its type then tells them apart.
+            if let value = V.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) { return value }
+            if columnIsNull(sqliteStatement, at: CInt(index)) { return nil }
+            return try decodeFast(V.self, row: decoder.row, index: index, column: key.stringValue)
+        }
         guard let (column, index) = columnIndex(forKey: key) else { return try decodeAnyIfPresent(V.self, forKey: key) }
         if row.hasNull(atIndex: index) { return nil }
         return try decodeFast(V.self, row: row, index: index, column: column)

@@ -41,7 +41,10 @@ public struct PersistenceContainer: Sendable {
     init(predictedColumns: [String]) {
         storedColumns = predictedColumns
         predictedCount = 0
-        databaseValues.reserveCapacity(predictedColumns.count)
+        // The values are reserved by the first one set: an `Encodable`
+        // record encodes into a copy of the container, and a buffer
+        // reserved here would be shared with that copy, which would then
+        // copy it.
     }
 
     /// The value of a column, as a ``DatabaseValue``, nil when the column is
@@ -76,6 +79,7 @@ public struct PersistenceContainer: Sendable {
         if let predictedCount {
             if predictedCount < storedColumns.count && storedColumns[predictedCount] == column {
                 self.predictedCount = predictedCount + 1
+                if predictedCount == 0 { databaseValues.reserveCapacity(storedColumns.count) }
                 databaseValues.append(value)
                 return
             }

@@ -102,15 +102,19 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     let encoder: RecordEncoder
     var codingPath: [any CodingKey] { [] }
 
-    // Two functions rather than one taking an Optional: wrapping a value in
-    // `Optional<T>` here would look its metadata up at each call (measured:
-    // 500 instructions per column).
+    // Inlined into each overload, so that each converts its own type:
+    // a generic function taking an Optional would look up the metadata of
+    // `Optional<T>` at each call (measured: 500 instructions per column),
+    // and the compiler merges overloads that call one generic function into
+    // one that passes the type's metadata.
+    @inline(__always)
     private func store(_ value: some DatabaseValueConvertible, _ key: Key) {
         encoder.store(value.databaseValue, forKey: key)
     }
 
+    @inline(__always)
     private func storeIfPresent(_ value: (some DatabaseValueConvertible)?, _ key: Key) {
-        if let value { encoder.store(value.databaseValue, forKey: key) } else { encoder.store(.null, forKey: key) }
+        encoder.store(value?.databaseValue ?? .null, forKey: key)
     }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.store(.null, forKey: key) }

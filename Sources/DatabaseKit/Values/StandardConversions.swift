@@ -144,6 +144,12 @@ func columnInt64(_ sqliteStatement: SQLiteStatement, _ index: CInt) -> Int64? {
     return value
 }
 
+/// True when the column is NULL.
+@inline(__always)
+func columnIsNull(_ sqliteStatement: SQLiteStatement, at index: CInt) -> Bool {
+    sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL
+}
+
 /// SQLite's REAL conversion of a column, nil when it is NULL: as
 /// ``columnInt64(_:_:)``, one call unless the value reads as zero.
 @usableFromInline @inline(__always)
