@@ -75,14 +75,14 @@ public final class DatabasePool: DatabaseWriter {
     @_disfavoredOverload
     public func read<T>(_ value: (Database) throws -> T) throws -> T {
         try readers.withReader { reader in
-            try reader.sync { db in try db.isolated { try value(db) } }
+            try reader.sync { db in try db.isolatedRead { try value(db) } }
         }
     }
 
     /// Like ``DatabasePool/read(_:)-1uyp``, without blocking the calling thread.
     public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await readers.withReader { reader in
-            try await reader.execute { db in try db.isolated { try value(db) } }
+            try await reader.execute { db in try db.isolatedRead { try value(db) } }
         }
     }
 

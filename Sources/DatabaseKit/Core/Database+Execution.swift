@@ -55,7 +55,7 @@ extension Database {
     /// ``transactionDate`` is read then) and leaves it.
     @inline(__always)
     private func noteTransactionState() {
-        let isInside = sqlite3_get_autocommit(sqliteConnection) == 0
+        let isInside = sqlite3_get_autocommit(sqliteConnection) == 0 || isDeferringReadTransaction
         guard isInside != wasInsideTransaction else { return }
         wasInsideTransaction = isInside
         transactionDateResult = isInside ? Result { try configuration.transactionClock.now(self) } : nil

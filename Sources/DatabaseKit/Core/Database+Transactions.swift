@@ -61,7 +61,7 @@ extension Database {
 
     /// The end of a transaction block: commit, or roll back on request or
     /// error.
-    private func endTransactionBlock(
+    func endTransactionBlock(
         _ outcome: Result<TransactionCompletion, any Error>, wasInsideTransactionBlock: Bool
     ) throws {
         try completeTransactionBlock(outcome) {

@@ -114,6 +114,22 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// The depth of ``ignoringCancellation(_:)`` blocks.
     var ignoresCancellationDepth = 0
 
+    /// True while a pool read defers its transaction (see
+    /// `Database+DeferredRead.swift`): the statements of the connection
+    /// then take the slow path of ``stepDeferringRead(_:isFirst:)``.
+    @exclusivity(unchecked) var isDeferringReadTransaction = false
+
+    /// The first statement of a read that defers its transaction, once it
+    /// has a row: its snapshot is the read's until the transaction begins.
+    @exclusivity(unchecked) var readPin: Statement?
+
+    /// True once the deferred transaction of the current read has begun.
+    @exclusivity(unchecked) var deferredReadDidBegin = false
+
+    /// Why the deferred transaction of the current read could not begin:
+    /// every later statement of the read throws it.
+    var deferredReadFailure: (any Error)?
+
     /// Whether the connection was inside a transaction after the previous
     /// statement: transitions set and clear the ``transactionDate``.
     @exclusivity(unchecked) var wasInsideTransaction = false
@@ -275,11 +291,11 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// See <https://www.sqlite.org/c3ref/total_changes.html>.
     public var totalChangesCount: Int { Int(sqlite3_total_changes(sqliteConnection)) }
 
-    /// True when a transaction is open.
-    /// See <https://www.sqlite.org/c3ref/get_autocommit.html>.
+    /// True when a transaction is open, as in every `DatabasePool` read (see
+    /// <https://www.sqlite.org/c3ref/get_autocommit.html>).
     public var isInsideTransaction: Bool {
         guard let sqliteConnection else { return false }
-        return sqlite3_get_autocommit(sqliteConnection) == 0
+        return sqlite3_get_autocommit(sqliteConnection) == 0 || isDeferringReadTransaction
     }
 
     /// The result code of the most recent failed call.

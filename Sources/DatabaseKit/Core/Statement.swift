@@ -190,6 +190,15 @@ public final class Statement {
     /// only resets the statement.
     private var argumentsAreValidAndBound = false
 
+    /// True while the statement is the pin of a read that defers its
+    /// transaction (see `Database+DeferredRead.swift`): stepped once, and
+    /// not reset, so that SQLite keeps the snapshot it read.
+    var isReadPin = false
+
+    /// True when the pin's reset was asked for while it pinned: the read
+    /// resets it when the pin is no longer needed.
+    var readPinIsReleased = false
+
     /// False while the statement is known to be reset: freshly prepared, or
     /// reset by DatabaseKit after its last step (an execution ends with a
     /// reset, a cursor's iteration too). Binding then skips the reset SQLite
@@ -232,6 +241,7 @@ public final class Statement {
     /// Binds values that were extracted for this statement, one per
     /// parameter, in order.
     func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
+        if isReadPin { try database.beginDeferredReadTransaction() }
         try keepArguments(arguments, boundWith: resetIfNeededAndBind { values.bindAll(to: $0) })
     }
 
@@ -283,6 +293,7 @@ public final class Statement {
     @inline(__always)
     func prepareExecution(arguments newArguments: consuming StatementArguments?, in database: Database) throws {
         try database.checkAccess(for: self)
+        if isReadPin { try database.beginDeferredReadTransaction() }
         if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
         guard let arguments = consume newArguments else {
             if argumentsAreValidAndBound {
@@ -351,6 +362,10 @@ public final class Statement {
     /// Steps the prepared statement until it is done, and resets it.
     @inline(__always)
     private func runToCompletion(in database: Database) throws {
+        // A read that defers its transaction begins it for any statement
+        // run to completion (they are rare in reads; SQLite would end the
+        // snapshot of the first one with it).
+        if database.isDeferringReadTransaction { try database.beginDeferredReadTransaction() }
         try database.statementWillExecute(self)
         while true {
             let code = sqlite3_step(sqliteStatement)
@@ -375,6 +390,14 @@ public final class Statement {
     /// was reset.
     @inline(__always)
     func step(in database: Database, isFirst: Bool) throws -> Bool {
+        if database.isDeferringReadTransaction { return try database.stepDeferringRead(self, isFirst: isFirst) }
+        return try stepIgnoringDeferredRead(in: database, isFirst: isFirst)
+    }
+
+    /// ``step(in:isFirst:)`` itself, for the read that defers its
+    /// transaction.
+    @inline(__always)
+    func stepIgnoringDeferredRead(in database: Database, isFirst: Bool) throws -> Bool {
         if isFirst {
             try database.statementWillExecute(self)
             needsReset = true
@@ -388,8 +411,14 @@ public final class Statement {
         try database.statementDidFail(self, code: code)
     }
 
-    /// Resets the statement so that it releases its read lock.
+    /// Resets the statement so that it releases its read lock; the pin of
+    /// a read that defers its transaction is reset when the read no longer
+    /// needs its snapshot.
     func reset() {
+        if isReadPin {
+            readPinIsReleased = true
+            return
+        }
         sqlite3_reset(sqliteStatement)
         needsReset = false
     }
