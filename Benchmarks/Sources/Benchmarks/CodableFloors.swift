@@ -14,7 +14,11 @@ import Foundation
 // (a record's own implementation of them is honoured). `Benchmarks
 // instructions` prints the floors next to DatabaseKit's counts.
 
-/// The floors, by the id of the workload whose raw C version they extend.
+/// Every floor, by the id of the workload whose raw C version it extends.
+let floors = codableFloors.merging(argumentFloors) { codable, _ in codable }
+
+/// The Codable floors, by the id of the workload whose raw C version they
+/// extend.
 let codableFloors: [String: @Sendable (Fixtures) throws -> Outcome] = [
     "fetch-decodable": CodableFloors.fetchDecodables,
     "record-insert-codable": CodableFloors.insertRecords,

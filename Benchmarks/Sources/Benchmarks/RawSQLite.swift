@@ -125,6 +125,7 @@ struct Fixtures: Sendable {
     /// The rows or records each floor workload handles (see CodableFloors.swift).
     static let rowsPerRun: [String: Int] = [
         "fetch-decodable": fetchRowCount, "record-insert-codable": insertRowCount, "record-fetch-codable": pointQueryCount,
+        "insert-positional": insertRowCount,
     ]
     static let pointIds: [Int] = (0..<pointQueryCount).map { $0 * 7919 % pointRowCount + 1 }
 

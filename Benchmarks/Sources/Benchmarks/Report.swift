@@ -105,7 +105,7 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
         )
         let ratios = [Implementation.databaseKit, .grdb, .sqliteNIO].map { counts[$0].map { ratio($0 / raw) } ?? "-" }
         summary.append("| \(workload.title) | \(ratios.joined(separator: " | ")) | <= \(ratio(target)) |")
-        if codableFloors[workload.id] != nil, let floor = try callgrindInstructions(executable, ["floor", workload.id], fixturesDirectory) {
+        if floors[workload.id] != nil, let floor = try callgrindInstructions(executable, ["floor", workload.id], fixturesDirectory) {
             log("    floor: \(Int(floor)) instructions")
             let rows = Double(Fixtures.rowsPerRun[workload.id] ?? 1)
             floorLines.append(
@@ -115,13 +115,16 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
     }
     if !floorLines.isEmpty {
         lines.append("")
-        lines.append("#### Floors of the Codable workloads")
+        lines.append("#### Floors: what the API costs by itself")
         lines.append("")
         lines.append(
-            "The raw C workload with each record going through its synthesized `init(from:)` or `encode(to:)` and the cheapest coder "
-                + "those allow (property n reads column n or binds parameter n; the keyed container is reused): `Benchmarks floor WORKLOAD`, "
-                + "`Benchmarks/Sources/Benchmarks/CodableFloors.swift`. \"Left by the target\" is what the target leaves, per row or record, "
-                + "for all the work beyond the floor; \"DatabaseKit over the floor\" is what DatabaseKit spends there.")
+            "The raw C workload with what GRDB's API imposes on any implementation, and nothing else (`Benchmarks floor WORKLOAD`): "
+                + "for the `Codable` workloads, each record going through its synthesized `init(from:)` or `encode(to:)` and the cheapest "
+                + "coder those allow (property n reads column n or binds parameter n; the keyed container is reused; `CodableFloors.swift`); "
+                + "for positional inserts, each row's values given as the argument literal `[v0, ..., v9]`, an array of "
+                + "`(any DatabaseValueConvertible)?`, and bound as they are read (`ArgumentFloors.swift`). \"Left by the target\" is what the "
+                + "target leaves, per row or record, for all the work beyond the floor; \"DatabaseKit over the floor\" is what DatabaseKit "
+                + "spends there.")
         lines.append("")
         lines.append(
             "| Workload | raw C | floor | DatabaseKit | floor / raw | DatabaseKit / raw | target | left by the target, per row | DatabaseKit over the floor, per row |"

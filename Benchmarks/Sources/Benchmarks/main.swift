@@ -6,7 +6,7 @@ import Foundation
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
-//   Benchmarks floor WORKLOAD                 (the same, for the Codable floor of a workload: CodableFloors.swift)
+//   Benchmarks floor WORKLOAD                 (the same, for the floor of a workload: CodableFloors.swift, ArgumentFloors.swift)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
 
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "timings"
@@ -65,8 +65,8 @@ do {
             print("n/a")
         }
     case "floor":
-        guard let id = arguments.first, let workload = allWorkloads.first(where: { $0.id == id }), let floor = codableFloors[id] else {
-            throw BenchmarkError(description: "usage: Benchmarks floor \(codableFloors.keys.sorted().joined(separator: "|"))")
+        guard let id = arguments.first, let workload = allWorkloads.first(where: { $0.id == id }), let floor = floors[id] else {
+            throw BenchmarkError(description: "usage: Benchmarks floor \(floors.keys.sorted().joined(separator: "|"))")
         }
         let outcome = try floor(fixtures)
         guard outcome.checksum == workload.expectedChecksum(fixtures) else {
