@@ -88,7 +88,6 @@ extension Database {
             isDeferringReadTransaction = true
             throw error
         }
-        deferredReadDidBegin = true
         isInsideTransactionBlock = true
     }
 
@@ -111,8 +110,9 @@ extension Database {
         let pin = readPin
         readPin = nil
         deferredReadFailure = nil
-        if deferredReadDidBegin {
-            deferredReadDidBegin = false
+        // Only a transaction that began clears the flag (a failed BEGIN
+        // sets it again).
+        if !isDeferringReadTransaction {
             defer { isInsideTransactionBlock = wasInsideTransactionBlock }
             try endTransactionBlock(outcome, wasInsideTransactionBlock: wasInsideTransactionBlock)
             return

@@ -123,9 +123,6 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// has a row: its snapshot is the read's until the transaction begins.
     @exclusivity(unchecked) var readPin: Statement?
 
-    /// True once the deferred transaction of the current read has begun.
-    @exclusivity(unchecked) var deferredReadDidBegin = false
-
     /// Why the deferred transaction of the current read could not begin:
     /// every later statement of the read throws it.
     var deferredReadFailure: (any Error)?
