@@ -47,6 +47,15 @@ struct ArgumentValues: Sendable {
         references = databaseValues.isEmpty ? nil : databaseValues
     }
 
+    /// The values kept as an array, moved out of these values, which are
+    /// left empty; nil when the values are slots.
+    mutating func takeArray() -> [DatabaseValue]? {
+        guard isArray else { return nil }
+        let array = references
+        references = nil
+        return array
+    }
+
     init(minimumCapacity: Int) {
         slots.reserveCapacity(minimumCapacity)
     }

@@ -186,6 +186,16 @@ public final class Statement {
     }
     private var _arguments = StatementArguments()
 
+    /// Moves the values of the kept arguments out when they are an array
+    /// (a record's columns, a key), so that their buffer can serve the next
+    /// record; nil otherwise. The statement must be given arguments before
+    /// it runs again.
+    func takeArgumentArray() -> [DatabaseValue]? {
+        guard let array = _arguments.takeValueArray() else { return nil }
+        argumentsAreValidAndBound = false
+        return array
+    }
+
     /// True when ``arguments`` are checked and bound: a plain `execute()`
     /// only resets the statement.
     private var argumentsAreValidAndBound = false

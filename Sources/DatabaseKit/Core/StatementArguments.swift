@@ -52,6 +52,13 @@ public struct StatementArguments: Hashable, Sendable {
         self.init(positional: ArgumentValues(databaseValues: databaseValues))
     }
 
+    /// The positional values when they are kept as an array (a record's
+    /// columns, a key), moved out of these arguments; nil otherwise.
+    mutating func takeValueArray() -> [DatabaseValue]? {
+        if namedArguments != nil { return nil }
+        return positional.takeArray()
+    }
+
     /// Positional values and named values, as stored.
     init(positional: ArgumentValues, named: NamedArguments? = nil) {
         self.positional = positional

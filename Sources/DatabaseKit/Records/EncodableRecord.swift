@@ -74,10 +74,11 @@ extension EncodableRecord {
     }
 
     /// ``databaseContainer()``, expecting the columns of the previous record
-    /// of the same table (see ``PersistenceContainer``).
-    func databaseContainer(predictedColumns: [String]?) throws -> PersistenceContainer {
+    /// of the same table (see ``PersistenceContainer``), with an empty
+    /// array whose capacity can hold the values.
+    func databaseContainer(predictedColumns: [String]?, spareValues: consuming [DatabaseValue]) throws -> PersistenceContainer {
         guard let predictedColumns else { return try databaseContainer() }
-        var container = PersistenceContainer(predictedColumns: predictedColumns)
+        var container = PersistenceContainer(predictedColumns: predictedColumns, values: spareValues)
         try encode(to: &container)
         return container
     }
@@ -124,10 +125,13 @@ extension EncodableRecord where Self: Encodable {
     /// Encodes the record with its `Encodable` conformance; see
     /// ``EncodableRecord`` for how each kind of value is stored.
     public func encode(to container: inout PersistenceContainer) throws {
-        let encoder = RecordEncoder(recordType: Self.self, container: container)
+        // The encoder works on a copy: the container is left as it was
+        // when the record throws.
+        let encoder = RecordEncoder.start(Self.self, container: &container)
+        defer { encoder.end() }
         try encode(to: encoder)
         if encoder.hasMisuse, let misuse = encoder.misuse { throw misuse }
-        container = encoder.container
+        swap(&container, &encoder.container)
     }
 }
 

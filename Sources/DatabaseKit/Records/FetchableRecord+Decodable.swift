@@ -68,8 +68,11 @@ final class RowDecoder: Decoder {
     let columnNameIndex: ColumnNameIndex?
     let codingPath: [any CodingKey]
     let columnStrategy: DatabaseColumnDecodingStrategy
-    /// The key that decoded from the whole row: only one may.
-    var rootKey: (any CodingKey)?
+    /// The name of the key that decoded from the whole row: only one may.
+    /// A string rather than the key, whose optional existential is copied
+    /// to be tested; no dynamic exclusivity check (only the decoding thread
+    /// touches it, and no access spans a call).
+    @exclusivity(unchecked) var rootKeyName: String?
     /// The column of each key, when the strategy renames columns.
     let columnForKey: [String: String]?
     var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
@@ -83,7 +86,7 @@ final class RowDecoder: Decoder {
     /// decodes another one from the same row needs a decoder of its own.
     var isDecoding = false
     /// The keyed container of the last record, for the next one.
-    private var keyedContainerCache: KeyedContainerCache?
+    private var keyedContainerCache: KeptKeyedContainer?
 
     init(recordType: any FetchableRecord.Type, row: Row, codingPath: [any CodingKey], columnStrategy: DatabaseColumnDecodingStrategy) {
         self.recordType = recordType
@@ -116,7 +119,7 @@ final class RowDecoder: Decoder {
                 // A row of the same statement: the same columns.
                 decoder = kept
                 if decoder.row !== row { decoder.row = row }
-                decoder.rootKey = nil
+                decoder.rootKeyName = nil
                 decoder.keepsKeyedContainer = true
             } else {
                 let keep = statement.reusableRecordDecoder.map { !$0.isDecoding } ?? true
@@ -147,10 +150,10 @@ final class RowDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if let cache = keyedContainerCache, cache.keyType == ObjectIdentifier(Key.self) {
-            return cache.container(keyedBy: Key.self)
+            return cache.container(as: KeyedDecodingContainer<Key>.self)
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
-        if keepsKeyedContainer { keyedContainerCache = KeyedContainerCache(container) }
+        if keepsKeyedContainer { keyedContainerCache = KeptKeyedContainer(container, keyedBy: Key.self) }
         return container
     }
 
@@ -175,35 +178,6 @@ final class RowDecoder: Decoder {
             throw RowDecodingError.columnNotFound(key.stringValue, row: row)
         }
         return ColumnDecoder(recordType: recordType, row: row, index: index, codingPath: codingPath)
-    }
-}
-
-/// The keyed container a reusable decoder keeps. `KeyedDecodingContainer`
-/// is generic over the record's keys, which the decoder only knows as a
-/// type parameter of ``RowDecoder/container(keyedBy:)``: the container is
-/// kept in memory bound to its own type, and read back as that type when
-/// the same key type asks again.
-private final class KeyedContainerCache {
-    let keyType: ObjectIdentifier
-    private let storage: UnsafeMutableRawPointer
-    private let deinitialize: (UnsafeMutableRawPointer) -> Void
-
-    init<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>) {
-        typealias Container = KeyedDecodingContainer<Key>
-        keyType = ObjectIdentifier(Key.self)
-        storage = .allocate(byteCount: MemoryLayout<Container>.size, alignment: MemoryLayout<Container>.alignment)
-        storage.initializeMemory(as: Container.self, to: container)
-        deinitialize = { $0.assumingMemoryBound(to: Container.self).deinitialize(count: 1) }
-    }
-
-    /// The kept container; `Key` is the key type it was kept for.
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        storage.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self).pointee
-    }
-
-    deinit {
-        deinitialize(storage)
-        storage.deallocate()
     }
 }
 
@@ -362,12 +336,12 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         }
         // Neither a column nor a scope: the value is made of the whole row
         // (a record made of records). Only one key can claim it.
-        if let rootKey = decoder.rootKey {
-            let keys = [rootKey.stringValue, key.stringValue].sorted()
+        if let rootKeyName = decoder.rootKeyName {
+            let keys = [rootKeyName, key.stringValue].sorted()
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "No such key: \(keys.joined(separator: " or "))"))
         }
-        decoder.rootKey = key
+        decoder.rootKeyName = key.stringValue
         return try decodeRow(T.self, from: row, key: key)
     }
 

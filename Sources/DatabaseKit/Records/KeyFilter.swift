@@ -88,7 +88,7 @@ struct KeyFilter {
             let statement = try db.recordStatement(.selectByKey(selection: "*"), table: table, columns: columns) {
                 "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
             }
-            statement.setUncheckedArguments(arguments)
+            db.bindRecordValues(values, to: statement)
             return statement
         }
         let context = SQLGenerationContext(db)

@@ -24,11 +24,14 @@ extension MutablePersistableRecord {
         -> InsertionSuccess
     {
         try willInsert(db)
+        // Read by the closure without copying it, where each read of the
+        // captured `self` copied the record.
+        let record = self
         var inserted: InsertionSuccess?
         try aroundInsert(db) {
-            let writer = try RecordWriter(db, self)
+            let writer = try RecordWriter(db, record)
             let statement = try writer.insertStatement(
-                onConflict: conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert,
+                onConflict: conflictResolution ?? type(of: record).persistenceConflictPolicy.conflictResolutionForInsert,
                 returning: [])
             try statement.execute()
             let result = InsertionSuccess(

@@ -30,6 +30,10 @@ public struct PersistenceContainer: Sendable {
         databaseValues.reserveCapacity(8)
     }
 
+    /// An empty container that reserves nothing: what an encoder holds
+    /// between two records.
+    init(unreserved: ()) {}
+
     /// True when the container holds exactly the columns it was predicted
     /// to hold.
     var followedPrediction: Bool {
@@ -38,13 +42,22 @@ public struct PersistenceContainer: Sendable {
 
     /// An empty container that expects the columns of the previous record
     /// of the same table, in their order.
-    init(predictedColumns: [String]) {
+    ///
+    /// `values` is empty, and may have capacity (a spare buffer); otherwise
+    /// the values are reserved by the first one set.
+    init(predictedColumns: [String], values: [DatabaseValue]) {
         storedColumns = predictedColumns
         predictedCount = 0
-        // The values are reserved by the first one set: an `Encodable`
-        // record encodes into a copy of the container, and a buffer
-        // reserved here would be shared with that copy, which would then
-        // copy it.
+        databaseValues = values
+    }
+
+    /// A copy for an encoder to fill. When this container has no value,
+    /// it stops sharing its (empty) buffer of values with the copy, which
+    /// then appends in place rather than copying the buffer first.
+    mutating func copyForEncoding() -> PersistenceContainer {
+        let copy = self
+        if databaseValues.isEmpty { databaseValues = [] }
+        return copy
     }
 
     /// The value of a column, as a ``DatabaseValue``, nil when the column is

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The `Encoder` of `Encodable` records: each coding key is a column, named
 /// by the record's ``EncodableRecord/databaseColumnEncodingStrategy``.
@@ -15,9 +16,18 @@ import Foundation
 ///
 /// Not generic: the record type is a value, so that encoding a record pays no
 /// generic metadata lookup (this module is not specialized for its clients).
-final class RecordEncoder: Encoder {
+///
+/// One encoder is shared by the whole process and kept between records,
+/// with the keyed container it last handed out: an encoding that finds it
+/// free (most of them: records are encoded one at a time per connection)
+/// allocates neither an encoder nor a container. An encoding that finds it
+/// busy (another thread's, or a record nested in another) makes its own. As
+/// `Encoder` requires, a record uses its containers only until its
+/// `encode(to:)` returns.
+final class RecordEncoder: Encoder, @unchecked Sendable {
     // Written once per encoded property, by the one thread that encodes:
-    // no dynamic exclusivity check.
+    // no dynamic exclusivity check. The shared encoder is only used by the
+    // thread that set ``isBusy``.
     @exclusivity(unchecked) var container: PersistenceContainer
     /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
     private(set) var misuse: EncodingError?
@@ -25,21 +35,66 @@ final class RecordEncoder: Encoder {
     /// the optional error (no copy of it, no exclusivity check).
     @exclusivity(unchecked) private(set) var hasMisuse = false
     /// The record type, whose static members tell how to encode.
-    let recordType: any EncodableRecord.Type
-    /// The record's column strategy, read once.
-    private let columnStrategy: DatabaseColumnEncodingStrategy
+    private(set) var recordType: any EncodableRecord.Type
+    /// The record's column strategy, read once per record.
+    private var columnStrategy: DatabaseColumnEncodingStrategy
+    /// The keyed container of the last record, kept by the shared encoder
+    /// only (a new encoder serves one record).
+    private var keptContainer: KeptKeyedContainer?
+    /// Set while an encoding uses the shared encoder.
+    private let isBusy = Atomic<Bool>(false)
+    private let isShared: Bool
 
-    init(recordType: any EncodableRecord.Type, container: PersistenceContainer) {
+    /// The encoder kept between records. It keeps its last keyed container,
+    /// which refers to it: the two live as long as the process.
+    private static let shared = RecordEncoder(recordType: SharedEncoderPlaceholder.self, container: PersistenceContainer(), isShared: true)
+
+    private init(recordType: any EncodableRecord.Type, container: PersistenceContainer, isShared: Bool) {
         self.recordType = recordType
         self.container = container
         self.columnStrategy = recordType.databaseColumnEncodingStrategy
+        self.isShared = isShared
+    }
+
+    /// An encoder of a `recordType` record into a copy of `container` (see
+    /// ``PersistenceContainer/copyForEncoding()``): the shared one when it
+    /// is free, otherwise a new one. The caller calls ``end()`` once the
+    /// record is encoded, whether it threw or not.
+    static func start(_ recordType: any EncodableRecord.Type, container: inout PersistenceContainer) -> RecordEncoder {
+        let shared = RecordEncoder.shared
+        guard shared.isBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            return RecordEncoder(recordType: recordType, container: container.copyForEncoding(), isShared: false)
+        }
+        shared.recordType = recordType
+        shared.columnStrategy = recordType.databaseColumnEncodingStrategy
+        shared.container = container.copyForEncoding()
+        return shared
+    }
+
+    /// Ends an encoding: the shared encoder forgets the record's values and
+    /// misuse, and is free again.
+    func end() {
+        guard isShared else { return }
+        container = PersistenceContainer(unreserved: ())
+        if hasMisuse {
+            misuse = nil
+            hasMisuse = false
+        }
+        isBusy.store(false, ordering: .releasing)
     }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { recordType.databaseEncodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
+        if let keptContainer, keptContainer.keyType == ObjectIdentifier(Key.self) {
+            return keptContainer.container(as: KeyedEncodingContainer<Key>.self)
+        }
+        // The container holds no state of its own: it can serve the next
+        // record with the same keys.
+        let container = KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
+        if isShared { keptContainer = KeptKeyedContainer(container, keyedBy: Key.self) }
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -95,6 +150,11 @@ final class RecordEncoder: Encoder {
             }
         }
     }
+}
+
+/// The record type of the shared encoder before its first record.
+private enum SharedEncoderPlaceholder: EncodableRecord {
+    func encode(to container: inout PersistenceContainer) {}
 }
 
 /// The columns of a record.

@@ -66,6 +66,28 @@ struct RecordStatementCache {
         lastEncodedColumns = (table, columns)
     }
 
+    /// An empty array that keeps the capacity of the values a record
+    /// statement was last bound with, for the values of the next record: a
+    /// loop of writes allocates no array of values per record.
+    private var spareValues: [DatabaseValue] = []
+
+    /// The spare array, moved out; empty, with capacity when there was one.
+    mutating func takeSpareValues() -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        swap(&values, &spareValues)
+        return values
+    }
+
+    /// Keeps the buffer of `values` as the spare array. When the buffer is
+    /// still shared (a record kept its container), emptying it allocates
+    /// the buffer the next record would have allocated.
+    mutating func recycle(_ values: consuming [DatabaseValue]) {
+        // Not `removeAll(keepingCapacity:)`: its generic range replacement
+        // costs more than removing the few values of a record or a key.
+        while values.popLast() != nil {}
+        spareValues = values
+    }
+
     mutating func removeAll() {
         last = nil
         lastEncodedColumns = nil
@@ -81,6 +103,17 @@ struct RecordStatementCache {
 }
 
 extension Database {
+    /// Binds `values` to a statement of the record statement cache, and
+    /// keeps the buffer of the values it was bound with before as the spare
+    /// array of the next record or key (see
+    /// ``RecordStatementCache/takeSpareValues()``): a loop of writes or
+    /// lookups allocates no array of values per record.
+    func bindRecordValues(_ values: consuming [DatabaseValue], to statement: Statement) {
+        let previousValues = statement.takeArgumentArray()
+        statement.setUncheckedArguments(StatementArguments(databaseValues: values))
+        if let previousValues { recordStatementCache.recycle(previousValues) }
+    }
+
     /// The cached statement of a persistence method, compiled from `sql()` on
     /// first use.
     func recordStatement(

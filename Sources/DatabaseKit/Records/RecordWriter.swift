@@ -16,7 +16,8 @@ struct RecordWriter {
         // that sets fields first builds the value aside and copies it.
         let primaryKey = try db.primaryKey(table)
         let predicted = db.recordStatementCache.predictedColumns(table: table)
-        let container = try record.databaseContainer(predictedColumns: predicted)
+        let container = try record.databaseContainer(
+            predictedColumns: predicted, spareValues: predicted == nil ? [] : db.recordStatementCache.takeSpareValues())
         if predicted == nil || !container.followedPrediction {
             db.recordStatementCache.rememberEncodedColumns(container.columns, table: table)
         }
@@ -51,8 +52,7 @@ struct RecordWriter {
 
     func insertStatement(onConflict: Database.ConflictResolution, returning selection: [any SQLSelectable]) throws -> Statement {
         try statement(
-            .insert(onConflict), keyColumns: container.columns,
-            arguments: StatementArguments(databaseValues: container.databaseValues), returning: selection
+            .insert(onConflict), keyColumns: container.columns, values: container.databaseValues, returning: selection
         ) {
             let verb = onConflict == .abort ? "INSERT" : "INSERT OR \(onConflict.rawValue)"
             let table = self.table.quotedDatabaseIdentifier
@@ -87,8 +87,8 @@ struct RecordWriter {
         }
         let values = assigned.map { container.databaseValue(forColumn: $0) ?? .null }
         return try statement(
-            .update(onConflict, assigned: assigned), keyColumns: keyColumns,
-            arguments: StatementArguments(databaseValues: values + keyValues), returning: selection
+            .update(onConflict, assigned: assigned), keyColumns: keyColumns, values: values + keyValues,
+            returning: selection
         ) {
             let verb = onConflict == .abort ? "UPDATE" : "UPDATE OR \(onConflict.rawValue)"
             let assignments = assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
@@ -102,8 +102,7 @@ struct RecordWriter {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .deleteByKey, keyColumns: keyColumns, arguments: StatementArguments(databaseValues: primaryKeyValues),
-            returning: []
+            .deleteByKey, keyColumns: keyColumns, values: primaryKeyValues, returning: []
         ) { "DELETE FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns))" }
     }
 
@@ -111,8 +110,7 @@ struct RecordWriter {
         if hasNilPrimaryKey { return nil }
         let keyColumns = primaryKey.columns
         return try statement(
-            .existsByKey, keyColumns: keyColumns, arguments: StatementArguments(databaseValues: primaryKeyValues),
-            returning: []
+            .existsByKey, keyColumns: keyColumns, values: primaryKeyValues, returning: []
         ) { "SELECT EXISTS (SELECT 1 FROM \(self.table.quotedDatabaseIdentifier) WHERE \(Self.keyCondition(keyColumns)))" }
     }
 
@@ -171,15 +169,15 @@ struct RecordWriter {
     /// A statement from the record statement cache, or, with a `RETURNING`
     /// clause, from the SQL statement cache.
     private func statement(
-        _ kind: RecordStatementCache.Kind, keyColumns: [String], arguments: StatementArguments,
+        _ kind: RecordStatementCache.Kind, keyColumns: [String], values: [DatabaseValue],
         returning selection: [any SQLSelectable], sql: () -> String
     ) throws -> Statement {
         if selection.isEmpty {
             let statement = try db.recordStatement(kind, table: table, columns: keyColumns, sql: sql)
-            statement.setUncheckedArguments(arguments)
+            db.bindRecordValues(values, to: statement)
             return statement
         }
-        var arguments = arguments
+        var arguments = StatementArguments(databaseValues: values)
         let sql = try sql() + returningClause(selection, arguments: &arguments)
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)

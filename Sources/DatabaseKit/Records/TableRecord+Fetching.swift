@@ -37,9 +37,16 @@ extension FetchableRecord where Self: TableRecord {
     /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) when the primary key
     ///   has several columns.
     public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
-        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: [key.databaseValue])
+        // The key goes into the spare array of the record statements, which
+        // the lookup before left: no array is allocated per lookup.
+        var values = db.recordStatementCache.takeSpareValues()
+        values.append(key.databaseValue)
+        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: values)
         if filter.isEmpty { return nil }
-        return try fetchOne(filter.selectStatement(db, selection: databaseSelection))
+        // No adapter: the statement's own row.
+        return try filter.selectStatement(db, selection: databaseSelection).fetchOne(arguments: nil) { statement in
+            try Self(row: Row(statement: statement))
+        }
     }
 
     /// A cursor over the records with these primary keys, in no particular order.

@@ -1,0 +1,183 @@
+import DatabaseKit
+import Dispatch
+import Foundation
+import Testing
+
+/// What record writes and key lookups reuse from one record to the next: the
+/// encoder of `Encodable` records (shared by the process, with its keyed
+/// container), and the array of values a record statement was bound with.
+/// Each record must still get exactly its own values, whatever came before,
+/// and a container a record keeps must never change afterwards.
+@Suite("Record reuse: the shared encoder, the spare array of values")
+struct RecordReuseTests {
+    struct Player: Codable, FetchableRecord, MutablePersistableRecord, Equatable {
+        var id: Int64?
+        var name: String
+        var score: Int
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    }
+
+    struct Team: Codable, EncodableRecord {
+        var code: String
+        var rank: Double?
+        var active: Bool
+    }
+
+    /// Asks for an unkeyed container: an encoding misuse, thrown.
+    struct Unkeyed: Encodable, EncodableRecord {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(1)
+        }
+    }
+
+    /// A record that encodes as another record (a single value): the inner
+    /// record is encoded while the outer one holds the shared encoder.
+    struct Wrapper: Encodable, EncodableRecord {
+        var team: Team
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(team)
+        }
+    }
+
+    /// The containers the records of a test report to `didInsert`.
+    final class ContainerLog: @unchecked Sendable {
+        var containers: [PersistenceContainer] = []
+    }
+
+    /// A hand-written record that keeps the container of each insertion.
+    struct LoggedPlayer: FetchableRecord, MutablePersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64?
+        var name: String
+        var score: Int
+        var log: ContainerLog?
+
+        init(id: Int64?, name: String, score: Int, log: ContainerLog?) {
+            (self.id, self.name, self.score, self.log) = (id, name, score, log)
+        }
+
+        init(row: Row) {
+            (id, name, score, log) = (row["id"], row["name"], row["score"], nil)
+        }
+
+        func encode(to container: inout PersistenceContainer) {
+            container["id"] = id
+            container["name"] = name
+            container["score"] = score
+        }
+
+        mutating func didInsert(_ inserted: InsertionSuccess) {
+            id = inserted.rowID
+            log?.containers.append(inserted.persistenceContainer)
+        }
+    }
+
+    private static func values(_ container: PersistenceContainer) -> [String: DatabaseValue] {
+        Dictionary(uniqueKeysWithValues: container.map { ($0.0, $0.1) })
+    }
+
+    @Test("one record after another, of several types, each encodes its own columns")
+    func typesInTurn() throws {
+        let arthur = Player(id: 1, name: "Arthur", score: 10)
+        let team = Team(code: "red", rank: nil, active: true)
+        for _ in 0..<3 {
+            let playerContainer = try arthur.databaseContainer()
+            #expect(playerContainer.columns == ["id", "name", "score"])
+            #expect(playerContainer.databaseValues == [1.databaseValue, "Arthur".databaseValue, 10.databaseValue])
+            let teamContainer = try team.databaseContainer()
+            #expect(teamContainer.columns == ["code", "rank", "active"])
+            #expect(teamContainer.databaseValues == ["red".databaseValue, .null, true.databaseValue])
+        }
+    }
+
+    @Test("a record that throws leaves the container as it was, and the next record encodes cleanly")
+    func throwingRecord() throws {
+        var container = PersistenceContainer()
+        container["kept"] = 42
+        #expect(throws: EncodingError.self) { try Unkeyed().encode(to: &container) }
+        #expect(container.columns == ["kept"])
+        #expect(container.databaseValues == [42.databaseValue])
+        // The misuse is not reported again for the next record.
+        #expect(try Team(code: "blue", rank: 2, active: false).databaseContainer().columns == ["code", "rank", "active"])
+        // Encoding into a container that holds values appends to it.
+        try Team(code: "blue", rank: 2, active: false).encode(to: &container)
+        #expect(container.columns == ["kept", "code", "rank", "active"])
+        #expect(container.databaseValues == [42.databaseValue, "blue".databaseValue, 2.0.databaseValue, false.databaseValue])
+    }
+
+    @Test("a record encoded inside another one gets an encoder of its own")
+    func nestedRecord() throws {
+        let container = try Wrapper(team: Team(code: "green", rank: 1.5, active: true)).databaseContainer()
+        #expect(container.columns == ["code", "rank", "active"])
+        #expect(container.databaseValues == ["green".databaseValue, 1.5.databaseValue, true.databaseValue])
+        #expect(try Player(id: nil, name: "Barbara", score: 3).databaseContainer().columns == ["id", "name", "score"])
+    }
+
+    @Test("records encoded on many threads at once each get their own values")
+    func concurrentEncoding() {
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<300 {
+                let name = "player \(thread)-\(index)"
+                let player = Player(id: Int64(index), name: name, score: thread)
+                let team = Team(code: name, rank: Double(index), active: index.isMultiple(of: 2))
+                let playerValues = try? player.databaseContainer().databaseValues
+                let teamValues = try? team.databaseContainer().databaseValues
+                if playerValues != [Int64(index).databaseValue, name.databaseValue, thread.databaseValue]
+                    || teamValues != [name.databaseValue, Double(index).databaseValue, index.isMultiple(of: 2).databaseValue]
+                {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(failures.current == 0)
+    }
+
+    @Test("a container a record keeps from didInsert keeps its values while more records are written and looked up")
+    func keptContainers() throws {
+        let dbQueue = DatabaseQueue()
+        let log = ContainerLog()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL)")
+            for index in 1...5 {
+                var player = LoggedPlayer(id: nil, name: "player \(index)", score: index * 10, log: log)
+                try player.insert(db)
+                #expect(player.id == Int64(index))
+                // Key lookups bind from the same spare array as inserts.
+                let fetched = try #require(try LoggedPlayer.fetchOne(db, key: index))
+                #expect(fetched.name == "player \(index)")
+                #expect(try LoggedPlayer.fetchOne(db, key: index + 100) == nil)
+            }
+        }
+        #expect(log.containers.count == 5)
+        for (offset, container) in log.containers.enumerated() {
+            let index = offset + 1
+            #expect(
+                Self.values(container)
+                    == ["id": Int64(index).databaseValue, "name": "player \(index)".databaseValue, "score": (index * 10).databaseValue])
+        }
+    }
+
+    @Test("Codable inserts and lookups in turn read and write the right rows")
+    func codableInTurn() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL)")
+            var players: [Player] = []
+            for index in 1...20 {
+                var player = Player(id: nil, name: "player \(index)", score: index)
+                try player.insert(db)
+                players.append(player)
+                #expect(try Player.fetchOne(db, key: player.id) == player)
+                #expect(try Player.fetchOne(db, key: Int64?.none) == nil)
+            }
+            for player in players.reversed() {
+                #expect(try Player.fetchOne(db, key: player.id) == player)
+            }
+            #expect(try Row.fetchAll(db, sql: "SELECT name FROM player ORDER BY id").map { $0[0] as String }
+                == players.map(\.name))
+        }
+    }
+}
