@@ -2,6 +2,7 @@ import DatabaseKit
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 
 /// What record writes and key lookups reuse from one record to the next: the
 /// encoder of `Encodable` records (shared by the process, with its keyed
@@ -179,5 +180,127 @@ struct RecordReuseTests {
             #expect(try Row.fetchAll(db, sql: "SELECT name FROM player ORDER BY id").map { $0[0] as String }
                 == players.map(\.name))
         }
+    }
+}
+
+/// The row a lookup by key hands to its record: one object from one lookup
+/// to the next, unless a record keeps it.
+@Suite("Record reuse: the row of lookups by key")
+struct RecordLookupRowTests {
+    /// Keeps the row it is given, which GRDB advises against: the row must
+    /// then stay the record's own.
+    struct RowKeeper: FetchableRecord, TableRecord {
+        static let databaseTableName = "player"
+        let row: Row
+        let name: String
+        init(row: Row) {
+            self.row = row
+            name = row["name"]
+        }
+    }
+
+    /// The connection of ``nestedLookup()``, for the records it fetches.
+    nonisolated(unsafe) static var nestedDatabase: Database?
+
+    /// Fetches another record by key while its own row is read.
+    struct Nested: FetchableRecord, TableRecord {
+        static let databaseTableName = "player"
+        var name: String
+        var friendName: String?
+        init(row: Row) throws {
+            name = row["name"]
+            let friendID: Int64? = row["friendId"]
+            guard let friendID else { return }
+            // Nothing to do with the outer row: it is read again after.
+            friendName = try Nested.fetchOne(RecordLookupRowTests.nestedDatabase!, key: friendID)?.name
+            #expect(row["name"] as String == name)
+        }
+    }
+
+    private static func makePlayers(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, friendId INTEGER);
+                INSERT INTO player VALUES (1, 'Arthur', 2), (2, 'Barbara', 3), (3, 'Craig', NULL);
+                """)
+    }
+
+    @Test("a record that keeps its row keeps it for good")
+    func keptRow() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            let arthur = try #require(try RowKeeper.fetchOne(db, key: 1))
+            let barbara = try #require(try RowKeeper.fetchOne(db, key: 2))
+            #expect(arthur.row !== barbara.row)
+            #expect(arthur.name == "Arthur")
+            #expect(barbara.name == "Barbara")
+        }
+    }
+
+    @Test("a lookup inside a record's init(row:) leaves the outer row alone")
+    func nestedLookup() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            Self.nestedDatabase = db
+            defer { Self.nestedDatabase = nil }
+            let arthur = try Nested.fetchOne(db, key: 1)
+            #expect(arthur?.name == "Arthur")
+            #expect(arthur?.friendName == "Barbara")
+        }
+    }
+
+    @Test("the columns a table gains are read by the next lookups")
+    func schemaChange() throws {
+        struct Scored: FetchableRecord, TableRecord {
+            static let databaseTableName = "player"
+            var row: Row
+            init(row: Row) { self.row = row.copy() }
+        }
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            #expect(try Scored.fetchOne(db, key: 1)?.row.columnNames == ["id", "name", "friendId"])
+            try db.execute(sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 7")
+            let row = try #require(try Scored.fetchOne(db, key: 1)?.row)
+            #expect(row.columnNames == ["id", "name", "friendId", "score"])
+            #expect(row["score"] as Int? == 7)
+            #expect(try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = 2")?.columnNames == ["id", "name", "friendId", "score"])
+        }
+    }
+
+    @Test("the columns another connection adds are read by the next lookups")
+    func schemaChangeByAnotherConnection() throws {
+        struct Scored: FetchableRecord, TableRecord {
+            static let databaseTableName = "player"
+            var row: Row
+            init(row: Row) { self.row = row.copy() }
+        }
+        let directory = TemporaryDirectory()
+        let dbQueue = try directory.makeQueue()
+        try dbQueue.write { db in try Self.makePlayers(db) }
+        try dbQueue.read { (db: Database) throws in
+            #expect(try Scored.fetchOne(db, key: 1)?.row.columnNames == ["id", "name", "friendId"])
+            #expect(try Row.fetchOne(db, sql: "SELECT * FROM player")?.columnNames == ["id", "name", "friendId"])
+        }
+        let other = try directory.makeQueue()
+        try other.write { db in try db.execute(sql: "ALTER TABLE player ADD COLUMN score INTEGER NOT NULL DEFAULT 7") }
+        try dbQueue.read { (db: Database) throws in
+            #expect(try Scored.fetchOne(db, key: 1)?.row.columnNames == ["id", "name", "friendId", "score"])
+            #expect(try Row.fetchOne(db, sql: "SELECT * FROM player")?.columnNames == ["id", "name", "friendId", "score"])
+        }
+    }
+
+    @Test("a connection closes after lookups: the kept row does not hold a statement open")
+    func close() throws {
+        let directory = TemporaryDirectory()
+        let dbQueue = try directory.makeQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            _ = try RowKeeper.fetchOne(db, key: 1)
+            _ = try RowKeeper.fetchOne(db, key: 3)
+        }
+        try dbQueue.close()
     }
 }

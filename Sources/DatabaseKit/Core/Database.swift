@@ -460,9 +460,20 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         if let sqliteConnection { sqlite3_db_release_memory(sqliteConnection) }
     }
 
-    /// Empties the schema cache: the next introspection reads the schema again.
+    /// Empties the schema cache: the next introspection reads the schema
+    /// again. The cached statements go too, as in GRDB: SQLite recompiles a
+    /// statement after a schema change, but the columns of a statement are
+    /// read once (`SELECT *` gains the columns a table gains).
     public func clearSchemaCache() {
         schemaCache.removeAll()
+        dropSchemaDependentStatements()
+    }
+
+    /// Drops the cached statements whose columns may have changed with the
+    /// schema (not BEGIN and COMMIT).
+    func dropSchemaDependentStatements() {
+        statementCache.removeAll()
+        recordStatementCache.removeAll()
     }
 }
 

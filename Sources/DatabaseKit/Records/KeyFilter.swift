@@ -83,13 +83,9 @@ struct KeyFilter {
 
     /// The `SELECT` of the rows, with the record's selection.
     func selectStatement(_ db: Database, selection: [any SQLSelectable]) throws -> Statement {
-        if isSingleNonNullKey, selection.count == 1, selection[0].sqlSelection.isAllColumns {
+        if isSingleNonNullKey, selectsAllColumns(selection) {
             // The usual lookup: no SQL is built once the statement is cached.
-            let statement = try db.recordStatement(.selectByKey(selection: "*"), table: table, columns: columns) {
-                "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
-            }
-            db.bindRecordValues(values, to: statement)
-            return statement
+            return try db.selectAllByKeyStatement(table: table, columns: columns, values: values) { self.sql }
         }
         let context = SQLGenerationContext(db)
         let columns = try selection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
@@ -133,7 +129,28 @@ struct KeyFilter {
     }
 }
 
+/// True when a record's selection is all columns (`*`). The default
+/// selection is one shared array, recognized without reading it.
+func selectsAllColumns(_ selection: [any SQLSelectable]) -> Bool {
+    let isDefault = selection.withUnsafeBufferPointer { selection in
+        allColumnsSelection.withUnsafeBufferPointer { $0.baseAddress == selection.baseAddress }
+    }
+    return isDefault || (selection.count == 1 && selection[0].sqlSelection.isAllColumns)
+}
+
 extension Database {
+    /// `SELECT * FROM table WHERE condition` for one key of `columns`, from
+    /// the record statement cache, bound to `values`.
+    func selectAllByKeyStatement(
+        table: String, columns: [String], values: consuming [DatabaseValue], condition: () -> String
+    ) throws -> Statement {
+        let statement = try recordStatement(.selectByKey(selection: "*"), table: table, columns: columns) {
+            "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(condition())"
+        }
+        bindRecordValues(values, to: statement)
+        return statement
+    }
+
     /// The column of a lookup by primary key: the single primary key
     /// column, or the rowid.
     ///

@@ -88,7 +88,28 @@ struct RecordStatementCache {
         spareValues = values
     }
 
+    /// The row the last lookup by key handed to its record, for the next
+    /// lookup with the same statement.
+    private var spareRow: Row?
+
+    /// A row of `statement`, for a record to read its current row: the
+    /// spare row when nothing else holds it (a record that keeps the row it
+    /// is given keeps it for good), otherwise a new one, which becomes the
+    /// spare row. A row of a statement holds nothing but the statement, its
+    /// column lookup and column count, which are checked.
+    mutating func row(for statement: Statement) -> Row {
+        if isKnownUniquelyReferenced(&spareRow), let spareRow, spareRow.statement === statement,
+            spareRow.count == statement.columnCount
+        {
+            return spareRow
+        }
+        let row = Row(statement: statement)
+        spareRow = row
+        return row
+    }
+
     mutating func removeAll() {
+        spareRow = nil
         last = nil
         lastEncodedColumns = nil
         if !statements.isEmpty { statements.removeAll() }
@@ -96,6 +117,8 @@ struct RecordStatementCache {
 
     /// Drops the statements that match.
     mutating func removeAll(where shouldRemove: (Statement) -> Bool) {
+        // A statement that failed must not be kept alive by the spare row.
+        if let statement = spareRow?.statement, shouldRemove(statement) { spareRow = nil }
         if let last, shouldRemove(last.statement) { self.last = nil }
         if statements.isEmpty { return }
         statements = statements.filter { !shouldRemove($0.value) }

@@ -37,15 +37,29 @@ extension FetchableRecord where Self: TableRecord {
     /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) when the primary key
     ///   has several columns.
     public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
-        // The key goes into the spare array of the record statements, which
-        // the lookup before left: no array is allocated per lookup.
-        var values = db.recordStatementCache.takeSpareValues()
-        values.append(key.databaseValue)
-        let filter = try KeyFilter(db, table: databaseTableName, primaryKeys: values)
-        if filter.isEmpty { return nil }
-        // No adapter: the statement's own row.
-        return try filter.selectStatement(db, selection: databaseSelection).fetchOne(arguments: nil) { statement in
-            try Self(row: Row(statement: statement))
+        let table = databaseTableName
+        let columns = try db.filteringPrimaryKeyColumns(table)
+        let value = key.databaseValue
+        // NULL matches no primary key.
+        if value.isNull { return nil }
+        let selection = databaseSelection
+        let statement: Statement
+        if selectsAllColumns(selection) {
+            // The usual lookup. The key goes into the spare array of the
+            // record statements, which the lookup before left: no array is
+            // allocated per lookup.
+            var values = db.recordStatementCache.takeSpareValues()
+            values.append(value)
+            statement = try db.selectAllByKeyStatement(table: table, columns: columns, values: values) {
+                "\(columns[0].quotedDatabaseIdentifier) = ?"
+            }
+        } else {
+            statement = try KeyFilter(db, table: table, primaryKeys: [value]).selectStatement(db, selection: selection)
+        }
+        // No adapter: the statement's own row, the same object from one
+        // lookup to the next unless a record keeps it.
+        return try statement.fetchOne(arguments: nil) { statement in
+            try Self(row: db.recordStatementCache.row(for: statement))
         }
     }
 

@@ -66,6 +66,9 @@ extension Database {
         guard schemaCache.needsValidation else { return }
         let version = try Int32.fetchOne(self, sql: "PRAGMA schema_version")
         if version != schemaCache.schemaVersion {
+            // Without a version, the cache was just emptied, with the
+            // statements; with one, another connection changed the schema.
+            if schemaCache.schemaVersion != nil { dropSchemaDependentStatements() }
             schemaCache.removeAll()
             schemaCache.schemaVersion = version
         }
