@@ -199,6 +199,13 @@ struct RecordLookupRowTests {
         }
     }
 
+    /// Keeps a copy of its row, to tell which columns a lookup read.
+    struct Scored: FetchableRecord, TableRecord {
+        static let databaseTableName = "player"
+        var row: Row
+        init(row: Row) { self.row = row.copy() }
+    }
+
     /// The connection of ``nestedLookup()``, for the records it fetches.
     nonisolated(unsafe) static var nestedDatabase: Database?
 
@@ -253,11 +260,6 @@ struct RecordLookupRowTests {
 
     @Test("the columns a table gains are read by the next lookups")
     func schemaChange() throws {
-        struct Scored: FetchableRecord, TableRecord {
-            static let databaseTableName = "player"
-            var row: Row
-            init(row: Row) { self.row = row.copy() }
-        }
         let dbQueue = DatabaseQueue()
         try dbQueue.write { db in
             try Self.makePlayers(db)
@@ -272,11 +274,6 @@ struct RecordLookupRowTests {
 
     @Test("the columns another connection adds are read by the next lookups")
     func schemaChangeByAnotherConnection() throws {
-        struct Scored: FetchableRecord, TableRecord {
-            static let databaseTableName = "player"
-            var row: Row
-            init(row: Row) { self.row = row.copy() }
-        }
         let directory = TemporaryDirectory()
         let dbQueue = try directory.makeQueue()
         try dbQueue.write { db in try Self.makePlayers(db) }
