@@ -63,8 +63,40 @@ public final class Statement {
     }
 
     /// The column names, in order.
-    public private(set) lazy var columnNames: [String] = (0..<Int(sqlite3_column_count(sqliteStatement))).map {
-        String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
+    public private(set) lazy var columnNames: [String] = readColumnNames()
+
+    private func readColumnNames() -> [String] {
+        (0..<Int(sqlite3_column_count(sqliteStatement))).map {
+            String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
+        }
+    }
+
+    /// How many times SQLite had recompiled the statement when its columns
+    /// were last read.
+    private var knownRecompilations: CInt = 0
+
+    /// Counts the changes of the statement's columns: SQLite recompiles a
+    /// statement whose schema changed (another connection's `ALTER TABLE`,
+    /// say) when it runs again, and its columns may then differ.
+    @exclusivity(unchecked) private(set) var columnsGeneration = 0
+
+    /// Reads the columns again when SQLite recompiled the statement during
+    /// the first step of an execution, and drops the record decoder, which
+    /// looked the old ones up. Not inlined: each execution calls it, from
+    /// code inlined into every fetch.
+    @inline(never)
+    func refreshColumnsIfRecompiled() {
+        let recompilations = sqlite3_stmt_status(sqliteStatement, CInt(SQLITE_STMTSTATUS_REPREPARE), 0)
+        if recompilations != knownRecompilations { columnsDidChange(recompilations: recompilations) }
+    }
+
+    private func columnsDidChange(recompilations: CInt) {
+        knownRecompilations = recompilations
+        columnNames = readColumnNames()
+        columnNameIndex = ColumnNameIndex(names: columnNames)
+        reusableRecordDecoder?.forgetKeyedContainer()
+        reusableRecordDecoder = nil
+        columnsGeneration += 1
     }
 
     /// The number of columns.
@@ -413,6 +445,7 @@ public final class Statement {
             needsReset = true
         }
         let code = sqlite3_step(sqliteStatement)
+        if isFirst { refreshColumnsIfRecompiled() }
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE {
             try database.statementDidExecute(self)

@@ -89,6 +89,17 @@ struct StatementIteration {
         return false
     }
 
+    /// Replaces `row`, a row of the statement made when its columns were at
+    /// `generation`, with a new one seen through `adapter` when they changed
+    /// since: the first step recompiled the statement after a schema change.
+    @inline(__always)
+    func refresh(_ row: inout Row, madeAt generation: inout Int, adapter: (any RowAdapter)?) throws {
+        if _slowPath(statement.columnsGeneration != generation) {
+            generation = statement.columnsGeneration
+            row = try Row.forFetching(statement, adapter: adapter)
+        }
+    }
+
     /// Resets the statement so it releases its locks, and gives it back to the cache.
     mutating func finish() {
         guard !isDone else { return }
@@ -103,7 +114,10 @@ struct StatementIteration {
 /// updated to the current row: call `copy()` to keep one.
 public final class RowCursor: DatabaseCursor {
     @exclusivity(unchecked) private var iteration: StatementIteration
-    private let row: Row
+    @exclusivity(unchecked) private var row: Row
+    /// The statement's columns generation when `row` was made.
+    @exclusivity(unchecked) private var rowGeneration: Int
+    private let adapter: (any RowAdapter)?
 
     /// The statement being iterated.
     public var statement: Statement { iteration.statement }
@@ -115,6 +129,8 @@ public final class RowCursor: DatabaseCursor {
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
+        rowGeneration = statement.columnsGeneration
+        self.adapter = adapter
         iteration = try StatementIteration(statement: statement, arguments: arguments)
     }
 
@@ -123,11 +139,16 @@ public final class RowCursor: DatabaseCursor {
     public func _element(sqliteStatement: SQLiteStatement) throws -> Row { row }
 
     public func next() throws -> Row? {
-        try iteration.step() ? row : nil
+        guard try iteration.step() else { return nil }
+        try iteration.refresh(&row, madeAt: &rowGeneration, adapter: adapter)
+        return row
     }
 
     public func forEach(_ body: (Row) throws -> Void) throws {
-        while try iteration.step() { try body(row) }
+        while try iteration.step() {
+            try iteration.refresh(&row, madeAt: &rowGeneration, adapter: adapter)
+            try body(row)
+        }
     }
 }
 
@@ -199,7 +220,10 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
 /// A cursor of records decoded from rows with ``FetchableRecord/init(row:)``.
 public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     @exclusivity(unchecked) private var iteration: StatementIteration
-    private let row: Row
+    @exclusivity(unchecked) private var row: Row
+    /// The statement's columns generation when `row` was made.
+    @exclusivity(unchecked) private var rowGeneration: Int
+    private let adapter: (any RowAdapter)?
 
     public var _statement: Statement { iteration.statement }
     public var _isDone: Bool {
@@ -209,6 +233,8 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         row = try Row.forFetching(statement, adapter: adapter)
+        rowGeneration = statement.columnsGeneration
+        self.adapter = adapter
         iteration = try StatementIteration(statement: statement, arguments: arguments)
     }
 
@@ -220,11 +246,15 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
 
     public func next() throws -> Record? {
         guard try iteration.step() else { return nil }
+        try iteration.refresh(&row, madeAt: &rowGeneration, adapter: adapter)
         return try Record(row: row)
     }
 
     public func forEach(_ body: (Record) throws -> Void) throws {
-        while try iteration.step() { try body(Record(row: row)) }
+        while try iteration.step() {
+            try iteration.refresh(&row, madeAt: &rowGeneration, adapter: adapter)
+            try body(Record(row: row))
+        }
     }
 }
 

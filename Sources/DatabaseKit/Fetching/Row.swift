@@ -126,7 +126,10 @@ public final class Row {
 
     /// The column names, in order.
     public var columnNames: [String] {
-        statement?.columnNames ?? storedColumnNames
+        // The names read with `count`, when the row was made: a statement
+        // that SQLite recompiles after a schema change reads its columns
+        // again, and a row made before keeps those it was made with.
+        columnNameIndex?.names ?? storedColumnNames
     }
 
     /// The values, in order.
@@ -170,7 +173,7 @@ public final class Row {
 
     /// The name of the column at `index`.
     func columnName(atIndex index: Int) -> String {
-        statement?.columnNames[index] ?? storedColumnNames[index]
+        columnNameIndex?.names[index] ?? storedColumnNames[index]
     }
 
     @inline(__always)

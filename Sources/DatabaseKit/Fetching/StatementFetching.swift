@@ -7,11 +7,17 @@ extension Statement {
     /// row in turn, until `body` returns false. The statement is reset afterwards.
     @inline(__always)
     func forEachRow(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ body: (Row) throws -> Bool) throws {
-        let row = try Row.forFetching(self, adapter: adapter)
+        var row = try Row.forFetching(self, adapter: adapter)
+        var rowGeneration = columnsGeneration
         var iteration = try StatementIteration(statement: self, arguments: arguments)
         defer { iteration.finish() }
+        guard try iteration.step() else { return }
+        try iteration.refresh(&row, madeAt: &rowGeneration, adapter: adapter)
+        // The same row for the rest: a constant, read without retaining it.
+        let currentRow = row
+        guard try body(currentRow) else { return }
         while try iteration.step() {
-            if try !body(row) { break }
+            if try !body(currentRow) { break }
         }
     }
 
@@ -47,7 +53,12 @@ extension Statement {
     @inline(__always)
     func fetchOne<T>(arguments: StatementArguments?, adapter: (any RowAdapter)? = nil, _ element: (Row) throws -> T?) throws -> T? {
         let row = try Row.forFetching(self, adapter: adapter)
-        return try fetchOne(arguments: arguments) { _ in try element(row) }
+        let columnsGeneration = self.columnsGeneration
+        return try fetchOne(arguments: arguments) { statement in
+            // A step that recompiled the statement changed its columns.
+            if statement.columnsGeneration == columnsGeneration { return try element(row) }
+            return try element(Row.forFetching(statement, adapter: adapter))
+        }
     }
 
     /// The element extracted from the first result row, if any, by a

@@ -89,22 +89,26 @@ struct RecordStatementCache {
     }
 
     /// The row the last lookup by key handed to its record, for the next
-    /// lookup with the same statement.
+    /// lookup with the same statement, and the statement's columns
+    /// generation when it was made.
     private var spareRow: Row?
+    private var spareRowGeneration = 0
 
     /// A row of `statement`, for a record to read its current row: the
     /// spare row when nothing else holds it (a record that keeps the row it
     /// is given keeps it for good), otherwise a new one, which becomes the
-    /// spare row. A row of a statement holds nothing but the statement, its
-    /// column lookup and column count, which are checked.
+    /// spare row. A row of a statement holds nothing but the statement, and
+    /// its columns as they were when it was made: the statement's columns
+    /// generation tells they still are.
     mutating func row(for statement: Statement) -> Row {
         if isKnownUniquelyReferenced(&spareRow), let spareRow, spareRow.statement === statement,
-            spareRow.count == statement.columnCount
+            spareRowGeneration == statement.columnsGeneration
         {
             return spareRow
         }
         let row = Row(statement: statement)
         spareRow = row
+        spareRowGeneration = statement.columnsGeneration
         return row
     }
 
