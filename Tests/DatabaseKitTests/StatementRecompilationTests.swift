@@ -17,6 +17,14 @@ struct StatementRecompilationTests {
         var level: Int?
     }
 
+    /// Two connections to one database file, the second one having run `schema`.
+    private static func connections(in directory: TemporaryDirectory, schema: String) throws -> (DatabaseQueue, DatabaseQueue) {
+        let dbQueue = try directory.makeQueue()
+        let other = try directory.makeQueue()
+        try other.write { db in try db.execute(sql: schema) }
+        return (dbQueue, other)
+    }
+
     /// What each way of fetching reads from `SELECT * FROM item`, row by row.
     private static func everything(_ db: Database, _ prepared: Statement) throws -> [[String: DatabaseValue]] {
         func described(_ row: Row) -> [String: DatabaseValue] {
@@ -34,11 +42,9 @@ struct StatementRecompilationTests {
     @Test("columns added, dropped and renamed by another connection are read by the next fetches")
     func otherConnection() throws {
         let directory = TemporaryDirectory()
-        let dbQueue = try directory.makeQueue()
-        let other = try directory.makeQueue()
-        try other.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, size INTEGER); INSERT INTO item VALUES (1, 'a', 10), (2, 'b', 20)")
-        }
+        let (dbQueue, other) = try Self.connections(
+            in: directory,
+            schema: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, size INTEGER); INSERT INTO item VALUES (1, 'a', 10), (2, 'b', 20)")
         try dbQueue.inDatabase { db in
             let prepared = try db.makeStatement(sql: "SELECT * FROM item ORDER BY id")
             let before = try Self.everything(db, prepared)
@@ -82,11 +88,8 @@ struct StatementRecompilationTests {
     @Test("a record fetched by key reads the columns another connection added")
     func lookupByKey() throws {
         let directory = TemporaryDirectory()
-        let dbQueue = try directory.makeQueue()
-        let other = try directory.makeQueue()
-        try other.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'a')")
-        }
+        let (dbQueue, other) = try Self.connections(
+            in: directory, schema: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (1, 'a')")
         try dbQueue.inDatabase { db in
             #expect(try Item.fetchOne(db, key: 1) == Item(id: 1, name: "a", level: nil))
             try other.write { db in try db.execute(sql: "ALTER TABLE item ADD COLUMN level INTEGER NOT NULL DEFAULT 3") }
