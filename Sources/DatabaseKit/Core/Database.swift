@@ -461,9 +461,8 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     }
 
     /// Empties the schema cache: the next introspection reads the schema
-    /// again. The cached statements go too, as in GRDB: SQLite recompiles a
-    /// statement after a schema change, but the columns of a statement are
-    /// read once (`SELECT *` gains the columns a table gains).
+    /// again. The cached statements go too, as in GRDB, so that the next
+    /// ones are compiled against the schema as it is now.
     public func clearSchemaCache() {
         schemaCache.removeAll()
         dropSchemaDependentStatements()

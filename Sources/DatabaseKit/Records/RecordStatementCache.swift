@@ -1,6 +1,8 @@
 /// The statements of the persistence methods, compiled once per table,
 /// columns and conflict resolution: building and hashing the SQL text of
-/// each `insert` would cost more than running it.
+/// each `insert` would cost more than running it. Also what those
+/// statements hand from one record to the next: the spare array of values,
+/// and the row of lookups by key.
 struct RecordStatementCache {
     enum Kind: Hashable {
         case insert(Database.ConflictResolution)
