@@ -66,32 +66,41 @@ public final class Statement {
     public private(set) lazy var columnNames: [String] = readColumnNames()
 
     private func readColumnNames() -> [String] {
-        (0..<Int(sqlite3_column_count(sqliteStatement))).map {
+        knownRecompilations = sqlite3_stmt_status(sqliteStatement, CInt(SQLITE_STMTSTATUS_REPREPARE), 0)
+        return (0..<Int(sqlite3_column_count(sqliteStatement))).map {
             String(cString: sqlite3_column_name(sqliteStatement, CInt($0)))
         }
     }
 
     /// How many times SQLite had recompiled the statement when its columns
-    /// were last read.
-    private var knownRecompilations: CInt = 0
+    /// were last read; nil until they are. A statement whose columns nobody
+    /// read (a point query reads its value by position) has none to keep
+    /// up to date, and its executions skip the check.
+    private var knownRecompilations: CInt?
 
     /// Counts the changes of the statement's columns: SQLite recompiles a
     /// statement whose schema changed (another connection's `ALTER TABLE`,
     /// say) when it runs again, and its columns may then differ.
     @exclusivity(unchecked) private(set) var columnsGeneration = 0
 
-    /// Reads the columns again when SQLite recompiled the statement during
-    /// the first step of an execution, and drops the record decoder, which
-    /// looked the old ones up. Not inlined: each execution calls it, from
-    /// code inlined into every fetch.
-    @inline(never)
+    /// Reads the columns again, once they were read, when SQLite recompiled
+    /// the statement during the first step of an execution, and drops the
+    /// record decoder, which looked the old ones up.
+    @inline(__always)
     func refreshColumnsIfRecompiled() {
-        let recompilations = sqlite3_stmt_status(sqliteStatement, CInt(SQLITE_STMTSTATUS_REPREPARE), 0)
-        if recompilations != knownRecompilations { columnsDidChange(recompilations: recompilations) }
+        if let knownRecompilations { refreshColumns(knownRecompilations: knownRecompilations) }
     }
 
-    private func columnsDidChange(recompilations: CInt) {
-        knownRecompilations = recompilations
+    /// Not inlined: each execution that reads columns calls it, from code
+    /// inlined into every fetch.
+    @inline(never)
+    private func refreshColumns(knownRecompilations: CInt) {
+        if sqlite3_stmt_status(sqliteStatement, CInt(SQLITE_STMTSTATUS_REPREPARE), 0) != knownRecompilations {
+            columnsDidChange()
+        }
+    }
+
+    private func columnsDidChange() {
         columnNames = readColumnNames()
         columnNameIndex = ColumnNameIndex(names: columnNames)
         reusableRecordDecoder?.forgetKeyedContainer()

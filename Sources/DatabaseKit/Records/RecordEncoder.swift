@@ -27,7 +27,7 @@ import Synchronization
 final class RecordEncoder: Encoder, @unchecked Sendable {
     // Written once per encoded property, by the one thread that encodes:
     // no dynamic exclusivity check. The shared encoder is only used by the
-    // thread that set ``isBusy``.
+    // thread that set ``sharedIsBusy``.
     @exclusivity(unchecked) var container: PersistenceContainer
     /// The first encoding misuse, thrown once the record's `encode(to:)` returns.
     private(set) var misuse: EncodingError?
@@ -41,13 +41,13 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
     /// The keyed container of the last record, kept by the shared encoder
     /// only (a new encoder serves one record).
     private var keptContainer: KeptKeyedContainer?
-    /// Set while an encoding uses the shared encoder.
-    private let isBusy = Atomic<Bool>(false)
     private let isShared: Bool
 
     /// The encoder kept between records. It keeps its last keyed container,
     /// which refers to it: the two live as long as the process.
     private static let shared = RecordEncoder(recordType: SharedEncoderPlaceholder.self, container: PersistenceContainer(), isShared: true)
+    /// Set while an encoding uses the shared encoder.
+    private static let sharedIsBusy = Atomic<Bool>(false)
 
     private init(recordType: any EncodableRecord.Type, container: PersistenceContainer, isShared: Bool) {
         self.recordType = recordType
@@ -61,10 +61,10 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
     /// is free, otherwise a new one. The caller calls ``end()`` once the
     /// record is encoded, whether it threw or not.
     static func start(_ recordType: any EncodableRecord.Type, container: inout PersistenceContainer) -> RecordEncoder {
-        let shared = RecordEncoder.shared
-        guard shared.isBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+        guard sharedIsBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             return RecordEncoder(recordType: recordType, container: container.copyForEncoding(), isShared: false)
         }
+        let shared = RecordEncoder.shared
         shared.recordType = recordType
         shared.columnStrategy = recordType.databaseColumnEncodingStrategy
         shared.container = container.copyForEncoding()
@@ -80,7 +80,7 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
             misuse = nil
             hasMisuse = false
         }
-        isBusy.store(false, ordering: .releasing)
+        Self.sharedIsBusy.store(false, ordering: .releasing)
     }
 
     var codingPath: [any CodingKey] { [] }
