@@ -268,6 +268,45 @@ struct StatementTests {
         }
     }
 
+    @Test("a statement executed again with its own arguments starts over after steps outside DatabaseKit")
+    func reexecutesAStatementThatIsNotReset() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t(a INTEGER)")
+            for a in 1...5 { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [a]) }
+            let select = try db.makeStatement(sql: "SELECT a FROM t WHERE a >= ? ORDER BY a")
+            try select.setArguments([2])
+            #expect(try Int.fetchAll(select) == [2, 3, 4, 5])
+            #expect(try Int.fetchAll(select) == [2, 3, 4, 5])
+
+            // Stepped outside DatabaseKit, in the middle of its rows.
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_ROW)
+            #expect(try Int.fetchAll(select) == [2, 3, 4, 5])
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_ROW)
+            #expect(try Int.fetchOne(select) == 2)
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_ROW)
+            #expect(try Array(Int.fetchCursor(select)) == [2, 3, 4, 5])
+
+            // Stepped outside DatabaseKit to its end, without a reset.
+            while sqlite3_step(select.sqliteStatement) == SQLITE_ROW {}
+            #expect(try Int.fetchAll(select) == [2, 3, 4, 5])
+
+            // A cursor dropped after its first row.
+            do {
+                let cursor = try Int.fetchCursor(select)
+                #expect(try cursor.next() == 2)
+            }
+            #expect(try Int.fetchAll(select) == [2, 3, 4, 5])
+
+            // A write stepped to its end outside DatabaseKit runs again.
+            let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?)")
+            try insert.setArguments([6])
+            #expect(sqlite3_step(insert.sqliteStatement) == SQLITE_DONE)
+            try insert.execute()
+            #expect(try Int.fetchAll(db, sql: "SELECT a FROM t WHERE a = 6") == [6, 6])
+        }
+    }
+
     @Test("makeStatement refuses several statements and empty SQL")
     func makeStatementRefusesSeveral() throws {
         let dbQueue = DatabaseQueue()

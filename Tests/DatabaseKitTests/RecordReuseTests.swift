@@ -79,6 +79,62 @@ struct RecordReuseTests {
         Dictionary(uniqueKeysWithValues: container.map { ($0.0, $0.1) })
     }
 
+    /// Asks for keyed containers of two key types in one record, as the
+    /// `Decoder` and `Encoder` APIs allow: the container a coder keeps for
+    /// one key type must never be handed back for the other.
+    struct TwoKeyed: Codable, FetchableRecord, PersistableRecord, Equatable {
+        enum IDKeys: String, CodingKey { case id }
+        enum NameKeys: String, CodingKey { case name, score }
+        var id: Int64
+        var name: String
+        var score: Int
+
+        init(id: Int64, name: String, score: Int) {
+            (self.id, self.name, self.score) = (id, name, score)
+        }
+
+        init(from decoder: any Decoder) throws {
+            id = try decoder.container(keyedBy: IDKeys.self).decode(Int64.self, forKey: .id)
+            let names = try decoder.container(keyedBy: NameKeys.self)
+            name = try names.decode(String.self, forKey: .name)
+            score = try names.decode(Int.self, forKey: .score)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var ids = encoder.container(keyedBy: IDKeys.self)
+            try ids.encode(id, forKey: .id)
+            var names = encoder.container(keyedBy: NameKeys.self)
+            try names.encode(name, forKey: .name)
+            try names.encode(score, forKey: .score)
+        }
+    }
+
+    @Test("a record that asks for containers of two key types, between records of other types, codes its own columns")
+    func twoKeyTypes() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL)")
+            try db.execute(sql: "CREATE TABLE twoKeyed (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INTEGER NOT NULL)")
+            var records: [TwoKeyed] = []
+            for index in 1...20 {
+                let record = TwoKeyed(id: Int64(index), name: "two \(index)", score: index * 10)
+                try record.insert(db)
+                records.append(record)
+                var player = Player(id: nil, name: "player \(index)", score: -index)
+                try player.insert(db)
+            }
+            #expect(try TwoKeyed.fetchAll(db, sql: "SELECT * FROM twoKeyed ORDER BY id") == records)
+            // Another column order: the keys find their columns by name.
+            #expect(try TwoKeyed.fetchAll(db, sql: "SELECT score, name, id FROM twoKeyed ORDER BY id") == records)
+            for record in records {
+                #expect(try TwoKeyed.fetchOne(db, key: record.id) == record)
+                #expect(try Player.fetchOne(db, key: record.id)?.name == "player \(record.id)")
+            }
+            let players = try Player.fetchAll(db, sql: "SELECT * FROM player ORDER BY id")
+            #expect(players.map(\.score) == Array(1...20).map { -$0 })
+        }
+    }
+
     @Test("one record after another, of several types, each encodes its own columns")
     func typesInTurn() throws {
         let arthur = Player(id: 1, name: "Arthur", score: 10)
@@ -286,6 +342,65 @@ struct RecordLookupRowTests {
         try dbQueue.read { (db: Database) throws in
             #expect(try Scored.fetchOne(db, key: 1)?.row.columnNames == ["id", "name", "friendId", "score"])
             #expect(try Row.fetchOne(db, sql: "SELECT * FROM player")?.columnNames == ["id", "name", "friendId", "score"])
+        }
+    }
+
+    /// A record of a second table, for lookups that alternate tables.
+    struct Team: FetchableRecord, TableRecord {
+        static let databaseTableName = "team"
+        var name: String
+        init(row: Row) { name = row["name"] }
+    }
+
+    @Test("lookups that alternate tables each get their own table's record")
+    func alternatingTables() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            try db.execute(sql: "CREATE TABLE team (code TEXT PRIMARY KEY, name TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO team VALUES ('a', 'Reds'), ('b', 'Blues')")
+            for _ in 0..<3 {
+                #expect(try RowKeeper.fetchOne(db, key: 1)?.name == "Arthur")
+                #expect(try Team.fetchOne(db, key: "a")?.name == "Reds")
+                #expect(try Team.fetchOne(db, key: "c") == nil)
+                #expect(try RowKeeper.fetchOne(db, key: 2)?.name == "Barbara")
+                #expect(try Team.fetchOne(db, key: "b")?.name == "Blues")
+                #expect(try RowKeeper.fetchOne(db, key: Int?.none) == nil)
+                #expect(try RowKeeper.fetchOne(db, key: 3)?.name == "Craig")
+            }
+        }
+    }
+
+    /// A primary key of two columns for the player table.
+    private static let twoColumnKey = """
+        DROP TABLE player;
+        CREATE TABLE player (id INTEGER, name TEXT NOT NULL, PRIMARY KEY (id, name));
+        INSERT INTO player VALUES (1, 'Arthur');
+        """
+
+    @Test("a table that got a primary key of two columns refuses lookups by one key, even right after one")
+    func primaryKeyChange() throws {
+        let directory = TemporaryDirectory()
+        let dbQueue = try directory.makeQueue()
+        try dbQueue.write { db in
+            try Self.makePlayers(db)
+            #expect(try RowKeeper.fetchOne(db, key: 1)?.name == "Arthur")
+            try db.execute(sql: Self.twoColumnKey)
+            expectDatabaseError(.SQLITE_MISUSE) { try RowKeeper.fetchOne(db, key: 1) }
+        }
+
+        // The same change, made by another connection between two accesses.
+        try dbQueue.write { db in
+            try db.execute(sql: "DROP TABLE player")
+            try Self.makePlayers(db)
+        }
+        try dbQueue.read { (db: Database) throws in
+            #expect(try RowKeeper.fetchOne(db, key: 2)?.name == "Barbara")
+        }
+        let other = try directory.makeQueue()
+        try other.write { db in try db.execute(sql: Self.twoColumnKey) }
+        try dbQueue.read { (db: Database) throws in
+            expectDatabaseError(.SQLITE_MISUSE) { try RowKeeper.fetchOne(db, key: 1) }
         }
     }
 

@@ -348,7 +348,7 @@ public final class Statement {
         if compilation.invalidatesSchemaCache { database.clearSchemaCache() }
         guard let arguments = consume newArguments else {
             if argumentsAreValidAndBound {
-                reset()
+                resetIfStepped()
             } else {
                 try setArguments(_arguments)
             }
@@ -473,6 +473,17 @@ public final class Statement {
         }
         sqlite3_reset(sqliteStatement)
         needsReset = false
+    }
+
+    /// Resets the statement for another execution with the arguments it
+    /// has, unless it is known to be reset: nothing stepped it since its
+    /// last reset. `needsReset` can not see steps of the public
+    /// ``sqliteStatement`` made outside DatabaseKit; SQLite's busy flag
+    /// does (a statement those steps ran to its end restarts by itself at
+    /// its next step).
+    @inline(__always)
+    private func resetIfStepped() {
+        if needsReset || isReadPin || sqlite3_stmt_busy(sqliteStatement) != 0 { reset() }
     }
 
     /// A cursor that steps the statement without producing values: each

@@ -153,7 +153,7 @@ final class RowDecoder: Decoder {
             return cache.container(as: KeyedDecodingContainer<Key>.self)
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: self))
-        if keepsKeyedContainer { keyedContainerCache = KeptKeyedContainer(container, keyedBy: Key.self) }
+        if keepsKeyedContainer { keyedContainerCache = .keeping(container, keyedBy: Key.self) }
         return container
     }
 

@@ -93,7 +93,7 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
         // The container holds no state of its own: it can serve the next
         // record with the same keys.
         let container = KeyedEncodingContainer(RecordKeyedContainer<Key>(encoder: self))
-        if isShared { keptContainer = KeptKeyedContainer(container, keyedBy: Key.self) }
+        if isShared { keptContainer = .keeping(container, keyedBy: Key.self) }
         return container
     }
 

@@ -24,16 +24,39 @@ struct RecordStatementCache {
     /// same key again and again, and comparing keys is much cheaper than
     /// hashing them (their strings usually share storage, which `==` checks
     /// first).
-    private var last: LastHit?
+    private var last: LastHit<Key>?
 
-    /// A class, read with one retain where a key copies several buffers.
-    private final class LastHit {
-        let key: Key
+    /// A statement and what found it. A class, read with one retain where
+    /// a key copies several buffers.
+    private final class LastHit<Found> {
+        let key: Found
         let statement: Statement
-        init(key: Key, statement: Statement) {
+        init(key: Found, statement: Statement) {
             self.key = key
             self.statement = statement
         }
+    }
+
+    /// The statement of the last lookup by primary key with the default
+    /// selection (`SELECT * FROM table WHERE pk = ?`), keyed by its table:
+    /// a loop of lookups asks for the same table again and again, and
+    /// comparing a table name is cheaper than building and comparing a
+    /// whole ``Key``. Its table passed the primary key check of
+    /// ``Database/filteringPrimaryKeyColumns(_:)``.
+    private var lastLookup: LastHit<String>?
+
+    /// The statement of the last lookup by primary key with the default
+    /// selection, when it was of `table`.
+    @inline(__always)
+    func lastLookupStatement(table: String) -> Statement? {
+        guard let lastLookup, lastLookup.key == table else { return nil }
+        return lastLookup.statement
+    }
+
+    /// Remembers the statement of a lookup by primary key of `table` with
+    /// the default selection, a statement of this cache.
+    mutating func rememberLookup(_ statement: Statement, table: String) {
+        lastLookup = LastHit(key: table, statement: statement)
     }
 
     subscript(key: Key) -> Statement? {
@@ -48,6 +71,7 @@ struct RecordStatementCache {
             // ever-different column sets does not grow without limit.
             if newValue != nil && statements.count >= StatementCache.capacity { removeAll() }
             if last?.key == key { last = nil }
+            if lastLookup?.key == key.table { lastLookup = nil }
             statements[key] = newValue
         }
     }
@@ -117,6 +141,7 @@ struct RecordStatementCache {
     mutating func removeAll() {
         spareRow = nil
         last = nil
+        lastLookup = nil
         lastEncodedColumns = nil
         if !statements.isEmpty { statements.removeAll() }
     }
@@ -126,6 +151,7 @@ struct RecordStatementCache {
         // A statement that failed must not be kept alive by the spare row.
         if let statement = spareRow?.statement, shouldRemove(statement) { spareRow = nil }
         if let last, shouldRemove(last.statement) { self.last = nil }
+        if let lastLookup, shouldRemove(lastLookup.statement) { self.lastLookup = nil }
         if statements.isEmpty { return }
         statements = statements.filter { !shouldRemove($0.value) }
     }
@@ -149,11 +175,35 @@ extension Database {
         _ kind: RecordStatementCache.Kind, table: String, columns: [String], sql: () -> String
     ) throws -> Statement {
         let key = RecordStatementCache.Key(kind: kind, table: table, columns: columns)
+        return try sharedRecordStatement(key, sql: sql) ?? makeStatement(sql: sql())
+    }
+
+    /// `SELECT * FROM table WHERE pk = ?`, the lookup by primary key with
+    /// the default selection, from the record statement cache; the
+    /// statement of the previous lookup when it was of the same table.
+    ///
+    /// - throws: ``DatabaseError`` (`SQLITE_MISUSE`) for a primary key of
+    ///   several columns.
+    func selectAllByPrimaryKeyStatement(table: String) throws -> Statement {
+        try validateSchemaCache()
+        if let statement = recordStatementCache.lastLookupStatement(table: table), !statement.isBorrowed {
+            return statement
+        }
+        let columns = try filteringPrimaryKeyColumns(table)
+        let key = RecordStatementCache.Key(kind: .selectByKey(selection: "*"), table: table, columns: columns)
+        let sql = { "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE \(columns[0].quotedDatabaseIdentifier) = ?" }
+        guard let statement = try sharedRecordStatement(key, sql: sql) else { return try makeStatement(sql: sql()) }
+        recordStatementCache.rememberLookup(statement, table: table)
+        return statement
+    }
+
+    /// The statement of the record statement cache for `key`, compiled from
+    /// `sql()` on first use, or nil while it is borrowed: a record's
+    /// `init(row:)` may fetch another record of its own table while its row
+    /// is read, and that nested fetch needs a statement of its own.
+    private func sharedRecordStatement(_ key: RecordStatementCache.Key, sql: () -> String) throws -> Statement? {
         if let statement = recordStatementCache[key] {
-            // A record's init(row:) may fetch another record of its own table
-            // while its row is read: that nested fetch gets a statement of its own.
-            if !statement.isBorrowed { return statement }
-            return try makeStatement(sql: sql())
+            return statement.isBorrowed ? nil : statement
         }
         let statement = try makeStatement(sql: sql())
         recordStatementCache[key] = statement

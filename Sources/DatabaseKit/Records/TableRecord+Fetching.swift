@@ -38,22 +38,23 @@ extension FetchableRecord where Self: TableRecord {
     ///   has several columns.
     public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
         let table = databaseTableName
-        let columns = try db.filteringPrimaryKeyColumns(table)
-        let value = key.databaseValue
-        // NULL matches no primary key.
-        if value.isNull { return nil }
         let selection = databaseSelection
         let statement: Statement
         if selectsAllColumns(selection) {
-            // The usual lookup. The key goes into the spare array of the
-            // record statements, which the lookup before left: no array is
-            // allocated per lookup.
+            // The usual lookup: the statement of the previous lookup of the
+            // table, and the key in the spare array of the record statements,
+            // which the lookup before left: no array is allocated per lookup.
+            statement = try db.selectAllByPrimaryKeyStatement(table: table)
+            let value = key.databaseValue
+            // NULL matches no primary key.
+            if value.isNull { return nil }
             var values = db.recordStatementCache.takeSpareValues()
             values.append(value)
-            statement = try db.selectAllByKeyStatement(table: table, columns: columns, values: values) {
-                "\(columns[0].quotedDatabaseIdentifier) = ?"
-            }
+            db.bindRecordValues(values, to: statement)
         } else {
+            _ = try db.filteringPrimaryKeyColumns(table)
+            let value = key.databaseValue
+            if value.isNull { return nil }
             statement = try KeyFilter(db, table: table, primaryKeys: [value]).selectStatement(db, selection: selection)
         }
         // No adapter: the statement's own row, the same object from one
