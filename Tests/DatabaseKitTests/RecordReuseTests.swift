@@ -400,7 +400,7 @@ struct RecordLookupRowTests {
         let other = try directory.makeQueue()
         try other.write { db in try db.execute(sql: Self.twoColumnKey) }
         try dbQueue.read { (db: Database) throws in
-            expectDatabaseError(.SQLITE_MISUSE) { try RowKeeper.fetchOne(db, key: 1) }
+            _ = expectDatabaseError(.SQLITE_MISUSE) { try RowKeeper.fetchOne(db, key: 1) }
         }
     }
 

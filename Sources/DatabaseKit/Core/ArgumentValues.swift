@@ -60,6 +60,43 @@ struct ArgumentValues: Sendable {
         slots.reserveCapacity(minimumCapacity)
     }
 
+    /// The values of an argument literal, each read in place (see
+    /// `databaseValue(inPlace:)`) and written into the spare buffer of slots
+    /// (see ``SpareArgumentSlots``).
+    init(convertingInPlace elements: UnsafeMutableBufferPointer<(any DatabaseValueConvertible)?>) {
+        let count = elements.count
+        if count == 0 { return }
+        SpareArgumentSlots.shared.swap(&slots)
+        if slots.count != count {
+            slots.removeAll(keepingCapacity: true)
+            slots.append(contentsOf: repeatElement(.null, count: count))
+        }
+        var references: [DatabaseValue]?
+        slots.withUnsafeMutableBufferPointer { slots in
+            for index in 0..<count {
+                let value = databaseValue(inPlace: &elements[index])
+                switch value.storage {
+                case .null: slots[index] = .null
+                case .int64(let int64): slots[index] = .int64(int64)
+                case .double(let double): slots[index] = .double(double)
+                case .string, .blob:
+                    if references == nil { references = [] }
+                    slots[index] = .reference(references!.count)
+                    references!.append(value)
+                }
+            }
+        }
+        self.references = references
+    }
+
+    /// Leaves the buffer of slots to the next argument literal (see
+    /// ``SpareArgumentSlots``), when these values have slots and their
+    /// buffer is not too large to keep. For values about to be dropped.
+    mutating func leaveSpareSlots() {
+        if slots.isEmpty || slots.capacity > SpareArgumentSlots.maximumCapacity { return }
+        SpareArgumentSlots.shared.swap(&slots)
+    }
+
     var count: Int { isArray ? references!.count : slots.count }
     var isEmpty: Bool { count == 0 }
 

@@ -308,7 +308,12 @@ public final class Statement {
             argumentsAreValidAndBound = false
             throw database.error(code: code, sql: sql, arguments: arguments)
         }
-        _arguments = arguments
+        // The previous arguments are dropped: their buffer of slots serves
+        // the next argument literal. A swap, not a mutation of the stored
+        // property: no dynamic exclusivity check.
+        var previous = arguments
+        swap(&_arguments, &previous)
+        previous.leaveSpareSlots()
         argumentsAreValidAndBound = true
     }
 

@@ -177,6 +177,13 @@ public struct StatementArguments: Hashable, Sendable {
         lhs.append(contentsOf: rhs)
     }
 
+    /// Leaves the buffer of the positional values to the next argument
+    /// literal (see ``SpareArgumentSlots``). For arguments about to be
+    /// dropped.
+    mutating func leaveSpareSlots() {
+        positional.leaveSpareSlots()
+    }
+
     /// Appends one positional value.
     mutating func append(value: DatabaseValue) {
         positional.append(value)
@@ -185,17 +192,21 @@ public struct StatementArguments: Hashable, Sendable {
 
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// `[1, "foo", nil]`
+    @inlinable
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        // A plain loop: this runs once per execution of a statement.
-        var values = ArgumentValues(minimumCapacity: elements.count)
-        elements.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            let elements = UnsafeMutablePointer(mutating: base)
-            for index in 0..<buffer.count {
-                values.append(databaseValue(inPlace: &elements[index]))
-            }
-        }
-        self.init(positional: values)
+        // Inlined into the caller, which then destroys its array of
+        // elements in place; a call would hand the array over, for a
+        // release through the runtime's generic path (about 100
+        // instructions per execution).
+        self = elements.withUnsafeBufferPointer { StatementArguments(convertingLiteral: $0) }
+    }
+
+    /// The values of an argument literal. This runs once per execution of
+    /// a statement: the values go into the spare buffer of slots, read in
+    /// place.
+    @usableFromInline
+    init(convertingLiteral elements: UnsafeBufferPointer<(any DatabaseValueConvertible)?>) {
+        self.init(positional: ArgumentValues(convertingInPlace: UnsafeMutableBufferPointer(mutating: elements)))
     }
 }
 
