@@ -9,9 +9,11 @@ internal import DatabaseKitSQLite
 /// which hold references, in a side array (nil for the usual all-numbers
 /// arguments, so that copying the arguments retains one buffer). An array of
 /// ``DatabaseValue`` would make the runtime destroy each value in turn
-/// through its witnesses. Values that already are such an array (a record's
-/// columns) are kept as they are: converting them would cost more than
-/// binding them.
+/// through its witnesses. The slots of an argument literal go into the
+/// buffer the statement's previous arguments left (see
+/// ``SpareArgumentSlots``), so that a loop of executions allocates none.
+/// Values that already are such an array (a record's columns) are kept as
+/// they are: converting them would cost more than binding them.
 struct ArgumentValues: Sendable {
     /// A value, or where to find it among the references.
     enum Slot: Sendable {
