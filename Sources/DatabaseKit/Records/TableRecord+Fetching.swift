@@ -52,6 +52,8 @@ extension FetchableRecord where Self: TableRecord {
             values.append(value)
             db.bindRecordValues(values, to: statement)
         } else {
+            // The primary key is checked before the key is read, as on the
+            // usual path: a NULL key of a composite primary key throws.
             _ = try db.filteringPrimaryKeyColumns(table)
             let value = key.databaseValue
             if value.isNull { return nil }
