@@ -73,6 +73,9 @@ struct ArgumentValues: Sendable {
             slots.removeAll(keepingCapacity: true)
             slots.append(contentsOf: repeatElement(.null, count: count))
         }
+        // The mapping of `append(_:)`, written out: through a shared helper,
+        // each value was destroyed by an outlined call (positional inserts
+        // 354.5 M -> 361.5 M instructions).
         var references: [DatabaseValue]?
         slots.withUnsafeMutableBufferPointer { slots in
             for index in 0..<count {

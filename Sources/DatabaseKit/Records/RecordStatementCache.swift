@@ -71,7 +71,6 @@ struct RecordStatementCache {
             // ever-different column sets does not grow without limit.
             if newValue != nil && statements.count >= StatementCache.capacity { removeAll() }
             if last?.key == key { last = nil }
-            if lastLookup?.key == key.table { lastLookup = nil }
             statements[key] = newValue
         }
     }
