@@ -83,5 +83,5 @@ func validateTimeout(_ timeout: Double) throws {
 
 /// Prints one notice line on stderr.
 @Sendable func printNotice(_ text: String) {
-    FileHandle.standardError.write(Data("dbtool: notice: \(text)\n".utf8))
+    StandardStreams.writeError("dbtool: notice: \(text)\n")
 }

@@ -51,7 +51,7 @@ final class ProgressLine: Sendable {
 
     private static func finishLine(_ state: inout State) {
         if state.lastDraw != .distantPast {
-            FileHandle.standardError.write(Data("\n".utf8))
+            StandardStreams.writeError("\n")
             state.lastDraw = .distantPast
         }
     }
@@ -65,7 +65,7 @@ final class ProgressLine: Sendable {
             let uploaded = state.uploaded > 0 ? ", \(ByteCount.text(state.uploaded)) uploaded (\(ByteCount.text(rate))/s)" : ""
             let line =
                 "\r\u{1B}[K\(state.label): " + text { done, total in total > 0 ? done * 100 / total : 100 } + uploaded + (finished ? "\n" : "")
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardStreams.writeError(line)
         }
     }
 }

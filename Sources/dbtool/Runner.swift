@@ -2,32 +2,75 @@ import ArgumentParser
 import DBToolCore
 import Foundation
 
+/// Runs one command line: parses it, runs the command, and turns whatever
+/// it throws into the documented exit status. This is the one place where
+/// an error becomes output: a ``DBToolError`` (or any error that says which
+/// one it is) prints `dbtool: error: ...` on stderr and exits with its
+/// status; ArgumentParser's own errors (usage, help, version) are printed by
+/// ArgumentParser. Nothing thrown ever reaches ArgumentParser's generic
+/// "Error: ... (exit 1)".
+enum CommandRunner {
+    /// The error to exit with: nil for success, an `ExitCode` once the
+    /// error was printed, or ArgumentParser's own error for it to print.
+    static func run(_ arguments: [String]) -> (any Error)? {
+        var command: any ParsableCommand
+        do {
+            command = try DBTool.parseAsRoot(arguments)
+        } catch {
+            return error
+        }
+        do {
+            try command.run()
+            try StandardStreams.flush()
+            return nil
+        } catch let code as ExitCode {
+            try? StandardStreams.flush()
+            return code
+        } catch let error as any ReportableError {
+            try? StandardStreams.flush()
+            return failed(error)
+        } catch let failure as any PartialFailure {
+            try? StandardStreams.flush()
+            return failed(failure.error)
+        } catch {
+            try? StandardStreams.flush()
+            // ArgumentParser's errors thrown from `run()` (a ValidationError
+            // of a check that needs the disk): its usage message, status 64.
+            return error
+        }
+    }
+}
+
 /// Runs an operation and prints its report in `output.format` (nothing with
 /// `--quiet`), or its error on stderr and then throws the documented exit
-/// status as an `ExitCode`: commands return to ArgumentParser, which exits;
-/// nothing else prints, so commands stay thin.
+/// status as an `ExitCode`. A failure that carries what was done before it
+/// (``PartialFailure``) prints that report first.
 func runReporting<Report: Encodable>(
     _ output: OutputOptions,
     operation: () throws -> Report,
     text: (Report) -> String
 ) throws {
     do {
-        printReport(try operation(), output, text: text)
+        try printReport(try operation(), output, text: text)
     } catch let failure as any PartialFailure {
         // What ran before the failure stays done: report it, then the error.
-        if let report = failure.partialReport as? Report { printReport(report, output, text: text) }
+        if let report = failure.partialReport as? Report { try printReport(report, output, text: text) }
         throw failed(failure.error)
+    } catch let code as ExitCode {
+        throw code
     } catch {
         throw failed(error)
     }
 }
 
 /// Prints a report on stdout in `output.format`, unless `--quiet`.
-func printReport<Report: Encodable>(_ report: Report, _ output: OutputOptions, text: (Report) -> String) {
+///
+/// - throws: ``DBToolError`` 74 when stdout can not be written.
+func printReport<Report: Encodable>(_ report: Report, _ output: OutputOptions, text: (Report) -> String) throws {
     if output.quiet { return }
     switch output.format {
-    case .text: print(text(report))
-    case .json: print(jsonDocument(report))
+    case .text: try StandardStreams.write(text(report) + "\n")
+    case .json: try StandardStreams.write(jsonDocument(report) + "\n")
     }
 }
 
@@ -37,7 +80,7 @@ func failed(_ error: any Error) -> ExitCode {
     let toolError =
         (error as? any ReportableError)?.toolError ?? (error as? any PartialFailure)?.error
         ?? DBToolError(.software, "unexpected error: \(error)")
-    FileHandle.standardError.write(Data("dbtool: error: \(toolError.description)\n".utf8))
+    StandardStreams.writeError("dbtool: error: \(toolError.description)\n")
     return ExitCode(toolError.status.rawValue)
 }
 

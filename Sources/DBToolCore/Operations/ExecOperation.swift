@@ -19,7 +19,8 @@ public struct ExecOperation {
         self.sql = sql
     }
 
-    /// Runs the SQL, writing rows through `write`.
+    /// Runs the SQL, writing rows through `write` (what it throws, such as
+    /// a failed write of stdout, stops the run: nothing is committed).
     ///
     /// A script that begins its own transactions (`BEGIN`, `SAVEPOINT`, as
     /// the output of `sqlite3 .dump` does) runs as written, not inside
@@ -29,7 +30,7 @@ public struct ExecOperation {
     ///   message (nothing is committed when in a transaction), 75 when the
     ///   database stays locked past the timeout, 77 for a write on a
     ///   database opened with `readonly`.
-    public func run(write: @escaping (String) -> Void) throws {
+    public func run(write: @escaping (String) throws -> Void) throws {
         let dbQueue = try database.openQueue(readonly: readonly)
         let writer = RowWriter(format: format, write: write)
         let scriptManagesTransactions = SQLScript.managesTransactions(sql)
@@ -56,7 +57,7 @@ public struct ExecOperation {
                 }
             }
         }
-        writer.finish()
+        try writer.finish()
     }
 
     /// Turns database errors into dbtool errors, with words for the cases
@@ -85,10 +86,10 @@ public struct ExecOperation {
                 try statement.execute()
                 continue
             }
-            writer.begin(columns: statement.columnNames)
+            try writer.begin(columns: statement.columnNames)
             let rows = try Row.fetchCursor(statement)
             while let row = try rows.next() {
-                writer.add(row.databaseValues)
+                try writer.add(row.databaseValues)
             }
         }
     }

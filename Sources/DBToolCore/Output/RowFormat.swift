@@ -26,35 +26,36 @@ public enum RowFormat: String, Sendable, CaseIterable {
 /// measure its columns first.
 public final class RowWriter {
     private let format: RowFormat
-    private let write: (String) -> Void
+    private let write: (String) throws -> Void
     private var columns: [String] = []
     private var tableRows: [[String]] = []
     private var jsonRowCount = 0
     private var jsonArrayIsOpen = false
     private var hasHeader = false
 
-    /// - parameter write: Receives the output, piece by piece.
-    public init(format: RowFormat, write: @escaping (String) -> Void) {
+    /// - parameter write: Receives the output, piece by piece; what it
+    ///   throws (a failed write) stops the writer.
+    public init(format: RowFormat, write: @escaping (String) throws -> Void) {
         self.format = format
         self.write = write
     }
 
     /// Starts a result set with these columns.
-    public func begin(columns: [String]) {
+    public func begin(columns: [String]) throws {
         self.columns = columns
         switch format {
         case .csv:
-            if hasHeader { write("\n") }
-            write(columns.map(csvField).joined(separator: ",") + "\n")
+            if hasHeader { try write("\n") }
+            try write(columns.map(csvField).joined(separator: ",") + "\n")
         case .tsv:
-            if hasHeader { write("\n") }
-            write(columns.map(tsvField).joined(separator: "\t") + "\n")
+            if hasHeader { try write("\n") }
+            try write(columns.map(tsvField).joined(separator: "\t") + "\n")
         case .table:
-            flushTable()
+            try flushTable()
             tableRows = [columns.map(escapedTableText)]
         case .json:
-            closeJSONArray()
-            write("[")
+            try closeJSONArray()
+            try write("[")
             jsonArrayIsOpen = true
         case .jsonl:
             break
@@ -63,51 +64,51 @@ public final class RowWriter {
     }
 
     /// Writes one row of the current result set.
-    public func add(_ values: [DatabaseValue]) {
+    public func add(_ values: [DatabaseValue]) throws {
         switch format {
         case .csv:
-            write(values.map(csvValue).joined(separator: ",") + "\n")
+            try write(values.map(csvValue).joined(separator: ",") + "\n")
         case .tsv:
-            write(values.map(tsvValue).joined(separator: "\t") + "\n")
+            try write(values.map(tsvValue).joined(separator: "\t") + "\n")
         case .table:
             tableRows.append(values.map(tableValue))
         case .json:
-            write((jsonRowCount == 0 ? "\n" : ",\n") + jsonObject(values))
+            try write((jsonRowCount == 0 ? "\n" : ",\n") + jsonObject(values))
             jsonRowCount += 1
         case .jsonl:
-            write(jsonObject(values) + "\n")
+            try write(jsonObject(values) + "\n")
         }
     }
 
     /// Ends the output.
-    public func finish() {
+    public func finish() throws {
         switch format {
-        case .table: flushTable()
+        case .table: try flushTable()
         case .json:
-            if !hasHeader { write("[") }
+            if !hasHeader { try write("[") }
             jsonArrayIsOpen = true
-            closeJSONArray()
+            try closeJSONArray()
         default: break
         }
     }
 
-    private func closeJSONArray() {
+    private func closeJSONArray() throws {
         guard jsonArrayIsOpen else { return }
-        write(jsonRowCount == 0 ? "]\n" : "\n]\n")
+        try write(jsonRowCount == 0 ? "]\n" : "\n]\n")
         jsonArrayIsOpen = false
         jsonRowCount = 0
     }
 
-    private func flushTable() {
+    private func flushTable() throws {
         guard let header = tableRows.first else { return }
         let widths = header.indices.map { column in tableRows.map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
         }
-        write(line(header))
-        write(line(widths.map { String(repeating: "-", count: $0) }))
-        for row in tableRows.dropFirst() { write(line(row)) }
+        try write(line(header))
+        try write(line(widths.map { String(repeating: "-", count: $0) }))
+        for row in tableRows.dropFirst() { try write(line(row)) }
         tableRows = []
     }
 

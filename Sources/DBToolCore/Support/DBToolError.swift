@@ -100,6 +100,9 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     /// Wraps a database error met while working on `path`.
     public static func database(_ error: DatabaseError, path: String, timeout: TimeInterval? = nil) -> DBToolError {
         let sqliteMessage = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        if Interruption.isRequested && [.SQLITE_INTERRUPT, .SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+            return Interruption.error
+        }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             let waited = timeout.map { " after waiting \(formatSeconds($0))" } ?? ""

@@ -24,14 +24,37 @@ public struct DatabaseHandle: Sendable, Equatable {
     }
 
     /// Opens a connection to the existing database, waiting up to ``timeout``
-    /// for locks held by other connections.
+    /// for locks held by other connections. The wait ends early, with 130,
+    /// on SIGINT or SIGTERM (``Interruption``), which also interrupt a
+    /// statement that runs.
     public func openQueue(readonly: Bool = false) throws -> DatabaseQueue {
         try location.checkExists()
         var config = Configuration()
-        config.busyMode = .timeout(timeout)
+        config.busyMode = .callback(Self.busyHandler(timeout: timeout))
         config.readonly = readonly
         config.label = "dbtool"
-        return try reportingErrors { try DatabaseQueue(path: location.filePath, configuration: config) }
+        let queue = try reportingErrors { try DatabaseQueue(path: location.filePath, configuration: config) }
+        InterruptibleQueues.track(queue)
+        return queue
+    }
+
+    /// SQLite's busy handler for a wait of `timeout`: sleeps as SQLite's own
+    /// does (1 ms, growing to 20 ms), and gives up past the timeout or as
+    /// soon as a signal was received.
+    static func busyHandler(timeout: TimeInterval) -> Database.BusyCallback {
+        let start = Locked(DispatchTime.now())
+        let limit = UInt64(max(0, min(timeout, DatabaseLocation.maximumTimeout)) * 1e9)
+        return { tries in
+            let now = DispatchTime.now()
+            if tries == 0 { start.withLock { $0 = now } }
+            let waited = now.uptimeNanoseconds &- start.withLock { $0 }.uptimeNanoseconds
+            guard !Interruption.isRequested, waited < limit else { return false }
+            let delays: [UInt64] = [1, 2, 5, 10, 20]
+            let delay = min(delays[min(tries, delays.count - 1)] * 1_000_000, limit - waited)
+            var request = timespec(tv_sec: 0, tv_nsec: Int(delay))
+            _ = nanosleep(&request, nil)
+            return !Interruption.isRequested
+        }
     }
 
     /// Runs `body`, turning database errors into dbtool errors about this
@@ -49,6 +72,30 @@ public struct DatabaseHandle: Sendable, Equatable {
         return try withExtendedLifetime(lock) {
             let dbQueue = try openQueue()
             return try reportingErrors { try body(dbQueue) }
+        }
+    }
+}
+
+/// The connections dbtool opened: SIGINT and SIGTERM interrupt the
+/// statements they run (`sqlite3_interrupt`), so that a long query or check
+/// stops within moments, and the run ends with 130.
+enum InterruptibleQueues {
+    private final class Weak: @unchecked Sendable {  // `queue` is set once, read under `queues`' lock
+        weak var queue: DatabaseQueue?
+        init(_ queue: DatabaseQueue) { self.queue = queue }
+    }
+
+    private static let queues = Locked<[Weak]>([])
+    private static let registration: Int = Interruption.register {
+        for queue in queues.withLock({ $0.compactMap(\.queue) }) { queue.interrupt() }
+    }
+
+    /// Interrupts `queue`'s statements on a signal, for as long as it lives.
+    static func track(_ queue: DatabaseQueue) {
+        _ = registration
+        queues.withLock { queues in
+            queues.removeAll { $0.queue == nil }
+            queues.append(Weak(queue))
         }
     }
 }

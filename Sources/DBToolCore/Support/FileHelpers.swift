@@ -34,24 +34,6 @@ func syncDirectory(of path: String) throws {
     }
 }
 
-/// The name of a temp file or directory for this process: `<prefix><pid>-<name>`.
-/// ``removeStaleTempFiles(in:prefix:)`` recognizes it by the prefix and pid.
-func tempName(prefix: String, for name: String) -> String {
-    "\(prefix)\(SystemProcess.currentID)-\(name)"
-}
-
-/// Removes the temp files and directories named by ``tempName(prefix:for:)``
-/// whose process is gone (a run killed by SIGKILL or a crash).
-func removeStaleTempFiles(in directory: String, prefix: String) {
-    let names = (try? FileSystem.contentsOfDirectory(directory)) ?? []
-    for name in names where name.hasPrefix(prefix) {
-        let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
-        if let pid = Int32(pidText), pid != SystemProcess.currentID, !SystemProcess.exists(pid) {
-            FileSystem.removeTree(directory + "/" + name)
-        }
-    }
-}
-
 /// The exit status of a failed write: 74 when the disk is full or failing
 /// (ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO), 73 otherwise.
 func writeFailureStatus(_ code: Errno) -> ExitStatus {

@@ -45,9 +45,11 @@ struct FileSystemError: Error, CustomStringConvertible, ReportableError {
     /// "can not create /x/y: No space left on device".
     var description: String { "can not \(operation) \(path): \(errno)" }
 
-    /// 74 for a full or failing disk, 77 for a permission denied, 66 for a
-    /// missing file that was to be read, 73 otherwise.
+    /// 130 for a call a signal interrupted, 74 for a full or failing disk,
+    /// 77 for a permission denied, 66 for a missing file that was to be
+    /// read, 73 otherwise.
     var status: ExitStatus {
+        if errno == .interrupted { return .interrupted }
         if errno.isWriteFailure { return .ioError }
         if errno.isPermissionDenied { return .noPermission }
         if errno == .noSuchFileOrDirectory && ["open", "read", "list"].contains(operation) { return .noInput }
@@ -55,21 +57,29 @@ struct FileSystemError: Error, CustomStringConvertible, ReportableError {
     }
 
     var toolError: DBToolError {
-        DBToolError(status, description, hint: status == .ioError ? "Free some space on its disk (or check the disk), and retry." : nil)
+        if errno == .interrupted { return Interruption.error }
+        return DBToolError(status, description, hint: status == .ioError ? "Free some space on its disk (or check the disk), and retry." : nil)
     }
 
-    /// The error as dbtool reports it, with another status or hint.
+    /// The error as dbtool reports it, with another status or hint; an
+    /// interruption stays one (130), and a full disk or a permission denied
+    /// keeps its own status (74, 77) whatever `status` says.
     func reported(_ status: ExitStatus? = nil, hint: String? = nil) -> DBToolError {
-        DBToolError(status ?? self.status, description, hint: hint ?? toolError.hint)
+        if errno == .interrupted { return Interruption.error }
+        let own = self.status
+        let chosen = own == .ioError || own == .noPermission ? own : (status ?? own)
+        return DBToolError(chosen, description, hint: hint ?? toolError.hint)
     }
 }
 
-/// Retries a system call interrupted by a signal (EINTR): dbtool catches
-/// SIGINT and SIGTERM (``Interruption``) without `SA_RESTART`.
+/// Retries a system call interrupted by a signal (EINTR), until SIGINT or
+/// SIGTERM was received: dbtool catches them (``Interruption``) without
+/// `SA_RESTART`, so that a call blocked on a pipe, a FIFO or a lock
+/// returns, and its caller fails with `EINTR` (reported as 130).
 @inline(__always)
 func retryingInterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
         let result = call()
-        if result >= 0 || errno != EINTR { return result }
+        if result >= 0 || errno != EINTR || Interruption.isRequested { return result }
     }
 }

@@ -15,7 +15,7 @@ struct FileDescriptor {
     enum AccessMode {
         case readOnly, writeOnly, readWrite
 
-        fileprivate var flags: Int32 {
+        var flags: Int32 {
             switch self {
             case .readOnly: O_RDONLY
             case .writeOnly: O_WRONLY
@@ -41,7 +41,7 @@ struct FileDescriptor {
     static func open(
         _ path: String, _ access: AccessMode, options: Options = [], permissions: mode_t = 0o600
     ) throws(FileSystemError) -> FileDescriptor {
-        let flags = access.flags | options.rawValue | O_CLOEXEC
+        let flags = access.flags | options.rawValue | O_CLOEXEC | O_NOCTTY
         let descriptor = retryingInterrupted { Glibc.open(path, flags, permissions) }
         guard descriptor >= 0 else {
             throw FileSystemError(operation: options.contains(.exclusiveCreate) ? "create" : "open", path: path, errno: .current)
@@ -80,6 +80,42 @@ struct FileDescriptor {
     /// Closes the descriptor. A close error is not reported: the data that
     /// matters was synced (``sync()``) before.
     func close() { _ = Glibc.close(rawValue) }
+
+    /// Opens `path` for reading without blocking on a FIFO or a device
+    /// found there (`O_NONBLOCK`), and refuses anything but a regular file
+    /// (``NotRegularFile``) before a byte is read; links are followed.
+    /// The descriptor is returned in blocking mode, with its status.
+    static func openRegularFile(_ path: String) throws -> (FileDescriptor, FileStatus) {
+        try open(path, .readOnly, options: .nonBlocking).requiringRegularFile()
+    }
+
+    /// This descriptor and its status when it is open on a regular file,
+    /// switched back to blocking reads; otherwise it is closed and
+    /// ``NotRegularFile`` thrown.
+    func requiringRegularFile() throws -> (FileDescriptor, FileStatus) {
+        let info: FileStatus
+        do {
+            info = try status()
+        } catch {
+            close()
+            throw error
+        }
+        guard info.kind == .regular else {
+            close()
+            throw NotRegularFile(path: path, kind: info.kind)
+        }
+        try setBlocking()
+        return (self, info)
+    }
+
+    /// Clears `O_NONBLOCK`: reads wait for data again (interrupted by
+    /// SIGINT and SIGTERM, see ``Interruption``).
+    func setBlocking() throws(FileSystemError) {
+        let flags = fcntl(rawValue, F_GETFL)
+        guard flags >= 0, fcntl(rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            throw FileSystemError(operation: "open", path: path, errno: .current)
+        }
+    }
 
     /// The standard input.
     static let standardInput = FileDescriptor(rawValue: 0, path: "the standard input")

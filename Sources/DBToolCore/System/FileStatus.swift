@@ -6,7 +6,20 @@
 struct FileStatus {
     /// The kinds of file dbtool tells apart.
     enum Kind: Equatable {
-        case regular, directory, symbolicLink, other
+        case regular, directory, symbolicLink, fifo, socket, device, other
+
+        /// "a FIFO", "a directory": for messages.
+        var description: String {
+            switch self {
+            case .regular: "a regular file"
+            case .directory: "a directory"
+            case .symbolicLink: "a symbolic link"
+            case .fifo: "a FIFO (named pipe)"
+            case .socket: "a socket"
+            case .device: "a device"
+            case .other: "a special file"
+            }
+        }
     }
 
     /// A file's device and inode: its identity, which outlives renames.
@@ -24,6 +37,9 @@ struct FileStatus {
         case S_IFREG: .regular
         case S_IFDIR: .directory
         case S_IFLNK: .symbolicLink
+        case S_IFIFO: .fifo
+        case S_IFSOCK: .socket
+        case S_IFCHR, S_IFBLK: .device
         default: .other
         }
     }
@@ -43,4 +59,18 @@ struct FileStatus {
 extension FileStatus {
     /// The modification time, in whole seconds since 1970.
     var modificationSeconds: Int { Int(raw.st_mtim.tv_sec) }
+}
+
+/// A path that dbtool would read as a file, but that is a FIFO, a device,
+/// a socket or a directory: refused before a byte is read (a FIFO would
+/// hang the run), 65.
+struct NotRegularFile: Error, ReportableError, CustomStringConvertible {
+    let path: String
+    let kind: FileStatus.Kind
+
+    var description: String { "\(path) is \(kind.description), not a regular file" }
+
+    var toolError: DBToolError {
+        DBToolError(.dataError, "\(description): dbtool reads regular files only", hint: "Check the path.")
+    }
 }

@@ -211,7 +211,6 @@ struct CreateBackupCommand: ParsableCommand {
                 }
             }
         }
-        Interruption.install()
         let backup = operation
         try runReporting(
             output,
@@ -272,7 +271,6 @@ struct VerifyBackupCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        Interruption.install()
         var verify = VerifyOperation(archive: archive)
         verify.objectStore = objectStore.options
         if let passphraseFile { verify.passphrase = try Passphrase.read(file: passphraseFile) }

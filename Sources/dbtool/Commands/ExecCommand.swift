@@ -51,6 +51,9 @@ struct ExecCommand: ParsableCommand {
     @Option(name: .long, help: "table, csv, tsv, json or jsonl.")
     var format: RowFormat?
 
+    @Flag(name: .shortAndLong, help: "Print nothing but errors (the statements still run).")
+    var quiet = false
+
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
@@ -61,18 +64,13 @@ struct ExecCommand: ParsableCommand {
 
     func run() throws {
         let source: SQLSource = sql.map { .text($0) } ?? file.map { .file($0) } ?? .standardInput
-        let text: String
-        do { text = try source.read() } catch { throw failed(error) }
-        var operation = ExecOperation(database: database.handle, sql: text)
-        do { operation.arguments = try ExecArgumentParser.parse(arguments) } catch { throw failed(error) }
+        var operation = ExecOperation(database: database.handle, sql: try source.read())
+        operation.arguments = try ExecArgumentParser.parse(arguments)
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly
         operation.format = format ?? (Terminal.isAttached(1) ? .table : .csv)
-        do {
-            try operation.run { FileHandle.standardOutput.write(Data($0.utf8)) }
-        } catch {
-            throw failed(error)
-        }
+        let quiet = quiet
+        try operation.run { text in if !quiet { try StandardStreams.write(text) } }
     }
 }
 

@@ -167,10 +167,9 @@ struct MigrateStatus: ReadsMigrations {
 
     func run() throws {
         let maintenance = try migrations.maintenance(database, output)
-        let report: MigrationMaintenance.StatusReport
-        do { report = try maintenance.status() } catch { throw failed(error) }
-        printReport(report, output, text: describe)
-        // Returned through ArgumentParser, which exits with it and prints nothing.
+        let report = try maintenance.status()
+        try printReport(report, output, text: describe)
+        // An ExitCode ends the run with its status, printing nothing.
         let status = exitCode ? report.exitCode(allowOutOfOrder: allowOutOfOrder) : 0
         if status != 0 { throw ExitCode(status) }
     }

@@ -76,7 +76,6 @@ struct RestoreCommand: ParsableCommand {
         if let progress {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
         }
-        Interruption.install()
         let restore = operation
         try runReporting(
             output,
