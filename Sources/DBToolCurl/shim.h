@@ -32,6 +32,12 @@ static inline CURLcode dbtool_curl_set_callback(CURL *curl, CURLoption option, d
     return curl_easy_setopt(curl, option, callback);
 }
 
+typedef int (*dbtool_curl_progress_callback)(void *context, curl_off_t downloadTotal, curl_off_t downloaded, curl_off_t uploadTotal, curl_off_t uploaded);
+
+static inline CURLcode dbtool_curl_set_progress_callback(CURL *curl, dbtool_curl_progress_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
 static inline CURLcode dbtool_curl_response_code(CURL *curl, long *code) {
     return curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, code);
 }

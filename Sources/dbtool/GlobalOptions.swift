@@ -9,14 +9,14 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp(
             "The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).",
             valueName: "path"),
-        completion: .databases)
+        completion: .databases, transform: nonEmptyPath)
     var database: String?
 
-    @Option(name: .long, help: "The name of the database file inside its directory.")
+    @Option(name: .long, help: "The name of the database file inside its directory.", transform: plainFileName)
     var fileName: String = DatabaseLocation.defaultFileName
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "How long to wait for a locked database before exiting with 75 (0 to \(Int(DatabaseLocation.maximumTimeout)); default 5).",
             valueName: "seconds"))
@@ -35,7 +35,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The database these options name, with their wait.
     var handle: DatabaseHandle {
-        DatabaseHandle(location: DatabaseLocation(path: resolvedPath ?? "", fileName: fileName), timeout: timeout)
+        get throws { DatabaseHandle(location: try DatabaseLocation(path: resolvedPath ?? "", fileName: fileName), timeout: timeout) }
     }
 }
 
@@ -70,6 +70,23 @@ struct OutputOptions: ParsableArguments {
         if quiet { return { _ in } }
         return printNotice
     }
+}
+
+/// The `transform:` of every path argument and option: an empty path (which
+/// would mean the working directory) is a usage error, 64.
+@Sendable func nonEmptyPath(_ value: String) throws -> String {
+    if value.isEmpty { throw ValidationError("an empty path is not a path; write . for the working directory") }
+    return value
+}
+
+/// The `transform:` of `--file-name`: one file name, no directory.
+@Sendable func plainFileName(_ value: String) throws -> String {
+    do {
+        try LocalPath.checkFileName(value, what: "--file-name")
+    } catch let error as DBToolError {
+        throw ValidationError(error.message)
+    }
+    return value
 }
 
 /// Checks a --timeout: NaN, negative, infinite or beyond a day exits 64.

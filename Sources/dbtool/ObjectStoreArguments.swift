@@ -17,7 +17,7 @@ struct ObjectStoreArguments: ParsableArguments {
     var allowInsecureEndpoint = false
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: "Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).")
     var retries: Int = ObjectStoreOptions.defaultRetries
 

@@ -80,7 +80,9 @@ func failed(_ error: any Error) -> ExitCode {
     let toolError =
         (error as? any ReportableError)?.toolError ?? (error as? any PartialFailure)?.error
         ?? DBToolError(.software, "unexpected error: \(error)")
-    StandardStreams.writeError("dbtool: error: \(toolError.description)\n")
+    // Messages quote paths, SQL and names: no control character reaches the terminal.
+    let hint = toolError.hint.map { "\n" + TerminalText.escaped($0) } ?? ""
+    StandardStreams.writeError("dbtool: error: \(TerminalText.escaped(toolError.message))\(hint)\n")
     return ExitCode(toolError.status.rawValue)
 }
 

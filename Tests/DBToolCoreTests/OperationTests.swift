@@ -54,7 +54,7 @@ struct OperationTests {
         let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
         #expect(Set(json.keys) == ["directory", "database", "created", "journalMode", "migrate"])
 
-        let location = DatabaseLocation(path: scratch.file("db"))
+        let location = try DatabaseLocation(path: scratch.file("db"))
         let maintenance = MigrationMaintenance(database: DatabaseHandle(location: location), migrationsPath: migrationsPath)
         let rolledBack = try maintenance.rollback(steps: 1)
         #expect(rolledBack.steps.map(\.version) == [2])
@@ -119,7 +119,7 @@ struct OperationTests {
         let scratch = TemporaryDirectory()
         let directory = scratch.file("db")
         _ = try InitOperation(directory: directory).run()
-        let location = DatabaseLocation(path: directory)
+        let location = try DatabaseLocation(path: directory)
         try DatabaseQueue(path: location.filePath).write { db in
             try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (42)")
         }
@@ -134,7 +134,8 @@ struct OperationTests {
         ])
         #expect(reports[2].deleted == [reports[0].archive])
         #expect(reports[2].deleteFailures.isEmpty)
-        #expect(try FileSystem.contentsOfDirectory(scratch.file("backups")) == reports.suffix(2).map { URL(fileURLWithPath: $0.archive).lastPathComponent })
+        let kept = reports.suffix(2).map { URL(fileURLWithPath: $0.archive).lastPathComponent }
+        #expect(try FileSystem.contentsOfDirectory(scratch.file("backups")) == kept.flatMap { [$0, $0 + ".dbtool.json"] })
 
         let verified = try VerifyOperation(archive: reports[2].archive).run()
         #expect(verified.integrity == "ok")
@@ -154,7 +155,7 @@ struct OperationTests {
         let directory = scratch.file("db")
         _ = try InitOperation(directory: directory).run()
         var operation = ExecOperation(
-            database: DatabaseHandle(location: DatabaseLocation(path: directory)), sql: "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (?, NULL); SELECT * FROM t")
+            database: DatabaseHandle(location: try DatabaseLocation(path: directory)), sql: "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (?, NULL); SELECT * FROM t")
         operation.arguments = [2]
         operation.format = .jsonl
         let output = Locked("")

@@ -24,11 +24,18 @@ public enum ArchiveFormat: String, Sendable, CaseIterable {
     }
 
     /// The format of an archive written to `output`: the one its extension
-    /// names, which an explicit format must not contradict (64); `explicit`,
-    /// or tar.zst, for a name without an archive extension or for a
-    /// timestamped name (no `output`).
+    /// names, which an explicit format must not contradict (64); `explicit`
+    /// for a name without an archive extension (without it: 64, naming the
+    /// extensions); `explicit`, or tar.zst, for a timestamped name (no `output`).
     public static func resolve(explicit: ArchiveFormat?, output: String?) throws -> ArchiveFormat {
-        guard let output, let named = ArchiveFormat(fileName: output) else { return explicit ?? .tarZstd }
+        guard let output else { return explicit ?? .tarZstd }
+        guard let named = ArchiveFormat(fileName: output) else {
+            if let explicit { return explicit }
+            let known = allCases.map { "." + $0.fileExtension } + [".tgz"]
+            throw DBToolError(
+                .usage, "--output \(output) does not end with an archive extension (\(known.joined(separator: ", ")))",
+                hint: "Name the file after its format, such as \(LocalPath.name(of: output)).tar.zst, or give --archive-format.")
+        }
         if let explicit, explicit != named {
             throw DBToolError(
                 .usage, "--archive-format \(explicit.rawValue) contradicts the extension of --output \(output), which names \(named.rawValue)",

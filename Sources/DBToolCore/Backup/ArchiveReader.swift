@@ -22,28 +22,17 @@ final class ArchiveReader {
 
     private let archive: OpaquePointer
     private let path: String
-    /// The source of a streamed archive (nil for a file).
-    private let source: SourceBox?
+    /// Where the bytes come from.
+    private let source: SourceBox
 
-    /// Opens the archive file at `path`; `passphrase` decrypts an encrypted zip.
-    init(path: String, passphrase: String? = nil) throws {
-        guard let archive = archive_read_new() else {
-            throw DBToolError(.software, "libarchive could not allocate an archive reader")
-        }
-        self.archive = archive
-        self.path = path
-        source = nil
-        try prepare(passphrase: passphrase)
-        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
-            let message = archive_error_string(archive).map { String(cString: $0) } ?? "unreadable"
-            // deinit frees the archive: every stored property is set.
-            throw DBToolError(
-                FileSystem.exists(path) ? .dataError : .noInput, "can not read the archive \(path): \(message)")
-        }
+    /// Opens the archive file at `path` (see ``ArchiveFile``); `passphrase`
+    /// decrypts an encrypted zip.
+    convenience init(path: String, passphrase: String? = nil) throws {
+        try self.init(source: ArchiveFile(path: path), name: path, passphrase: passphrase)
     }
 
-    /// Opens an archive read from `source` block by block (an object in
-    /// object storage); `name` names it in messages.
+    /// Opens an archive read from `source` block by block (a local file, a
+    /// pipe, an object in object storage); `name` names it in messages.
     init(source: any ArchiveSource, name: String, passphrase: String? = nil) throws {
         guard let archive = archive_read_new() else {
             throw DBToolError(.software, "libarchive could not allocate an archive reader")
@@ -53,21 +42,27 @@ final class ArchiveReader {
         let box = SourceBox(source)
         self.source = box
         try prepare(passphrase: passphrase)
-        let opened = archive_read_open(
-            archive, Unmanaged.passUnretained(box).toOpaque(), nil,
-            { _, client, pointer in
-                guard let client, let pointer else { return -1 }
+        archive_read_set_callback_data(archive, Unmanaged.passUnretained(box).toOpaque())
+        archive_read_set_read_callback(archive) { _, client, pointer in
+            guard let client, let pointer else { return -1 }
+            let box = Unmanaged<SourceBox>.fromOpaque(client).takeUnretainedValue()
+            do {
+                let block = try box.source.nextBlock()
+                pointer.pointee = block.baseAddress
+                return block.count
+            } catch {
+                box.failure = error
+                return -1
+            }
+        }
+        if source.isSeekable {
+            archive_read_set_seek_callback(archive) { _, client, offset, whence in
+                guard let client else { return Int64(ARCHIVE_FATAL) }
                 let box = Unmanaged<SourceBox>.fromOpaque(client).takeUnretainedValue()
-                do {
-                    let block = try box.source.nextBlock()
-                    pointer.pointee = block.baseAddress
-                    return block.count
-                } catch {
-                    box.failure = error
-                    return -1
-                }
-            }, nil)
-        guard opened == ARCHIVE_OK else { throw self.error("can not open") }
+                return box.source.seek(to: offset, whence: whence) ?? Int64(ARCHIVE_FATAL)
+            }
+        }
+        guard archive_read_open1(archive) == ARCHIVE_OK else { throw self.error("can not open the archive") }
     }
 
     private func prepare(passphrase: String?) throws {
@@ -89,7 +84,7 @@ final class ArchiveReader {
         var entry: OpaquePointer?
         let code = archive_read_next_header(archive, &entry)
         if code == ARCHIVE_EOF { return nil }
-        guard code >= ARCHIVE_WARN, let entry else { throw error("can not read the next entry") }
+        guard code >= ARCHIVE_WARN, let entry else { throw error("can not read the next entry of the archive") }
         let type = archive_entry_filetype(entry)
         let kind: Kind
         if archive_entry_hardlink(entry) != nil {
@@ -119,29 +114,41 @@ final class ArchiveReader {
         while true {
             let count = archive_read_data(archive, buffer, ArchiveWriter.bufferSize)
             if count == 0 { return }
-            guard count > 0 else { throw error("can not read the data of an entry") }
+            guard count > 0 else { throw error("can not read an entry of the archive") }
             try body(UnsafeRawBufferPointer(start: buffer, count: count))
         }
     }
 
     private func error(_ what: String) -> DBToolError {
-        if let failure = source?.failure { return DBToolError.wrapping(failure) }
+        if let failure = source.failure { return DBToolError.wrapping(failure) }
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error"
         if message.localizedCaseInsensitiveContains("passphrase") || message.localizedCaseInsensitiveContains("decrypt")
             || message.localizedCaseInsensitiveContains("encrypt")
         {
             return DBToolError(
-                .noPermission, "\(what) of \(path): \(message)",
+                .noPermission, "\(what) \(path): \(message)",
                 hint: "The archive is encrypted: pass the passphrase it was written with, with --passphrase-file FILE.")
         }
-        return DBToolError(.dataError, "\(what) of \(path): \(message) (the archive is truncated or corrupt)")
+        return DBToolError(.dataError, "\(what) \(path): \(message) (the archive is truncated or corrupt)")
     }
 }
 
-/// Where a streamed archive's bytes come from, block after block.
+/// Where an archive's bytes come from, block after block.
 protocol ArchiveSource: AnyObject {
     /// The next block (valid until the next call); empty at the end.
     func nextBlock() throws -> UnsafeRawBufferPointer
+    /// Called with the bytes read so far, after each block.
+    var progress: ((Int64) -> Void)? { get set }
+    /// True when ``seek(to:whence:)`` works (a regular file).
+    var isSeekable: Bool { get }
+    /// Moves to `offset` (`SEEK_SET`, `SEEK_CUR`, `SEEK_END`); returns the
+    /// new position, or nil when the source can not seek.
+    func seek(to offset: Int64, whence: Int32) -> Int64?
+}
+
+extension ArchiveSource {
+    var isSeekable: Bool { false }
+    func seek(to offset: Int64, whence: Int32) -> Int64? { nil }
 }
 
 /// The source as libarchive's callback reaches it, with the error it threw.

@@ -1,12 +1,10 @@
 import Foundation
 
-/// `dbtool backup list TARGET`: the archives in a directory (`--output-dir`)
-/// or under an object storage prefix (`--to`), oldest first.
-///
-/// For objects, the page count, last migration and SHA-256 come from the
-/// object's metadata (one HEAD each, no download); local archives show
-/// their name, size and time only (their manifest is at the end of a
-/// compressed stream: `backup verify` reads it).
+/// `dbtool backup list REPOSITORY`: the archives in a directory or under
+/// an object storage prefix, oldest first, with what dbtool recorded of
+/// each (database, page count, last migration, SHA-256) and whether it
+/// trusts it (see ``ArchiveCatalog``): only trusted archives count for
+/// retention and can be `latest`.
 public struct BackupListOperation: Sendable {
     /// A directory, or `s3://BUCKET/PREFIX/`.
     public var target: String
@@ -27,13 +25,21 @@ public struct BackupListOperation: Sendable {
         public var created: String
         /// The archive format, from the name's extension.
         public var format: String
-        /// The database's page count (object metadata; nil for local archives).
+        /// True when dbtool trusts it: its record names it and has its size.
+        public var verified: Bool
+        /// Why it is not trusted (nil when it is).
+        public var unverifiedReason: String?
+        /// The database it is a backup of: `HOST:PATH` (from its record).
+        public var database: String?
+        /// The database's series id (from its record).
+        public var series: String?
+        /// The database's page count (from its record).
         public var pageCount: Int?
         /// `VERSION NAME` of the last migration applied, if any.
         public var lastMigration: String?
-        /// The archive's SHA-256 (object metadata; nil for local archives).
+        /// The archive's SHA-256, when recorded (object storage).
         public var sha256: String?
-        /// True for an encrypted archive (object metadata; nil for local archives).
+        /// True for an encrypted archive.
         public var encrypted: Bool?
     }
 
@@ -41,8 +47,10 @@ public struct BackupListOperation: Sendable {
     public struct Report: Codable, Sendable, Equatable {
         /// The directory or prefix listed, as given.
         public var target: String
-        /// Oldest first; the last is what `latest` names.
+        /// Oldest first.
         public var archives: [Archive]
+        /// What `latest` names, when it names one archive.
+        public var latest: String?
     }
 
     /// Lists the archives.
@@ -50,42 +58,22 @@ public struct BackupListOperation: Sendable {
     /// - throws: ``DBToolError``: 66 for a missing directory or bucket, 77
     ///   for refused credentials, 75 for a store that keeps failing.
     public func run() throws -> Report {
-        var archives: [(ArchiveName, Archive)] = []
-        if ObjectLocation.isObjectURL(target) {
-            let prefix = try ObjectLocation(target)
-            let store = try ObjectStore(objectStore)
-            for object in try store.list(bucket: prefix.bucket, prefix: prefix.prefix) {
-                let location = ObjectLocation(bucket: prefix.bucket, key: object.key)
-                guard location.parentPrefix == prefix.prefix, let name = ArchiveName(location.name) else { continue }
-                let metadata = try store.head(location)?.metadata ?? [:]
-                archives.append(
-                    (
-                        name,
-                        Archive(
-                            location: location.description, size: object.size, created: Self.iso(name), format: name.format.rawValue,
-                            pageCount: metadata[ObjectBackup.Metadata.pageCount].flatMap { Int($0) },
-                            lastMigration: metadata[ObjectBackup.Metadata.migration], sha256: metadata[ObjectBackup.Metadata.sha256],
-                            encrypted: metadata[ObjectBackup.Metadata.encrypted] != nil)
-                    ))
-            }
-        } else {
-            let directory = URL(fileURLWithPath: target).standardizedFileURL.path
-            guard FileSystem.isDirectory(directory) else {
-                throw DBToolError(.noInput, "no directory \(directory) to list", hint: "Give the --output-dir of the backups, or an s3:// prefix.")
-            }
-            for fileName in try FileSystem.contentsOfDirectory(directory) {
-                guard let name = ArchiveName(fileName) else { continue }
-                let path = directory + "/" + fileName
-                archives.append(
-                    (name, Archive(location: path, size: FileSystem.size(path), created: Self.iso(name), format: name.format.rawValue)))
-            }
+        let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
+        let catalog = try ArchiveCatalog(repository)
+        let archives = catalog.archives.map { archive in
+            Archive(
+                location: archive.location, size: archive.size, created: Self.iso(archive.date), format: archive.fileExtension,
+                verified: archive.isTrusted, unverifiedReason: archive.distrust,
+                database: archive.record.map { "\($0.series.host):\($0.series.database)" }, series: archive.record?.series.id,
+                pageCount: archive.record?.pageCount, lastMigration: archive.record?.lastMigration, sha256: archive.record?.sha256,
+                encrypted: archive.record?.encrypted)
         }
-        return Report(target: target, archives: archives.sorted { ($0.0.timestamp, $0.1.location) < ($1.0.timestamp, $1.1.location) }.map(\.1))
+        return Report(target: target, archives: archives, latest: (try? catalog.latest())?.location)
     }
 
-    private static func iso(_ name: ArchiveName) -> String {
+    static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return name.date.map { formatter.string(from: $0) } ?? name.timestamp
+        return formatter.string(from: date)
     }
 }

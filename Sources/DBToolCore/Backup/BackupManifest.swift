@@ -44,6 +44,9 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     /// The migrations applied by `dbtool migrate`, in version order.
     public var migrations: [Migration]
     public var files: [File]
+    /// The database backed up: its host and path (nil in archives of
+    /// dbtool before 0.5).
+    public var series: SeriesIdentity?
 
     func encoded() throws -> Data {
         let encoder = JSONEncoder()

@@ -8,14 +8,22 @@ import Foundation
 ///
 /// The database file streams into the archive under a read transaction,
 /// while writers go on; only the WAL and SHM (or, in rollback-journal mode,
-/// the database) are staged beside the destination, under the write lock
-/// (see ``ConsistentCopy``). The archive is written to a temp file that is
-/// fsynced and renamed: a crash or a signal never leaves a partial archive
-/// under the final name. Memory stays flat: files stream through one buffer.
+/// the database) are staged, under the write lock (see ``ConsistentCopy``).
+/// A `quick_check` of the database runs meanwhile (``SourceCheck``): the
+/// archive of a corrupt database is kept as evidence under a name no
+/// retention counts, and the backup fails (65) without pruning anything.
+///
+/// The archive goes to one file (`--output`), or into a repository (a
+/// directory with `--output-dir`, object storage with `--to`): it appears
+/// whole under its name or not at all (a temp file renamed, a multipart
+/// upload completed), then its record is written beside it, then the
+/// retention rules prune this database's older archives, those the
+/// repository can attribute and trust (see ``ArchiveCatalog``). Memory
+/// stays flat: files stream through fixed buffers.
 public struct BackupOperation: Sendable {
     /// The database, and how long to wait for it.
     public var database: DatabaseHandle
-    /// The archive to write, or nil with ``outputDirectory``.
+    /// The archive to write, or nil with ``outputDirectory`` or ``objectPrefix``.
     public var output: String?
     /// A directory where the archive is named with a UTC timestamp.
     public var outputDirectory: String?
@@ -29,20 +37,16 @@ public struct BackupOperation: Sendable {
     /// hashed on a thread of their own either way).
     public var threads = 0
     /// Object storage: `s3://BUCKET/PREFIX/`, where the archive streams to
-    /// a timestamped key (see ``ObjectBackup``), instead of a file.
+    /// a timestamped key, instead of a directory.
     public var objectPrefix: String?
     /// How to reach the object store of ``objectPrefix``.
     public var objectStore = ObjectStoreOptions()
-    /// The upload's part size (S3 allows 5 MiB to 5 GiB).
-    public var partSize = 16 << 20
-    /// How many parts upload at once; memory holds `uploadThreads + 1` parts.
-    public var uploadThreads = 4
-    /// The objects' storage class (`STANDARD_IA`, `GLACIER_IR`...), or the bucket's default.
-    public var storageClass: String?
+    /// How archives go up to object storage.
+    public var upload = UploadOptions()
     /// With ``outputDirectory`` or ``objectPrefix``: the archives of this
     /// database to keep there once the new one is complete.
     public var retention = RetentionPolicy()
-    /// With ``outputDirectory``: keep only the newest N archives (``RetentionPolicy/last``).
+    /// Keep only the newest N archives (``RetentionPolicy/last``).
     public var keep: Int? {
         get { retention.last }
         set { retention.last = newValue }
@@ -76,7 +80,8 @@ public struct BackupOperation: Sendable {
         /// How long concurrent writers were kept waiting by the copy.
         public var lockSeconds: Double
         public var seconds: Double
-        /// Files not archived: symbolic links, sockets, devices.
+        /// Files not archived: symbolic links, sockets, devices, FIFOs,
+        /// files replaced during the backup.
         public var skipped: [String]
         /// Older archives deleted by the retention rules (`--keep`...).
         public var deleted: [String]
@@ -92,9 +97,9 @@ public struct BackupOperation: Sendable {
         public var abortedUploads: [String] = []
         /// Whether the archive is encrypted.
         public var encrypted = false
-        /// Object storage: whether the object carries dbtool's metadata
-        /// (false over 5 GiB; `backup list` then shows size and time only).
-        public var objectMetadata: Bool?
+        /// What to know: files skipped and why, archives of the repository
+        /// that retention did not count.
+        public var warnings: [String] = []
     }
 
     /// The prefix of temp files and staging directories.
@@ -105,50 +110,178 @@ public struct BackupOperation: Sendable {
         try database.location.checkExists()
         let format = try resolvedFormat()
         if let level { try format.validate(level: level) }
-        if let objectPrefix {
-            return try ObjectBackup(operation: self, prefix: ObjectLocation(objectPrefix), format: format).run(now: now, started: started)
+        if let output { return try writeFile(output, format: format, now: now, started: started) }
+        guard let location = objectPrefix ?? outputDirectory else {
+            throw DBToolError(.usage, "no destination: give --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        let destination = try FileDestination(
-            FileDestination.Request(output: output, outputDirectory: outputDirectory, retention: retention),
-            stem: archiveStem, fileExtension: format.fileExtension,
-            seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension), now: now, force: force, tempPrefix: Self.tempPrefix,
-            validate: checkOutsideDatabase)
-        try destination.prepare()
-        if dryRun {
-            let plan = try ArchivePlan(location: database.location)
-            let source = sourceSize(of: plan)
-            return Report(
-                database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: 0,
-                sourceBytes: source.bytes, files: source.files, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started),
-                skipped: plan.skipped, deleted: [], deleteFailures: [], dryRun: true, wouldDelete: destination.expired(),
-                encrypted: passphrase != nil)
+        if !Repository.isObjectStorage(location) {
+            try checkOutsideDatabase(try LocalPath.resolve(location, what: "--output-dir"))
         }
+        let repository = try Repository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
+        let directory = repository as? DirectoryRepository
+        if !dryRun { try directory?.prepareForWriting(creating: true) }
+        do {
+            return try writeSeries(into: repository, format: format, now: now, started: started)
+        } catch {
+            directory?.discardCreatedDirectory()
+            throw error
+        }
+    }
 
-        // Another backup of this database fails this one at once.
-        let lock = try ExclusiveLock(directory: database.location.directoryPath, purpose: .backup, timeout: 0)
+    /// `--output FILE`: one archive, no record, no retention.
+    private func writeFile(_ output: String, format: ArchiveFormat, now: Date, started: DispatchTime) throws -> Report {
+        let path = try LocalPath.resolve(output, what: "--output")
+        if let own = database.location.ownFile(matching: path) {
+            throw DBToolError(
+                .usage, "--output \(path) is the database's own file \(own): writing there would destroy it",
+                hint: "Write backups outside the database directory.")
+        }
+        try checkOutsideDatabase(LocalPath.parent(of: path))
+        let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix)
+        let name = LocalPath.name(of: path)
+        if FileSystem.exists(path) && !force {
+            throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
+        }
+        try repository.prepareForWriting(creating: false)
+        if dryRun { return try dryRunReport(archive: path, format: format, wouldDelete: [], warnings: [], started: started) }
+        let lock = try ExclusiveLock(for: database.location, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
+        let written = try write(name, format: format, into: repository, evidence: evidenceName(of: name, format: format), now: now)
+        return report(written, archive: path, format: format, started: started)
+    }
 
-        let staging = destination.tempPath(suffix: ".staging")
-        let temp = destination.tempPath()
-        defer {
-            FileSystem.removeTree(staging)
-            _ = try? FileSystem.remove(temp)
+    /// `--output-dir DIR` or `--to s3://…`: a timestamped archive, its
+    /// record, then retention.
+    private func writeSeries(into repository: any ArchiveRepository, format: ArchiveFormat, now: Date, started: DispatchTime) throws -> Report {
+        let identity = SeriesIdentity(location: database.location)
+        let name = series(format).name(at: now)
+        let catalog = try ArchiveCatalog(repository, now: now)
+        if catalog.archives.contains(where: { $0.name == name }) {
+            throw DBToolError(.cantCreate, "\(repository.location(of: name)) already exists", hint: "Wait a millisecond: archive names are timestamps.")
         }
-        try FileSystem.createDirectory(staging)
+        if dryRun {
+            let pruning = Pruning.run(catalog, seriesID: identity.id, policy: retention, dryRun: true, now: now, adding: (name, now))
+            return try dryRunReport(
+                archive: repository.location(of: name), format: format, wouldDelete: retention.isEmpty ? [] : pruning.wouldDelete,
+                warnings: unverifiedWarnings(catalog), started: started)
+        }
+        // Another backup of this database fails this one at once.
+        let lock = try ExclusiveLock(for: database.location, purpose: .backup, timeout: 0)
+        defer { withExtendedLifetime(lock) {} }
+        var aborted: [String] = []
+        if let s3 = repository as? S3Repository {
+            // The upload a killed run of this database left, as its lock recorded it.
+            if let stale = StaleUpload(note: lock.previousNote), s3.abortUpload(key: stale.key, uploadId: stale.uploadId) {
+                aborted.append("s3://\(s3.prefix.bucket)/\(stale.key)")
+            }
+            s3.uploadStarted = { location, id in lock.note(StaleUpload(key: location.key, uploadId: id).note) }
+            if let progress { s3.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
+        }
+        var written = try write(name, format: format, into: repository, evidence: evidenceName(of: name, format: format), now: now)
+        lock.note("")
+        try repository.writeSmall(
+            SeriesRecord.name(of: name), try record(written.manifest, file: name, size: written.size, sha256: written.sha256).encoded())
+        var report = report(written, archive: repository.location(of: name), format: format, started: started)
+        report.abortedUploads = aborted
+        if !retention.isEmpty {
+            let pruning = Pruning.run(try ArchiveCatalog(repository, now: now), seriesID: identity.id, policy: retention, protecting: name, dryRun: false, now: now)
+            report.deleted = pruning.deleted
+            report.deleteFailures = pruning.failures
+        }
+        written.warnings += unverifiedWarnings(catalog)
+        report.warnings = written.warnings
+        return report
+    }
 
+    /// The archives retention did not count, as warnings.
+    private func unverifiedWarnings(_ catalog: ArchiveCatalog) -> [String] {
+        catalog.unverified.map { "\($0.location) is not counted by retention, nor deleted: \($0.distrust ?? "")" }
+    }
+
+    private func dryRunReport(archive: String, format: ArchiveFormat, wouldDelete: [String], warnings: [String], started: DispatchTime) throws
+        -> Report
+    {
         let plan = try ArchivePlan(location: database.location)
-        let descriptor = try createNewFile(temp)
-        defer { descriptor.close() }
-        let output = BackgroundWriter(descriptor: descriptor)
-        let (manifest, state) = try writeArchive(plan, format: format, staging: staging, to: output, named: temp, now: now)
-        try destination.publish(temp, what: "the archive")
-        let pruning = destination.prune()
+        defer { plan.close() }
+        let source = sourceSize(of: plan)
         return Report(
-            database: database.location.filePath, archive: destination.path, format: format.rawValue, bytes: FileSystem.size(destination.path),
-            sourceBytes: manifest.files.reduce(0) { $0 + $1.size }, files: manifest.files.count, pageCount: state.pageCount,
-            lockSeconds: state.lockDuration, seconds: seconds(since: started),
-            skipped: plan.skipped, deleted: pruning.deleted, deleteFailures: pruning.failures,
-            encrypted: passphrase != nil)
+            database: database.location.filePath, archive: archive, format: format.rawValue, bytes: 0, sourceBytes: source.bytes,
+            files: source.files, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started), skipped: plan.skipped, deleted: [],
+            deleteFailures: [], dryRun: true, wouldDelete: wouldDelete, encrypted: passphrase != nil, warnings: plan.warnings + warnings)
+    }
+
+    private func report(_ written: Written, archive: String, format: ArchiveFormat, started: DispatchTime) -> Report {
+        Report(
+            database: database.location.filePath, archive: archive, format: format.rawValue, bytes: written.size,
+            sourceBytes: written.manifest.files.reduce(0) { $0 + $1.size }, files: written.manifest.files.count,
+            pageCount: written.state.pageCount, lockSeconds: written.state.lockDuration, seconds: seconds(since: started),
+            skipped: written.skipped, deleted: [], deleteFailures: [], sha256: written.sha256, encrypted: passphrase != nil,
+            warnings: written.warnings)
+    }
+
+    /// `NAME.corrupt.EXT`: where the archive of a corrupt database is kept.
+    private func evidenceName(of name: String, format: ArchiveFormat) -> String {
+        let base = name.hasSuffix("." + format.fileExtension) ? String(name.dropLast(format.fileExtension.count + 1)) : name
+        return base + ".corrupt." + format.fileExtension
+    }
+
+    /// Writes the archive `name` into `repository`: staged, streamed,
+    /// published whole; for a corrupt source, published as `evidence`, then
+    /// 65.
+    private func write(_ name: String, format: ArchiveFormat, into repository: any ArchiveRepository, evidence: String, now: Date) throws
+        -> Written
+    {
+        let stagingParent = repository.stagingDirectory
+        removeStaleTempFiles(in: stagingParent, prefix: Self.tempPrefix)
+        let staging = stagingParent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".staging")
+        defer { FileSystem.removeTree(staging) }
+        do {
+            try FileSystem.createDirectory(staging)
+        } catch {
+            throw error.reported(.cantCreate, hint: repository is S3Repository ? "Set TMPDIR to a writable directory: the -wal is staged there." : nil)
+        }
+        let plan = try ArchivePlan(location: database.location)
+        defer { plan.close() }
+        let upload = try repository.create(name, replacing: force)
+        var written: Written
+        do {
+            written = try writeArchive(plan, format: format, staging: staging, to: upload, named: repository.location(of: name), now: now)
+            // A corrupt source: its archive is kept as evidence, under a name no retention counts.
+            try upload.publish(as: written.state.check == ["ok"] ? nil : evidence)
+        } catch {
+            upload.abort()
+            throw Self.describing(error, leftBehind: upload.abortFailure.map { "\(repository.location(of: name)) could not be aborted: \($0)" })
+        }
+        if written.state.check != ["ok"] {
+            throw Self.corruptSource(database.location.filePath, check: written.state.check, evidence: repository.location(of: evidence))
+        }
+        written.size = upload.size
+        written.sha256 = upload.sha256
+        written.skipped = plan.skipped + written.skipped
+        written.warnings = plan.warnings + written.warnings
+        return written
+    }
+
+    /// The error of a backup whose source failed its `quick_check`.
+    static func corruptSource(_ database: String, check: [String], evidence: String) -> DBToolError {
+        DBToolError(
+            .dataError,
+            "the database \(database) is corrupt (quick_check: \(check.prefix(3).joined(separator: "; "))): its archive was kept as evidence in \(evidence), which retention never counts nor deletes; no older archive was deleted",
+            hint: "Restore the database from an earlier backup (`dbtool backup list`), or recover what can be read from it.")
+    }
+
+    /// The record written beside an archive of a series.
+    func record(_ manifest: BackupManifest, file: String, size: Int64, sha256: String?) -> SeriesRecord {
+        SeriesRecord(
+            series: SeriesIdentity(location: database.location), file: file, size: size, sha256: sha256, created: manifest.created,
+            dbtoolVersion: DBToolVersion.current, pageCount: manifest.pageCount,
+            lastMigration: manifest.migrations.last.map { "\($0.version) \($0.name)" }, encrypted: passphrase != nil)
+    }
+
+    /// The series of this database's archives: named after its directory,
+    /// in any archive format.
+    func series(_ format: ArchiveFormat) -> TimestampedName {
+        TimestampedName(stem: archiveStem, fileExtension: format.fileExtension, seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension))
     }
 
     /// What a backup of `plan` reads, as of now: the plan's files, and the
@@ -161,19 +294,44 @@ public struct BackupOperation: Sendable {
     /// The format asked for; an encrypted archive is a zip.
     private func resolvedFormat() throws -> ArchiveFormat {
         guard passphrase != nil else { return try ArchiveFormat.resolve(explicit: format, output: output) }
-        let format = try ArchiveFormat.resolve(explicit: format ?? .zip, output: output)
-        guard format == .zip else {
+        if let output, let named = ArchiveFormat(fileName: output), named != .zip {
             throw DBToolError(
-                .usage, "--encrypt writes zip archives (AES-256), not \(format.rawValue)",
-                hint: "Drop --archive-format, or name the --output file .zip.")
+                .usage, "--encrypt writes zip archives (AES-256), but --output \(output) names a .\(named.fileExtension)",
+                hint: "Name the --output file .zip.")
         }
-        return format
+        if let format, format != .zip {
+            throw DBToolError(.usage, "--encrypt writes zip archives (AES-256), not \(format.rawValue)", hint: "Drop --archive-format.")
+        }
+        return .zip
+    }
+
+    /// `error`, saying what was left behind when the upload could not be
+    /// aborted (after an interruption: not "nothing was left behind").
+    static func describing(_ error: any Error, leftBehind: String?) -> any Error {
+        guard let leftBehind else { return error }
+        let toolError = DBToolError.wrapping(error)
+        let message = toolError.status == .interrupted ? "interrupted: stopped, but the upload \(leftBehind)" : "\(toolError.message); the upload \(leftBehind)"
+        return DBToolError(
+            toolError.status, message,
+            hint: "Its parts stay in the bucket until the next backup of this database aborts them (or the bucket's lifecycle rule for incomplete uploads).")
+    }
+
+    /// What ``writeArchive(_:format:staging:to:named:now:)`` wrote.
+    struct Written {
+        var manifest: BackupManifest
+        var state: ConsistentCopy.State
+        /// Planned files left out (replaced or removed during the backup).
+        var skipped: [String]
+        var warnings: [String]
+        /// The archive's size and (object storage) SHA-256, once published.
+        var size: Int64 = 0
+        var sha256: String?
     }
 
     /// Writes the archive of `plan` to `output`; `name` names it in messages.
     func writeArchive(
         _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to output: any ArchiveSink, named name: String, now: Date
-    ) throws -> (BackupManifest, ConsistentCopy.State) {
+    ) throws -> Written {
         let writer = try ArchiveWriter(
             sink: output, format: format, level: level, threads: threads, passphrase: passphrase, destination: name)
         let folder = plan.folder
@@ -212,18 +370,32 @@ public struct BackupOperation: Sendable {
         for directory in plan.directories {
             try writer.addDirectory(as: folder + "/" + directory.path, mode: directory.mode, modified: directory.modified)
         }
+        var skipped: [String] = []
+        var warnings: [String] = []
         for file in plan.files {
-            try archive(file.path) { observe in try writer.addFile(atPath: file.source, as: folder + "/" + file.path, observe: observe) }
+            switch plan.open(file) {
+            case .success(let (descriptor, info)):
+                defer { descriptor.close() }
+                try archive(file.path) { observe in
+                    try writer.addFile(
+                        descriptor: descriptor, info: info, length: info.size, path: descriptor.path, as: folder + "/" + file.path,
+                        observe: observe)
+                }
+            case .failure(let reason):
+                skipped.append(file.path)
+                warnings.append("skipped \(folder)/\(file.path): \(reason.text)")
+            }
         }
         let manifest = BackupManifest(
             dbtoolVersion: DBToolVersion.current, sqliteVersion: Database.sqliteLibVersion,
             created: ISO8601DateFormatter().string(from: now), folder: folder,
             databaseFile: databaseName, journalMode: state.journalMode,
             pageSize: state.pageSize, pageCount: state.pageCount, schemaVersion: state.schemaVersion,
-            userVersion: state.userVersion, migrations: state.migrations, files: files)
+            userVersion: state.userVersion, migrations: state.migrations, files: files,
+            series: SeriesIdentity(location: database.location))
         try writer.addData(try manifest.encoded(), as: folder + "/" + BackupManifest.entryName, modified: now)
         try writer.finish()
-        return (manifest, state)
+        return Written(manifest: manifest, state: state, skipped: skipped, warnings: warnings)
     }
 
     /// Timestamped archives are named after the database directory.
@@ -231,12 +403,13 @@ public struct BackupOperation: Sendable {
         URL(fileURLWithPath: database.location.directoryPath).lastPathComponent
     }
 
-    /// An archive inside the directory it archives would archive itself.
-    private func checkOutsideDatabase(_ directory: String, destination: String) throws {
-        let source = database.location.directoryPath + "/"
-        if database.location.namesDirectory && (directory + "/").hasPrefix(source) {
+    /// An archive inside the directory it archives would archive itself
+    /// (links resolved: a link to the directory is the directory).
+    private func checkOutsideDatabase(_ directory: String) throws {
+        let resolve = { (path: String) in (FileSystem.resolvingLinks(path) ?? path) + "/" }
+        if database.location.namesDirectory && resolve(directory).hasPrefix(resolve(database.location.directoryPath)) {
             throw DBToolError(
-                .usage, "the archive \(destination) would be inside the database directory \(database.location.directoryPath), which is archived",
+                .usage, "the archive would be in \(directory), inside the database directory \(database.location.directoryPath), which is archived",
                 hint: "Write backups outside the database directory.")
         }
     }

@@ -46,31 +46,42 @@ struct ConsistentCopy {
         var lockDuration: TimeInterval
         /// The files copied into the staging directory, by their name.
         var stagedFiles: [String]
+        /// What `PRAGMA quick_check` said of the database while it was
+        /// copied: `["ok"]` for a sound one (also when not asked).
+        var check = ["ok"]
     }
 
     /// Takes the copy. In WAL mode `streamDatabase` archives the live
     /// database file: it gets an open descriptor, its status, and the
     /// length to archive. The other files are copied into `staging` (an
     /// existing, empty directory) with their names, permissions and times.
+    /// With `checking`, a ``SourceCheck`` runs meanwhile, and its result is
+    /// in the state.
     func run(
-        into staging: String, streamDatabase: (FileDescriptor, FileStatus, Int64) throws -> Void, progress: (Int64, Int64) -> Void
+        into staging: String, checking: Bool = true, streamDatabase: (FileDescriptor, FileStatus, Int64) throws -> Void,
+        progress: (Int64, Int64) -> Void
     ) throws -> State {
         // Declared first, so closed last: after the connections (step 5).
         var descriptors: [FileDescriptor] = []
         defer { for descriptor in descriptors { descriptor.close() } }
+        let register = { (descriptor: FileDescriptor) in descriptors.append(descriptor) }
+        if database.isReadOnlyPlace {
+            return try staticCopy(checking: checking, streamDatabase: streamDatabase, register: register)
+        }
         let reader = try database.openQueue()
         defer { try? reader.close() }
         let writer = try database.openQueue()
         defer { try? writer.close() }
-        let register = { (descriptor: FileDescriptor) in descriptors.append(descriptor) }
 
         return try database.reportingErrors {
-            try reader.writeWithoutTransaction { db in
+            var check: SourceCheck?
+            var state = try reader.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN DEFERRED")
                 defer { try? db.execute(sql: "ROLLBACK") }
                 // Reading starts the transaction: its WAL read lock is taken now.
                 let pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
                 let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+                if checking { check = try SourceCheck(database: database) }
                 guard try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" else {
                     try db.execute(sql: "ROLLBACK")  // a reader would block the locked copy's writers
                     return try lockedCopy(writer, of: [""] + DatabaseFiles.walSuffixes, into: staging, register: register, progress: progress)
@@ -81,6 +92,47 @@ struct ConsistentCopy {
                 }
                 try streamDatabase(descriptor, info, min(info.size, Int64(pageCount) * Int64(pageSize)))
                 return try lockedCopy(writer, of: DatabaseFiles.walSuffixes, into: staging, register: register, progress: progress)
+            }
+            if let check { state.check = try check.wait() }
+            return state
+        }
+    }
+
+    /// Where dbtool may not write (read-only media, a directory of another
+    /// user), nobody else can write either through this directory: a
+    /// database whose WAL is empty is read `immutable` (see
+    /// ``DatabaseHandle/openForReading(readonly:)``) and its file streamed
+    /// whole, with no lock; writers are never waited for.
+    private func staticCopy(
+        checking: Bool, streamDatabase: (FileDescriptor, FileStatus, Int64) throws -> Void, register: (FileDescriptor) -> Void
+    ) throws -> State {
+        let reader = try database.openForReading()
+        defer { try? reader.close() }
+        return try database.reportingErrors {
+            try reader.read { db in
+                var state = State(
+                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown",
+                    pageSize: try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0,
+                    pageCount: try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
+                    schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
+                    userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
+                    migrations: try MigrationsTable.records(db).map {
+                        BackupManifest.Migration(version: $0.version, name: $0.name, appliedAt: $0.appliedAt)
+                    },
+                    lockDuration: 0, stagedFiles: [])
+                let path = database.location.filePath
+                guard let (descriptor, info) = try openSource(path, register: register) else {
+                    throw DBToolError(.noInput, "no database at \(path)")
+                }
+                try streamDatabase(descriptor, info, info.size)
+                if checking {
+                    do {
+                        state.check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                    } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+                        state.check = [error.message ?? "database disk image is malformed"]
+                    }
+                }
+                return state
             }
         }
     }
@@ -130,21 +182,27 @@ struct ConsistentCopy {
     }
 
     /// Opens a file to copy, or returns nil when it does not exist (no WAL
-    /// or SHM is fine). The descriptor is closed by ``run(into:streamDatabase:progress:)``, last.
+    /// or SHM is fine). Never blocks on a FIFO planted there: anything but a
+    /// regular file is refused (65). The descriptor is closed by
+    /// ``run(into:checking:streamDatabase:progress:)``, last.
     private func openSource(_ path: String, register: (FileDescriptor) -> Void) throws -> (FileDescriptor, FileStatus)? {
         let descriptor: FileDescriptor
         do {
-            guard let opened = try FileDescriptor.openIfExists(path, .readOnly) else { return nil }
+            guard let opened = try FileDescriptor.openIfExists(path, .readOnly, options: .nonBlocking) else { return nil }
             descriptor = opened
         } catch {
             throw error.reported(.noPermission, hint: "Run dbtool as a user who can read it.")
         }
         register(descriptor)
+        let info: FileStatus
         do {
-            return (descriptor, try descriptor.status())
+            info = try descriptor.status()
         } catch {
             throw error.reported(.ioError)
         }
+        guard info.kind == .regular else { throw NotRegularFile(path: path, kind: info.kind) }
+        try descriptor.setBlocking()
+        return (descriptor, info)
     }
 
     /// Copies an open file into a new file at `path`, with the same

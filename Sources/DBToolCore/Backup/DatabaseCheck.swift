@@ -4,10 +4,15 @@ import Foundation
 /// The checks of a restored database.
 enum DatabaseCheck {
     /// Opens the database (recovering its WAL), and runs `integrity_check`,
-    /// and `foreign_key_check` if asked. Returns "ok" or throws 65.
+    /// and `foreign_key_check` if asked. Returns "ok" or throws 65. The
+    /// file must exist (a missing one is never created as an empty
+    /// database) and must not be a link.
     static func run(database: String, archive: String, foreignKeys: Bool) throws -> String {
         do {
-            let queue = try DatabaseQueue(path: database)
+            var configuration = Configuration()
+            configuration.createsMissingFile = false
+            configuration.followsSymbolicLinks = false
+            let queue = try DatabaseQueue(path: database, configuration: configuration)
             defer { try? queue.close() }
             return try queue.read { db in
                 let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
@@ -32,6 +37,22 @@ enum DatabaseCheck {
             throw DBToolError(
                 .dataError, "the database in \(archive) can not be read: \(error.message ?? "\(error.resultCode)")",
                 hint: "The archive does not hold a valid database; use another backup.")
+        }
+    }
+
+    /// `PRAGMA quick_check` of a live database; throws 65 naming what it
+    /// found when the database is corrupt.
+    static func quickCheck(_ dbQueue: DatabaseQueue, path: String) throws {
+        let lines: [String]
+        do {
+            lines = try dbQueue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            lines = [error.message ?? "database disk image is malformed"]
+        }
+        guard lines == ["ok"] else {
+            throw DBToolError(
+                .dataError, "the database \(path) is corrupt (quick_check: \(lines.prefix(3).joined(separator: "; "))): nothing was changed",
+                hint: "Restore it from a backup (`dbtool backup list`), then migrate.")
         }
     }
 }

@@ -24,10 +24,12 @@ import Foundation
 /// process would drop it, so nothing else in the process opens the file
 /// while the exclusion is held.
 final class DatabaseExclusion {
-    /// The database file.
-    let path: String
-    private let descriptor: FileDescriptor
-    private let watched: [FileStatus.Identity]
+    /// The database files, as SQLite opens them.
+    let paths: [String]
+    /// What is checked, for messages.
+    let subject: String
+    private let descriptors: [FileDescriptor]
+    private let watched: Set<FileStatus.Identity>
 
     /// SQLite's lock bytes: PENDING_BYTE (1 GiB), then RESERVED, then the
     /// 510 SHARED bytes.
@@ -43,53 +45,77 @@ final class DatabaseExclusion {
         return info.identity
     }
 
-    /// Takes the exclusion, or throws 75 naming what uses the database.
-    init(database path: String) throws {
-        self.path = path
-        let descriptor: FileDescriptor
-        do {
-            descriptor = try FileDescriptor.open(path, .readWrite, options: .noFollow)
-        } catch {
-            throw DBToolError(.noPermission, "can not open the database \(path) to check that nothing uses it: \(error.errno)")
+    /// Takes the exclusion of one database file.
+    convenience init(database path: String) throws {
+        try self.init(databases: [path], otherFiles: [], subject: "the database \(path)")
+    }
+
+    /// Takes the exclusion of every database of `directory` (see
+    /// ``DirectoryDatabases``), and watches every file in it.
+    convenience init(everyDatabaseOf directory: DirectoryDatabases, in path: String) throws {
+        try self.init(databases: directory.databases.map(\.resolvedPath), otherFiles: directory.identities, subject: path)
+    }
+
+    /// Takes the exclusion of `databases` (files SQLite opens), and watches
+    /// them, their companions and `otherFiles` for processes that have them
+    /// open; throws 75 naming what uses one of them. `subject` names what
+    /// is checked, in messages (`the database DIR/db.sqlite`, `DIR`).
+    init(databases: [String], otherFiles: Set<FileStatus.Identity>, subject: String) throws {
+        self.subject = subject
+        var descriptors: [FileDescriptor] = []
+        func releaseAll() { for descriptor in descriptors { descriptor.close() } }
+        for path in databases {
+            let descriptor: FileDescriptor
+            do {
+                descriptor = try FileDescriptor.open(path, .readWrite, options: [.noFollow, .nonBlocking])
+            } catch {
+                releaseAll()
+                throw DBToolError(
+                    error.errno.isPermissionDenied ? .noPermission : .cantCreate,
+                    "can not open the database \(path) to check that nothing uses it: \(error.errno)")
+            }
+            descriptors.append(descriptor)
+            guard descriptor.tryPOSIXWriteLock(offset: Self.lockOffset, length: Self.lockLength) else {
+                releaseAll()
+                throw Self.inUse("the database \(path)", by: "a SQLite connection holds a lock on it")
+            }
+            if Self.hasWALIndexUsers(path + "-shm") {
+                releaseAll()
+                throw Self.inUse("the database \(path)", by: "a SQLite connection has its WAL index (-shm) open")
+            }
         }
-        guard descriptor.tryPOSIXWriteLock(offset: Self.lockOffset, length: Self.lockLength) else {
-            descriptor.close()
-            throw Self.inUse(path, by: "a SQLite connection holds a lock on it")
-        }
-        self.descriptor = descriptor
-        watched = DatabaseFiles.suffixes.compactMap { Self.regularFile(at: path + $0) }
-        if Self.hasWALIndexUsers(path + "-shm") {
-            release()
-            throw Self.inUse(path, by: "a SQLite connection has its WAL index (-shm) open")
-        }
-        let users = Self.processes(using: Set(watched))
+        self.paths = databases
+        self.descriptors = descriptors
+        watched = otherFiles.union(databases.flatMap { path in DatabaseFiles.suffixes.compactMap { Self.regularFile(at: path + $0) } })
+        let users = Self.processes(using: watched)
         if !users.isEmpty {
             release()
-            throw Self.inUse(path, by: Self.describe(users))
+            throw Self.inUse(subject, by: Self.describe(users))
         }
     }
 
-    /// The processes that opened the database's files since the exclusion
-    /// was taken (they wait for its lock): empty when nobody did.
+    /// The processes that opened the watched files since the exclusion was
+    /// taken (they wait for its lock): nil when nobody did.
     func latecomers() -> String? {
-        let users = Self.processes(using: Set(watched))
+        let users = Self.processes(using: watched)
         return users.isEmpty ? nil : Self.describe(users)
     }
 
     private var isReleased = false
 
-    /// Drops the lock (closing the descriptor drops it).
+    /// Drops the locks (closing the descriptors drops them).
     func release() {
         guard !isReleased else { return }
         isReleased = true
-        descriptor.close()
+        for descriptor in descriptors { descriptor.close() }
     }
 
     deinit { release() }
 
-    static func inUse(_ path: String, by reason: String) -> DBToolError {
+    /// The error for `subject` (`the database PATH`, a directory) in use.
+    static func inUse(_ subject: String, by reason: String) -> DBToolError {
         DBToolError(
-            .tempFail, "the database \(path) is in use: \(reason); nothing was changed",
+            .tempFail, "\(subject) is in use: \(reason); nothing was changed",
             hint:
                 "Stop the application first, then retry; or pass --live to restore into the running database in place (its connections see the restored content, nothing is lost)."
         )

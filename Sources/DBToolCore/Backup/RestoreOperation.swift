@@ -4,16 +4,19 @@ import Foundation
 /// `dbtool restore ARCHIVE DIR`: the database directory of a backup, back
 /// in DIR, checked, or nothing changed at all.
 ///
-/// The archive is read whole and checked first (``ArchiveInspection``):
-/// a malicious, truncated or damaged archive is refused before anything is
-/// written. It is then extracted into a staging directory beside DIR, whose
-/// database must pass `PRAGMA integrity_check`. Then, one of two ways:
+/// The archive is read once (``ArchiveUnpacking``): checked and extracted
+/// in the same pass into a private staging directory beside DIR, whose
+/// files must then be exactly those of the manifest, with their SHA-256,
+/// and whose database must pass `PRAGMA integrity_check`. A malicious,
+/// truncated or damaged archive, a pipe or an archive replaced midway,
+/// leaves DIR untouched. Then, one of two ways:
 ///
 /// - By default, the staging directory takes DIR's place by rename. With
 ///   `--force`, a non-empty DIR is first moved aside, brought back if the
-///   last rename fails, and removed once the restore is complete. Files can
-///   only be swapped under a database nobody uses: DIR's database is held
-///   with a ``DatabaseExclusion`` across the swap, and a database in use is
+///   last rename fails, and removed once the restore is complete. Files are
+///   only swapped under databases nobody uses: every SQLite database of DIR
+///   (by its header, whatever its name, and what links in DIR lead to) is
+///   held with a ``DatabaseExclusion`` across the swap, and a DIR in use is
 ///   refused (75), nothing changed.
 /// - With `--live`, DIR's database is restored in place, through SQLite's
 ///   online backup API, in one write transaction of the live database: its
@@ -21,6 +24,12 @@ import Foundation
 ///   their next transaction, and nothing they committed before is
 ///   corrupted. The archive's other files replace theirs one by one (by
 ///   rename); files of DIR that the archive does not hold are kept.
+///
+/// A restore into DIR holds a lock beside it (`.dbtool-restoring-NAME.lock`)
+/// from its first look at DIR to the swap, and DIR's migration lock: a
+/// second restore into DIR, or a `migrate` of its database, waits or fails
+/// (75), and DIR is checked again at the swap: a DIR that appeared meanwhile
+/// is refused (73), untouched.
 public struct RestoreOperation: Sendable {
     public var archive: String
     public var directory: String
@@ -28,7 +37,11 @@ public struct RestoreOperation: Sendable {
     public var force = false
     /// Restore into DIR's database in place, while applications use it.
     public var live = false
-    /// With ``live``: how long to wait for the database's write lock.
+    /// Keep the permissions the archive records for others (by default
+    /// nothing restored is readable or writable by others).
+    public var keepsModes = false
+    /// How long to wait for DIR's migration lock, and with ``live`` for the
+    /// database's write lock.
     public var timeout: TimeInterval = DatabaseHandle.defaultTimeout
     public var progress: (@Sendable (Int64, Int64) -> Void)?
     /// How to reach the object store of an `s3://` archive.
@@ -53,126 +66,199 @@ public struct RestoreOperation: Sendable {
         public var replaced: Bool
         /// True when the database was restored in place (--live).
         public var live: Bool
+        /// With --live: how long the live database's writers were kept
+        /// waiting by the copy, in milliseconds.
+        public var writerStallMs: Int64?
     }
 
     static let tempPrefix = ".dbtool-restore-"
 
+    /// What DIR was at the first look, to compare at the swap.
+    private enum TargetState: Equatable {
+        case missing
+        case empty
+        case filled(entries: Int)
+
+        /// 0 missing, 1 empty, 2 filled: what must not change without --force.
+        var kind: Int {
+            switch self {
+            case .missing: 0
+            case .empty: 1
+            case .filled: 2
+            }
+        }
+    }
+
     public func run() throws -> Report {
-        let isObject = ObjectLocation.isObjectURL(self.archive)
-        var archive = isObject ? self.archive : URL(fileURLWithPath: self.archive).standardizedFileURL.path
-        let target = URL(fileURLWithPath: directory).standardizedFileURL.path
-        let parent = URL(fileURLWithPath: target).deletingLastPathComponent().path
-        let name = URL(fileURLWithPath: target).lastPathComponent
-        let hasContent = try checkTarget(target)
+        let target = try LocalPath.resolve(directory, what: "the directory to restore into")
+        guard target != "/" else { throw DBToolError(.usage, "restore does not replace /", hint: "Restore into a directory of its own.") }
+        let parent = LocalPath.parent(of: target)
+        let name = LocalPath.name(of: target)
+        let opened = try OpenedArchive.open(archive, objectStore: objectStore)
+        if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
 
-        // A local archive is inspected whole before anything is written; an
-        // object is read once, inspected while it is extracted to staging.
-        var inspection = isObject ? nil : try ArchiveInspection(archive: archive, passphrase: passphrase)
-        if let inspection {
-            let existingDatabase = target + "/" + inspection.manifest.databaseFile
-            if DatabaseExclusion.regularFile(at: existingDatabase) != nil && !live {
-                // Early, before the long work; checked again, and held, at the swap.
-                try DatabaseExclusion(database: existingDatabase).release()
-            }
-        }
+        let createdParents = try createMissingDirectories(parent)
+        var succeeded = false
+        defer { if !succeeded { removeCreated(createdParents) } }
+        let parentDirectory = try DirectoryDescriptor.open(parent)
+        defer { parentDirectory.close() }
+        let restoreLock = try ExclusiveLock(directory: parent, purpose: .restore(into: name), timeout: 0)
+        defer { withExtendedLifetime(restoreLock) {} }
 
-        try createMissingDirectories(parent)
-        removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
-        let staging = parent + "/" + tempName(prefix: Self.tempPrefix, for: name)
-        defer { FileSystem.removeTree(staging) }
-        do {
-            try FileSystem.createDirectory(staging)
-        } catch {
+        let state = try observeTarget(target)
+        if case .filled(let entries) = state, !force && !live {
             throw DBToolError(
-                .cantCreate, "can not create \(staging) to restore into: \(error.errno)", hint: "Check the permissions of \(parent).")
+                .cantCreate, "\(target) is not empty (\(entries) entries)",
+                hint:
+                    "Restore into a new directory, or pass --force to replace its content (it is kept if the restore fails), or --live to restore into a database applications are using."
+            )
         }
-        if let inspection {
-            try ArchiveExtraction(inspection: inspection).run(into: staging) { done, total in progress?(done, total) }
-        } else {
-            let store = try ObjectStore(objectStore)
-            let location = try ObjectArchives.resolve(ObjectLocation(self.archive), in: store)
-            archive = location.description
-            let source = try ObjectReader(store: store, location: location)
-            let reader = try ArchiveReader(source: source, name: archive, passphrase: passphrase)
-            let total = source.info.size
-            inspection = try ArchiveInspection(archive: archive, reader: reader, extractingInto: staging) { done in
-                progress?(min(done, total), total)
-            }
+        // Early, before the long work; checked again, and held, at the swap.
+        if state != .missing && !live { try DatabaseExclusion(everyDatabaseOf: DirectoryDatabases(scanning: target), in: target).release() }
+        if live, case .filled = state, try DirectoryDatabases(scanning: target).databases.isEmpty {
+            throw liveWithoutDatabase(target)
         }
-        guard let inspection else { throw DBToolError(.software, "the archive \(archive) was not inspected") }
-        let existingDatabase = target + "/" + inspection.manifest.databaseFile
-        let restoresInPlace = live && DatabaseExclusion.regularFile(at: existingDatabase) != nil
-        let database = staging + "/" + inspection.manifest.databaseFile
-        let integrity = try DatabaseCheck.run(database: database, archive: archive, foreignKeys: false)
+        // No migration of DIR's database runs while it is restored.
+        let migrationLock = state == .missing ? nil : try ExclusiveLock(directory: target, purpose: .restoreDatabase, timeout: timeout)
+        defer { withExtendedLifetime(migrationLock) {} }
+
+        removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
+        let stagingName = tempName(prefix: Self.tempPrefix, for: name)
+        do {
+            try parentDirectory.createDirectory(stagingName)
+        } catch {
+            throw error.reported(.cantCreate, hint: "Check the permissions of \(parent).")
+        }
+        defer { parentDirectory.removeTree(stagingName) }
+        let staging = try parentDirectory.openDirectory(stagingName)
+        defer { staging.close() }
+
+        let reader = try ArchiveReader(source: opened.source, name: opened.name, passphrase: passphrase)
+        let unpacking = try ArchiveUnpacking(
+            archive: opened.name, reader: reader, into: staging, options: .init(keepsModes: keepsModes, isDurable: true))
+        let databaseFile = unpacking.manifest.databaseFile
+        let stagedDatabase = staging.path(of: databaseFile)
+        let integrity = try DatabaseCheck.run(database: stagedDatabase, archive: opened.name, foreignKeys: false)
         try Interruption.check()
 
-        if restoresInPlace {
-            try LiveRestore(staging: staging, target: target, databaseFile: inspection.manifest.databaseFile, timeout: timeout).run()
+        var report = Report(
+            archive: opened.name, directory: target, database: target + "/" + databaseFile, manifest: unpacking.manifest,
+            integrity: integrity, replaced: state != .missing && state != .empty, live: false)
+        if live, let database = try liveDatabase(in: target, named: databaseFile) {
+            let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: timeout).run()
+            report.live = true
+            report.database = database
+            report.writerStallMs = Int64((stall * 1000).rounded())
         } else {
-            try swap(staging, into: target, parent: parent, name: name, database: existingDatabase)
+            try swap(staging, named: stagingName, into: target, in: parentDirectory, expecting: state)
+            try staging.setPermissions(unpacking.folderMode ?? 0o700)
         }
-        return Report(
-            archive: archive, directory: target, database: existingDatabase,
-            manifest: inspection.manifest, integrity: integrity, replaced: hasContent, live: restoresInPlace)
+        succeeded = true
+        return report
     }
 
-    /// Puts the staging directory in DIR's place, holding DIR's database (if
-    /// any) so that no connection starts on it meanwhile; puts DIR back when
-    /// a process opened the database during the swap.
-    private func swap(_ staging: String, into target: String, parent: String, name: String, database: String) throws {
-        let exclusion = DatabaseExclusion.regularFile(at: database) != nil ? try DatabaseExclusion(database: database) : nil
+    /// Puts the staging directory in DIR's place, holding every database of
+    /// DIR so that no connection starts on one meanwhile; puts DIR back when
+    /// a process opened one of its files during the swap.
+    private func swap(
+        _ staging: DirectoryDescriptor, named stagingName: String, into target: String, in parent: DirectoryDescriptor,
+        expecting expected: TargetState
+    ) throws {
+        let name = LocalPath.name(of: target)
+        // Checked again under the restore lock: what appeared since the first look is not ours to replace.
+        let now = try observeTarget(target)
+        if !force && now.kind != expected.kind {
+            throw DBToolError(
+                .cantCreate,
+                "\(target) \(expected == .missing ? "appeared" : "changed") while the archive was being restored (\(describe(now))); nothing of it was touched",
+                hint: "Check what created it; restore into another directory, or pass --force to replace it.")
+        }
+        let contents = now == .missing ? nil : try DirectoryDatabases(scanning: target)
+        let exclusion = try contents.map { try DatabaseExclusion(everyDatabaseOf: $0, in: target) }
         defer { exclusion?.release() }
-        let aside = parent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".old")
-        let exists = FileSystem.exists(target)
-        if exists {
+        let aside = name + ".dbtool-old-" + TimestampedName.timestamp(Date())
+        if now != .missing {
             do {
-                try FileSystem.rename(target, to: aside)
+                try parent.rename(name, to: parent, as: aside)
             } catch {
-                throw DBToolError(
-                    .cantCreate, "can not move \(target) aside: \(error.errno)", hint: "Check the permissions of \(parent).")
+                throw error.reported(.cantCreate, hint: "Check the permissions of \(parent.path).")
             }
         }
         do {
-            try FileSystem.rename(staging, to: target)
+            try parent.rename(stagingName, to: parent, as: name)
         } catch {
-            let reason = error.errno
             // Put the old content back; if even that fails, say where it is.
-            if exists && (try? FileSystem.rename(aside, to: target)) == nil {
+            if now != .missing && (try? parent.rename(aside, to: parent, as: name)) == nil {
                 throw DBToolError(
-                    .cantCreate, "can not move the restored directory to \(target): \(reason); its old content is in \(aside)",
-                    hint: "Move it back with: mv '\(aside)' '\(target)'")
+                    .cantCreate, "can not move the restored directory to \(target): \(error.errno); its old content is in \(parent.path(of: aside))",
+                    hint: "Move it back with: mv '\(parent.path(of: aside))' '\(target)'")
             }
-            throw DBToolError(
-                .cantCreate, "can not move the restored directory to \(target): \(reason)", hint: "Check the permissions of \(parent).")
+            throw error.reported(.cantCreate, hint: "Check the permissions of \(parent.path).")
         }
-        // A process that opened the old database before the swap completed
-        // would write into files about to be deleted: undo the swap.
+        // A process that opened an old file before the swap completed would
+        // write into files about to be deleted: undo the swap.
         if let exclusion, let users = exclusion.latecomers() {
-            if (try? FileSystem.rename(target, to: staging)) != nil && (try? FileSystem.rename(aside, to: target)) != nil {
-                throw DatabaseExclusion.inUse(database, by: users)
+            if (try? parent.rename(name, to: parent, as: stagingName)) != nil && (try? parent.rename(aside, to: parent, as: name)) != nil {
+                throw DatabaseExclusion.inUse(target, by: users)
             }
             throw DBToolError(
-                .cantCreate, "the database \(database) was opened during the restore (\(users)), and its old directory could not be put back: it is in \(aside)",
-                hint: "Stop the application, then move it back with: mv '\(aside)' '\(target)'")
+                .cantCreate,
+                "\(target) was opened during the restore (\(users)), and its old content could not be put back: it is in \(parent.path(of: aside))",
+                hint: "Stop the application, then move it back with: mv '\(parent.path(of: aside))' '\(target)'")
         }
         // The restore is complete from here: the old content is no longer needed.
-        if exists { FileSystem.removeTree(aside) }
-        try syncDirectory(of: target)
+        if now != .missing { parent.removeTree(aside) }
+        do {
+            try parent.sync()
+        } catch {
+            throw error.reported(.ioError)
+        }
     }
 
-    /// Whether DIR holds something; throws when it may not be replaced.
-    private func checkTarget(_ target: String) throws -> Bool {
-        guard let info = try FileSystem.status(target, followingLinks: false) else { return false }
+    /// What DIR is now (dbtool's lock files left out); throws 73 when it is
+    /// not a directory.
+    private func observeTarget(_ target: String) throws -> TargetState {
+        guard let info = try FileSystem.status(target, followingLinks: false) else { return .missing }
         guard info.kind == .directory else {
             throw DBToolError(.cantCreate, "\(target) exists and is not a directory", hint: "Restore into a directory.")
         }
-        let content = (try? FileSystem.contentsOfDirectory(target)) ?? []
-        if !content.isEmpty && !force && !live {
-            throw DBToolError(
-                .cantCreate, "\(target) is not empty (\(content.count) entries)",
-                hint:
-                    "Restore into a new directory, or pass --force to replace its content (it is kept if the restore fails), or --live to restore into a database applications are using.")
+        let entries = try FileSystem.contentsOfDirectory(target).filter { !DirectoryDatabases.isLockFile($0) }
+        return entries.isEmpty ? .empty : .filled(entries: entries.count)
+    }
+
+    private func describe(_ state: TargetState) -> String {
+        switch state {
+        case .missing: "it is gone"
+        case .empty: "it is empty"
+        case .filled(let entries): "it holds \(entries) entries"
         }
-        return !content.isEmpty
+    }
+
+    /// With `--live`: the database of DIR the backup's database goes into,
+    /// or nil when DIR is empty (a plain restore then). Refuses (65) a DIR
+    /// whose databases have other names, or that holds files but no database.
+    private func liveDatabase(in target: String, named databaseFile: String) throws -> String? {
+        let contents = try DirectoryDatabases(scanning: target)
+        if let match = contents.databases.first(where: { $0.name == databaseFile }) { return match.path }
+        let names = contents.databases.map { $0.name ?? $0.path }
+        if !names.isEmpty {
+            throw DBToolError(
+                .dataError,
+                "--live restores into the database of the same name: the backup's database is \(databaseFile), but \(target) holds \(names.joined(separator: ", ")); nothing was changed",
+                hint: "Restore into a new directory (or without --live, --force, once the application is stopped).")
+        }
+        if contents.entryCount > 0 { throw liveWithoutDatabase(target) }
+        return nil
+    }
+
+    private func liveWithoutDatabase(_ target: String) -> DBToolError {
+        DBToolError(
+            .dataError, "--live restores into the database a directory holds, and \(target) holds none; nothing was changed",
+            hint: "Restore without --live: into a new directory, or with --force to replace its content.")
+    }
+
+    /// Removes the parents this run created, deepest first, if still empty.
+    private func removeCreated(_ directories: [String]) {
+        for directory in directories.reversed() { try? FileSystem.removeEmptyDirectory(directory) }
     }
 }

@@ -4,6 +4,10 @@ import Foundation
 /// `dbtool backup verify ARCHIVE`: the archive reads whole, matches its
 /// manifest, and its database passes `integrity_check` and
 /// `foreign_key_check` once extracted to a temp directory (removed after).
+///
+/// The archive is read once (``ArchiveUnpacking``), from a file, a pipe or
+/// an object. The scratch copy is private (0700, files 0600, whatever the
+/// archive says) and needs no durability: nothing is synced.
 public struct VerifyOperation: Sendable {
     /// A path, or `s3://BUCKET/KEY` (`.../latest`: the newest under the prefix).
     public var archive: String
@@ -29,31 +33,28 @@ public struct VerifyOperation: Sendable {
     }
 
     public func run() throws -> Report {
-        let parent = temporaryDirectory ?? NSTemporaryDirectory()
-        removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
-        let scratch = parent + "/" + tempName(prefix: Self.tempPrefix, for: UUID().uuidString)
-        defer { FileSystem.removeTree(scratch) }
+        let opened = try OpenedArchive.open(archive, objectStore: objectStore)
+        let parentPath = temporaryDirectory ?? NSTemporaryDirectory()
+        removeStaleTempFiles(in: parentPath, prefix: Self.tempPrefix)
+        let parent: DirectoryDescriptor
+        let scratchName = tempName(prefix: Self.tempPrefix, for: UUID().uuidString)
         do {
-            try FileSystem.createDirectory(scratch)
+            parent = try DirectoryDescriptor.open(parentPath)
+            try parent.createDirectory(scratchName)
         } catch {
             throw error.reported(.cantCreate, hint: "Set TMPDIR to a writable directory.")
         }
-        let archive: String
-        let inspection: ArchiveInspection
-        if ObjectLocation.isObjectURL(self.archive) {
-            // Read once, streamed: inspected and extracted in the same pass.
-            let store = try ObjectStore(objectStore)
-            let location = try ObjectArchives.resolve(ObjectLocation(self.archive), in: store)
-            archive = location.description
-            let reader = try ArchiveReader(source: ObjectReader(store: store, location: location), name: archive, passphrase: passphrase)
-            inspection = try ArchiveInspection(archive: archive, reader: reader, extractingInto: scratch)
-        } else {
-            archive = URL(fileURLWithPath: self.archive).standardizedFileURL.path
-            inspection = try ArchiveInspection(archive: archive, passphrase: passphrase)
-            try ArchiveExtraction(inspection: inspection).run(into: scratch)
+        defer {
+            parent.removeTree(scratchName)
+            parent.close()
         }
+        let scratch = try parent.openDirectory(scratchName)
+        defer { scratch.close() }
+        let reader = try ArchiveReader(source: opened.source, name: opened.name, passphrase: passphrase)
+        let unpacking = try ArchiveUnpacking(
+            archive: opened.name, reader: reader, into: scratch, options: .init(appliesModes: false, isDurable: false))
         let integrity = try DatabaseCheck.run(
-            database: scratch + "/" + inspection.manifest.databaseFile, archive: archive, foreignKeys: true)
-        return Report(archive: archive, manifest: inspection.manifest, integrity: integrity)
+            database: scratch.path(of: unpacking.manifest.databaseFile), archive: opened.name, foreignKeys: true)
+        return Report(archive: opened.name, manifest: unpacking.manifest, integrity: integrity)
     }
 }

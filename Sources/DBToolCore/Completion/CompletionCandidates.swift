@@ -45,8 +45,9 @@ public enum CompletionCandidates {
     /// `typedPath`: 1 through the number of applied migrations, each described
     /// by the migration it rolls back last.
     public static func rollbackSteps(ofDatabaseAt typedPath: String, fileName: String) -> [CompletionCandidate] {
-        let location = DatabaseLocation(path: TypedDirectory(typed: typedPath).path, fileName: fileName)
-        guard let records = appliedRecords(location) else { return [] }
+        guard let location = try? DatabaseLocation(path: TypedDirectory(typed: typedPath).path, fileName: fileName),
+            let records = appliedRecords(location)
+        else { return [] }
         return records.reversed().enumerated().map { index, record in
             CompletionCandidate(String(index + 1), description: "down to before \(record.version)_\(record.name)")
         }
@@ -74,7 +75,7 @@ public enum CompletionCandidates {
     /// The snapshots `migrate --snapshot` took of the database at `typedPath`
     /// (as typed: the candidates start with it), newest first.
     public static func snapshots(ofDatabaseAt typedPath: String, fileName: String, matching prefix: String) -> [CompletionCandidate] {
-        let location = DatabaseLocation(path: TypedDirectory(typed: typedPath).path, fileName: fileName)
+        guard let location = try? DatabaseLocation(path: TypedDirectory(typed: typedPath).path, fileName: fileName) else { return [] }
         var typedDirectory = typedPath
         if !location.namesDirectory {
             typedDirectory = typedPath.lastIndex(of: "/").map { String(typedPath[..<$0]) } ?? "."

@@ -105,6 +105,8 @@ public struct MigrateOperation: Sendable {
             }
             return Report(database: database.location.filePath, dryRun: true, steps: steps, version: state.newestApplied, warnings: warnings)
         }
+        // A corrupt database is not migrated: a migration would build on broken pages.
+        if !plan.isEmpty { try DatabaseCheck.quickCheck(dbQueue, path: database.location.filePath) }
         var snapshot: String?
         if takesSnapshot && !plan.isEmpty {
             snapshot = try MigrationSnapshots.take(database)

@@ -29,12 +29,24 @@ public struct MigrationDirectory: Sendable {
         guard info.kind == .directory else {
             throw DBToolError(.noInput, "\(path) is a file, not a migrations directory", hint: "Check --migrations (or DBTOOL_MIGRATIONS).")
         }
-        let names = try FileSystem.contentsOfDirectory(path)
+        let entries = try Self.entries(of: path)
+        let resolvedDirectory = FileSystem.resolvingLinks(path) ?? path
         var migrations: [MigrationFile] = []
         var skipped: [String] = []
         var pairs: [String: (up: String?, down: String?)] = [:]
-        for name in names {
+        for entry in entries {
+            guard let name = entry.name else {
+                // Its name can not be carried as text: the file could not be opened by it.
+                if entry.rawName.count >= 4 && entry.rawName.suffix(4).map({ $0 | 0x20 }) == Array(".sql".utf8) {
+                    throw DBToolError(
+                        .dataError, "the migration file name \(entry.displayName) in \(path) is not UTF-8 (its bytes are shown as \\xHH)",
+                        hint: "Rename it with a UTF-8 name: VERSION_name.sql.")
+                }
+                skipped.append(entry.displayName)
+                continue
+            }
             let filePath = URL(fileURLWithPath: path).appendingPathComponent(name).path
+            try Self.refuseLinkOutside(filePath, directory: resolvedDirectory)
             if FileSystem.isDirectory(filePath) {
                 skipped.append(name + "/")
             } else if !name.lowercased().hasSuffix(".sql") {
@@ -68,8 +80,37 @@ public struct MigrationDirectory: Sendable {
         self.skipped = skipped
     }
 
+    /// The directory's entries, names as the file system holds them.
+    private static func entries(of path: String) throws -> [DirectoryDescriptor.Entry] {
+        let directory: DirectoryDescriptor
+        do {
+            directory = try DirectoryDescriptor.open(path)
+        } catch {
+            throw error.reported(hint: "Check --migrations (or DBTOOL_MIGRATIONS).")
+        }
+        defer { directory.close() }
+        do {
+            return try directory.entries()
+        } catch {
+            throw error.reported(hint: "Check --migrations (or DBTOOL_MIGRATIONS).")
+        }
+    }
+
+    /// A migration that is a link to a file outside the migrations
+    /// directory is refused (65): whoever can write the directory must not
+    /// make dbtool (run as root, say) read another file and quote it.
+    private static func refuseLinkOutside(_ filePath: String, directory: String) throws {
+        guard let info = try FileSystem.status(filePath, followingLinks: false), info.kind == .symbolicLink else { return }
+        let target = FileSystem.resolvingLinks(filePath)
+        guard let target, target.hasPrefix(directory + "/") else {
+            throw DBToolError(
+                .dataError, "\(filePath) is a symbolic link to \(target ?? "nothing"), outside the migrations directory: refused",
+                hint: "Put the migration itself in the migrations directory (links may only point inside it).")
+        }
+    }
+
     private static func read(_ filePath: String) throws -> String {
-        try readUTF8File(filePath) { DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.") }
+        try SQLText.read(file: filePath) { DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.") }
     }
 
     /// The notice about skipped entries, nil when there is none.

@@ -46,15 +46,19 @@ struct MigrationExecution {
             }
         }
         let runner = MigrationRunner(recorder: MigrationsTable(files: plan.filter { $0.1 == .up }.map(\.0)))
+        // What the records must hold before each step: what the plan was made
+        // from, and what this run did since. Read again under the step's write lock.
+        var expected = Set(try MigrationsTable.records(db).map(\.version))
         for (file, direction) in plan {
             let start = Date()
             do {
                 let ran: Bool
                 switch direction {
-                case .up: ran = try apply(file, with: runner, in: db)
-                case .down: ran = try revert(file, with: runner, in: db)
+                case .up: ran = try apply(file, with: runner, expecting: expected, in: db)
+                case .down: ran = try revert(file, with: runner, expecting: expected, in: db)
                 }
                 if ran { steps.append(.init(file, direction, durationMs: milliseconds(since: start))) }
+                if direction == .up { expected.insert(file.version) } else { expected.remove(file.version) }
             } catch {
                 throw failure(error, at: file, direction, after: steps, in: db)
             }
@@ -91,11 +95,30 @@ struct MigrationExecution {
         return MigrationFailure(report: report, error: toolError)
     }
 
+    /// Throws 65 when the records no longer hold `expected`: the database
+    /// was replaced or restored under the run (between two migrations), and
+    /// applying the next one would record a history that never happened.
+    private static func checkUnchanged(expecting expected: Set<UInt64>, before file: MigrationFile, in db: Database) throws {
+        let recorded = Set(try MigrationsTable.records(db).map(\.version)).subtracting([file.version])
+        let wanted = expected.subtracting([file.version])
+        guard recorded != wanted else { return }
+        let missing = wanted.subtracting(recorded).sorted().map(String.init)
+        let added = recorded.subtracting(wanted).sorted().map(String.init)
+        let changes = [missing.isEmpty ? nil : "no longer recorded: \(missing.joined(separator: ", "))", added.isEmpty ? nil : "recorded by another: \(added.joined(separator: ", "))"]
+        throw DBToolError(
+            .dataError,
+            "the database changed during the migration (\(changes.compactMap { $0 }.joined(separator: "; "))): was it restored or replaced? Migration \(file.version) was not run",
+            hint: "Check the database, then run `dbtool migrate status` and migrate again.")
+    }
+
     /// Applies one file unless another run did; true when this call applied it.
-    private func apply(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database) throws -> Bool {
+    private func apply(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, expecting expected: Set<UInt64>, in db: Database)
+        throws -> Bool
+    {
         let step = MigrationStep(
             identifier: String(file.version), foreignKeyChecks: .deferredUnchecked, runsInTransaction: !file.runsOutsideTransaction
         ) { db in
+            try MigrationExecution.checkUnchanged(expecting: expected, before: file, in: db)
             try MigrationExecution.checkingForeignKeys(of: file, .up, in: db) { try file.run(.up, in: db) }
         }
         return try runner.apply(step, in: db)
@@ -104,10 +127,13 @@ struct MigrationExecution {
     /// Runs a migration's down section and deletes its record, with the
     /// runner's transaction and foreign key handling (see ``apply(_:with:in:)``);
     /// false when another run reverted it first.
-    private func revert(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, in db: Database) throws -> Bool {
+    private func revert(_ file: MigrationFile, with runner: MigrationRunner<MigrationsTable>, expecting expected: Set<UInt64>, in db: Database)
+        throws -> Bool
+    {
         let step = MigrationStep(
             identifier: String(file.version), foreignKeyChecks: .deferredUnchecked, runsInTransaction: !file.downRunsOutsideTransaction
         ) { db in
+            try MigrationExecution.checkUnchanged(expecting: expected, before: file, in: db)
             try MigrationExecution.checkingForeignKeys(of: file, .down, in: db) { try file.run(.down, in: db) }
         }
         return try runner.revert(step, in: db)

@@ -6,28 +6,51 @@ import Foundation
 /// down section.
 ///
 /// Snapshots go to `DIR/snapshots/pre-migrate-<UTC timestamp>.sqlite`; the
-/// path of the latest is kept in `DIR/.dbtool-last-snapshot`, outside the
-/// database, so that it survives the restore.
+/// path of the latest, relative to DIR (so that a copy of DIR names its own
+/// snapshot), is kept in `DIR/.dbtool-last-snapshot`, outside the database,
+/// so that it survives the restore. `DIR/snapshots` is opened without
+/// following a link: a link planted there is refused, never written through.
 public enum MigrationSnapshots {
     static let recordFileName = ".dbtool-last-snapshot"
 
     /// Takes a snapshot of the database and records its path.
     static func take(_ database: DatabaseHandle) throws -> String {
         let directory = database.location.directoryPath + "/snapshots"
-        try createPrivateDirectory(directory)
+        let snapshots = try openSnapshots(database.location.directoryPath)
         var operation = SnapshotOperation(database: database)
         operation.outputDirectory = directory
+        operation.openedDirectory = snapshots
         operation.nameStem = "pre-migrate"
         let snapshot = try operation.run().snapshot
         let recordPath = database.location.directoryPath + "/" + recordFileName
-        try writeSmallFile(recordPath, contents: snapshot + "\n")
+        try writeSmallFile(recordPath, contents: "snapshots/" + LocalPath.name(of: snapshot) + "\n")
         return snapshot
     }
 
-    /// The path of the latest snapshot taken before migrating, if any.
+    /// `DIR/snapshots`, created (0700) or opened, never through a link.
+    private static func openSnapshots(_ directory: String) throws -> DirectoryDescriptor {
+        let parent = try DirectoryDescriptor.open(directory)
+        defer { parent.close() }
+        do {
+            return try parent.openOrCreateDirectory("snapshots")
+        } catch {
+            guard [.tooManySymbolicLinkLevels, .notADirectory].contains(error.errno) else { throw error.reported() }
+            throw DBToolError(
+                .cantCreate,
+                "\(directory)/snapshots is not a directory (a symbolic link, or a file): dbtool writes inside the database directory through no link",
+                hint: "Check what put it there; move it away, then migrate again.")
+        }
+    }
+
+    /// The path of the latest snapshot taken before migrating, if any
+    /// (recorded relative to the database directory; an absolute path, as
+    /// dbtool 0.4 wrote it, is read as it is).
     public static func latest(_ location: DatabaseLocation) -> String? {
         let recordPath = location.directoryPath + "/" + recordFileName
-        return (try? FileSystem.contents(recordPath)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard let bytes = try? FileSystem.contents(recordPath) else { return nil }
+        let recorded = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !recorded.isEmpty else { return nil }
+        return recorded.hasPrefix("/") ? recorded : location.directoryPath + "/" + recorded
     }
 
     public struct RestoreReport: Codable, Sendable, Equatable {
@@ -48,7 +71,7 @@ public enum MigrationSnapshots {
                 .noInput, "no snapshot to restore for \(location.filePath)", hint: "Pass --snapshot FILE, or migrate with --snapshot first."
             )
         }
-        let snapshotDatabase = DatabaseHandle(location: DatabaseLocation(path: snapshot), timeout: database.timeout)
+        let snapshotDatabase = DatabaseHandle(location: try DatabaseLocation(path: snapshot), timeout: database.timeout)
         try snapshotDatabase.location.checkExists()
         let version = try database.withExclusiveLock(.migrate) { destination in
             let source = try snapshotDatabase.openQueue(readonly: true)

@@ -161,12 +161,24 @@ extension MigrationFile {
             var start = position ?? sql.startIndex
             if let failingSQL, let range = sql.range(of: failingSQL, range: start..<sql.endIndex) { start = range.lowerBound }
             let line = firstLine + sql[..<start].filter { $0 == "\n" }.count
-            let statementText = failingSQL.map { " in `\($0)`" } ?? ""
+            let statementText = failingSQL.map { " in `\(Self.quoted($0))`" } ?? ""
             throw DBToolError(
                 .dataError, "\(file):\(line): \(error.message ?? "SQLite error")\(statementText)",
                 hint: MigrationFile.nothingRanHint(direction))
         }
     }
+
+    /// At most ``quoteLimit`` bytes of a statement, for an error message:
+    /// a whole file is never echoed.
+    static func quoted(_ sql: String) -> String {
+        guard sql.utf8.count > quoteLimit else { return sql }
+        var end = sql.utf8.index(sql.utf8.startIndex, offsetBy: quoteLimit)
+        while end > sql.startIndex && !sql.unicodeScalars.indices.contains(end) { end = sql.utf8.index(before: end) }
+        return String(sql[..<end]) + "…"
+    }
+
+    /// The longest part of a statement an error quotes, in bytes.
+    static let quoteLimit = 200
 
     /// The first statement of `sql`, without the blank and comment lines
     /// before it: the lines up to the first one that ends with `;`.

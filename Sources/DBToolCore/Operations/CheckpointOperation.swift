@@ -92,7 +92,7 @@ public struct CheckpointOperation: Sendable {
                     "the \(mode) checkpoint of \(database.location.filePath) did not complete within \(formatSeconds(database.timeout)) (\(attempts) attempts): other connections kept reading or writing the WAL",
                     hint: "No writer was kept waiting meanwhile. Retry later, or wait longer with --timeout SECONDS.")
             }
-            Thread.sleep(forTimeInterval: min(pause, max(0, deadline.timeIntervalSinceNow)))
+            try Interruption.sleep(seconds: min(pause, max(0, deadline.timeIntervalSinceNow)))
             pause = min(pause * 2, 0.1)
         }
     }

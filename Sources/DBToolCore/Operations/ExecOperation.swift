@@ -31,7 +31,7 @@ public struct ExecOperation {
     ///   database stays locked past the timeout, 77 for a write on a
     ///   database opened with `readonly`.
     public func run(write: @escaping (String) throws -> Void) throws {
-        let dbQueue = try database.openQueue(readonly: readonly)
+        let dbQueue = try readonly ? database.openForReading() : database.openQueue()
         let writer = RowWriter(format: format, write: write)
         let scriptManagesTransactions = SQLScript.managesTransactions(sql)
         try reportingErrors {
@@ -142,7 +142,8 @@ public enum ExecArgumentParser {
                 guard let int64 = Int64(value) else { throw invalid("an integer") }
                 return int64.databaseValue
             case "real":
-                guard let double = Double(value) else { throw invalid("a real number") }
+                // SQLite has no NaN, and Double reads 1e400 as infinity: neither is what was typed.
+                guard let double = Double(value), double.isFinite else { throw invalid("a finite real number") }
                 return double.databaseValue
             case "blob":
                 guard let data = hexData(value) else { throw invalid("hexadecimal bytes") }

@@ -56,7 +56,7 @@ public struct InitOperation: Sendable {
         if let migrationsPath { try MigrationDirectory(path: migrationsPath).requireMigrations() }
         var report = try initialize()
         guard let migrationsPath else { return report }
-        var migrate = MigrateOperation(database: DatabaseHandle(location: DatabaseLocation(path: report.database)), migrationsPath: migrationsPath)
+        var migrate = MigrateOperation(database: DatabaseHandle(location: try DatabaseLocation(path: report.database)), migrationsPath: migrationsPath)
         migrate.notice = notice
         do {
             report.migrate = try migrate.run()
@@ -158,10 +158,11 @@ public struct InitOperation: Sendable {
 }
 
 /// The first 100 bytes of a SQLite database file (empty for an empty file,
-/// which is a valid empty database), or nil when the file is not one.
+/// which is a valid empty database), or nil when the file is not one (a
+/// FIFO or a device is not read: it would hang).
 /// See <https://www.sqlite.org/fileformat.html>.
 func sqliteHeader(_ path: String) -> [UInt8]? {
-    guard let descriptor = try? FileDescriptor.open(path, .readOnly) else { return nil }
+    guard let (descriptor, _) = try? FileDescriptor.openRegularFile(path) else { return nil }
     defer { descriptor.close() }
     guard let header = try? descriptor.read(fromAbsoluteOffset: 0, count: 100) else { return nil }
     if header.isEmpty { return header }

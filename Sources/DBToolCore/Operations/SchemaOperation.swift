@@ -23,7 +23,7 @@ public struct SchemaOperation: Sendable {
     /// - throws: ``DBToolError``: 66 when there is no database, 65 for a
     ///   table that does not exist or a file that is not a database.
     public func run() throws -> SchemaReport {
-        let dbQueue = try database.openQueue()
+        let dbQueue = try database.openForReading(readonly: false)
         return try database.reportingErrors {
             try dbQueue.read { db in
                 try SchemaReport(db, path: database.location.filePath, tableNames: tableNames)
@@ -33,7 +33,7 @@ public struct SchemaOperation: Sendable {
 
     /// The SQL of the schema, one statement per line (``Database/schemaSQL()``).
     public func runSQL() throws -> String {
-        let dbQueue = try database.openQueue()
+        let dbQueue = try database.openForReading(readonly: false)
         return try database.reportingErrors {
             try dbQueue.read { db in try db.schemaSQL() }
         }
@@ -82,7 +82,8 @@ extension SchemaReport {
         for view in views { lines.append("view \(view)") }
         for trigger in triggers { lines.append("trigger \(trigger.name) on \(trigger.table)") }
         if lines.isEmpty { lines.append("no tables in \(database)") }
-        return lines.joined(separator: "\n")
+        // Names come from the database: no control character reaches the terminal.
+        return lines.map { TerminalText.escaped($0) }.joined(separator: "\n")
     }
 }
 

@@ -24,6 +24,9 @@ public struct SnapshotOperation: Sendable {
     /// The stem of timestamped names (default: the database file's name
     /// without its extension).
     var nameStem: String?
+    /// ``outputDirectory`` already open (without following a link): the
+    /// snapshots directory inside a database directory.
+    var openedDirectory: DirectoryDescriptor?
     /// Called with (copied pages, total pages) as the copy goes on; the
     /// backup then copies in steps (still inside one read transaction, so
     /// the copy holds one committed state).
@@ -44,48 +47,129 @@ public struct SnapshotOperation: Sendable {
         public var deleted: [String]
         /// `path: reason` of each older snapshot `--keep` could not delete.
         public var deleteFailures: [String]
+        /// Snapshots of the directory that `--keep` did not count.
+        public var warnings: [String] = []
     }
 
     /// The prefix of temp files; stale ones (left by a killed run) are removed.
     static let tempPrefix = ".dbtool-snapshot-"
 
     public func run(now: Date = Date()) throws -> Report {
-        let destination = try FileDestination(
-            FileDestination.Request(output: output, outputDirectory: outputDirectory, keep: keep),
-            stem: nameStem ?? snapshotStem, fileExtension: "sqlite", now: now, force: force, tempPrefix: Self.tempPrefix)
-        try destination.prepare()
-        let source = try database.openQueue()
-        let temp = destination.tempPath()
-        // Created here, empty (a valid empty database, and what VACUUM INTO
-        // accepts): private, whatever the umask (SQLite would create it
-        // 0644), and never through a link. Its journal takes its mode.
-        try createNewFile(temp, what: "the snapshot").close()
-        defer { removeDatabaseFiles(temp) }
+        let (repository, name) = try destination(now: now)
+        do {
+            return try write(name, into: repository, now: now)
+        } catch {
+            repository.discardCreatedDirectory()
+            throw error
+        }
+    }
 
-        let pageCount = try database.reportingErrors {
-            try reportingWriteErrors(to: destination.path) { () -> Int in
-                if vacuum {
-                    try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
-                } else {
-                    let copy = try DatabaseQueue(path: temp)
-                    if let progress {
-                        // 4 MiB of 4 KiB pages per step.
-                        try source.backup(to: copy, pagesPerStep: 1024) { step in
-                            progress(step.completedPageCount, step.totalPageCount)
-                        }
-                    } else {
-                        try source.backup(to: copy)
-                    }
-                    try copy.close()
-                }
-                return try finalizeCopy(temp)
+    /// The directory and the file name the snapshot goes to; `--output`
+    /// may not name one of the database's own files (64).
+    private func destination(now: Date) throws -> (DirectoryRepository, String) {
+        let path: String
+        if let output {
+            path = try LocalPath.resolve(output, what: "--output")
+        } else if let outputDirectory {
+            path = try LocalPath.resolve(outputDirectory, what: "--output-dir") + "/" + series.name(at: now)
+        } else {
+            throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
+        }
+        if let own = database.location.ownFile(matching: path) {
+            throw DBToolError(
+                .usage, "the snapshot \(path) would be \(own == database.location.filePath ? "the database file" : "a file of the database") \(own): writing there would destroy it",
+                hint: "Write the snapshot outside the database's files.")
+        }
+        let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix, opened: openedDirectory)
+        if output != nil {
+            guard FileSystem.isDirectory(repository.path) else {
+                throw DBToolError(
+                    .cantCreate, "can not write \(path): the directory \(repository.path) does not exist", hint: "Create it first (mkdir -p).")
+            }
+            if FileSystem.exists(path) && !force {
+                throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
             }
         }
-        try destination.publish(temp, what: "the snapshot")
-        let pruning = destination.prune()
-        return Report(
-            database: database.location.filePath, snapshot: destination.path, bytes: FileSystem.size(destination.path),
-            pageCount: pageCount, vacuumed: vacuum, deleted: pruning.deleted, deleteFailures: pruning.failures)
+        try repository.prepareForWriting(creating: outputDirectory != nil)
+        return (repository, LocalPath.name(of: path))
+    }
+
+    /// The series of timestamped snapshots of this database.
+    private var series: TimestampedName {
+        TimestampedName(stem: nameStem ?? snapshotStem, fileExtension: "sqlite")
+    }
+
+    private func write(_ name: String, into repository: DirectoryRepository, now: Date) throws -> Report {
+        let source = try database.openQueue()
+        // Created here, empty (a valid empty database, and what VACUUM INTO
+        // accepts): private, whatever the umask (SQLite would create it
+        // 0644), and never through a link. SQLite then opens it without
+        // creating anything, without a journal, and not through a link.
+        let temp = try repository.temporaryFile(for: name)
+        defer { removeDatabaseFiles(temp) }
+
+        let pageCount: Int
+        do {
+            pageCount = try database.reportingErrors {
+                try reportingWriteErrors(to: repository.location(of: name)) { () -> Int in
+                    if vacuum {
+                        try source.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [temp]) }
+                    } else {
+                        let copy = try DatabaseQueue(path: temp, configuration: Self.copyConfiguration)
+                        try copy.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = OFF") }
+                        if let progress {
+                            // 4 MiB of 4 KiB pages per step.
+                            try source.backup(to: copy, pagesPerStep: 1024) { step in
+                                progress(step.completedPageCount, step.totalPageCount)
+                            }
+                        } else {
+                            try source.backup(to: copy)
+                        }
+                        try copy.close()
+                    }
+                    return try finalizeCopy(temp)
+                }
+            }
+        } catch let failure as CorruptCopy {
+            // The pages copied are corrupt: the copy is kept as evidence, under a name no retention counts.
+            let evidence = name.hasSuffix(".sqlite") ? String(name.dropLast(7)) + ".corrupt.sqlite" : name + ".corrupt"
+            try repository.publish(temp: temp, as: evidence, replacing: false)
+            throw DBToolError(
+                .dataError,
+                "the database \(database.location.filePath) is corrupt (quick_check of its copy: \(failure.check.prefix(3).joined(separator: "; "))): the copy was kept as evidence in \(repository.location(of: evidence)), which retention never counts nor deletes",
+                hint: "Restore the database from a backup, or recover what can be read from it.")
+        }
+        try repository.publish(temp: temp, as: name, replacing: force)
+        let size = FileSystem.size(repository.location(of: name))
+        var report = Report(
+            database: database.location.filePath, snapshot: repository.location(of: name), bytes: size, pageCount: pageCount,
+            vacuumed: vacuum, deleted: [], deleteFailures: [])
+        guard outputDirectory != nil else { return report }
+        let identity = SeriesIdentity(location: database.location)
+        let record = SeriesRecord(
+            series: identity, file: name, size: size, created: BackupListOperation.iso(now), dbtoolVersion: DBToolVersion.current,
+            pageCount: pageCount)
+        try repository.writeSmall(SeriesRecord.name(of: name), try record.encoded())
+        let catalog = try ArchiveCatalog(repository, extensions: ArchiveName.snapshotExtensions, now: now)
+        report.warnings = catalog.unverified.filter { ArchiveName($0.name, extensions: ["sqlite"])?.stem == series.stem }.map {
+            "\($0.location) is not counted by --keep, nor deleted: \($0.distrust ?? "")"
+        }
+        if let keep {
+            let pruning = Pruning.run(
+                catalog, seriesID: identity.id, policy: RetentionPolicy(last: keep), protecting: name, dryRun: false, now: now)
+            report.deleted = pruning.deleted
+            report.deleteFailures = pruning.failures
+        }
+        return report
+    }
+
+    /// How the copy is opened: the temp file dbtool created, never created
+    /// again by SQLite, nor reached through a link.
+    private static var copyConfiguration: Configuration {
+        var configuration = Configuration()
+        configuration.createsMissingFile = false
+        configuration.followsSymbolicLinks = false
+        return configuration
     }
 
     /// The copy's write errors are about the destination (a full disk, most
@@ -106,18 +190,24 @@ public struct SnapshotOperation: Sendable {
         URL(fileURLWithPath: database.location.filePath).deletingPathExtension().lastPathComponent
     }
 
+    /// A copy whose `quick_check` failed: its source is corrupt.
+    private struct CorruptCopy: Error {
+        let check: [String]
+    }
+
     /// Makes the copy standalone (journal mode DELETE) and checks it.
     private func finalizeCopy(_ path: String) throws -> Int {
-        let copy = try DatabaseQueue(path: path)
+        let copy = try DatabaseQueue(path: path, configuration: Self.copyConfiguration)
         defer { try? copy.close() }
         return try copy.writeWithoutTransaction { db in
             _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
-            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            guard check == ["ok"] else {
-                throw DBToolError(
-                    .dataError, "the snapshot of \(database.location.filePath) failed its quick_check: \(check.prefix(3).joined(separator: "; "))",
-                    hint: "Run `dbtool exec \"PRAGMA integrity_check\"` on the database.")
+            let check: [String]
+            do {
+                check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+                throw CorruptCopy(check: [error.message ?? "database disk image is malformed"])
             }
+            guard check == ["ok"] else { throw CorruptCopy(check: check) }
             return try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         }
     }

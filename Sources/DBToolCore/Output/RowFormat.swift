@@ -129,9 +129,10 @@ private func tableValue(_ value: DatabaseValue) -> String {
     }
 }
 
-/// A text in a table: one line, whatever it holds (escaped as in tsv).
+/// A text in a table: one line, whatever it holds, and no control
+/// character reaches the terminal (see ``TerminalText``).
 private func escapedTableText(_ text: String) -> String {
-    tsvField(text)
+    TerminalText.escaped(text, escapingBackslash: true)
 }
 
 private func csvField(_ text: String) -> String {

@@ -38,6 +38,49 @@ public struct DatabaseHandle: Sendable, Equatable {
         return queue
     }
 
+    /// True when dbtool may not write in the database's directory: read-only
+    /// media, or a directory of another user. SQLite then can not create the
+    /// WAL index (`-shm`) a read of a WAL database needs.
+    public var isReadOnlyPlace: Bool {
+        !FileSystem.isWritable(location.directoryPath) || FileSystem.isOnReadOnlyMedia(location.directoryPath)
+    }
+
+    /// Opens a connection that only reads. Where dbtool may not write (see
+    /// ``isReadOnlyPlace``), a database whose WAL is empty or absent is
+    /// opened `immutable` (SQLite reads the file as it is, takes no lock,
+    /// creates nothing); one whose WAL holds commits can not be read there
+    /// (77, saying so). Elsewhere: ``openQueue(readonly:)``.
+    public func openForReading(readonly: Bool = true) throws -> DatabaseQueue {
+        guard isReadOnlyPlace else { return try openQueue(readonly: readonly) }
+        try location.checkExists()
+        let wal = FileSystem.size(location.filePath + "-wal")
+        guard wal == 0 else {
+            let media = FileSystem.isOnReadOnlyMedia(location.directoryPath) ? "is on read-only media" : "is in a directory dbtool may not write"
+            throw DBToolError(
+                .noPermission,
+                "the database \(location.filePath) \(media), and its WAL holds \(wal) bytes of commits: SQLite needs to write its WAL index to read them",
+                hint: "Copy the database directory somewhere writable (or mount it read-write), then read the copy.")
+        }
+        var config = Configuration()
+        config.readonly = true
+        config.label = "dbtool"
+        let queue = try reportingErrors { try DatabaseQueue(path: Self.immutableURI(location.filePath), configuration: config) }
+        InterruptibleQueues.track(queue)
+        return queue
+    }
+
+    /// `file:PATH?immutable=1`, the path percent-encoded as URIs need.
+    static func immutableURI(_ path: String) -> String {
+        var encoded = ""
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "%", "?", "#": encoded += String(format: "%%%02X", scalar.value)
+            default: encoded.unicodeScalars.append(scalar)
+            }
+        }
+        return "file:" + encoded + "?immutable=1"
+    }
+
     /// SQLite's busy handler for a wait of `timeout`: sleeps as SQLite's own
     /// does (1 ms, growing to 20 ms), and gives up past the timeout or as
     /// soon as a signal was received.

@@ -23,17 +23,41 @@ public struct DatabaseLocation: Sendable, Equatable {
 
     /// Resolves `path`: a directory means the file inside it; anything else
     /// is the file itself.
-    public init(path: String, fileName: String = DatabaseLocation.defaultFileName) {
-        let url = URL(fileURLWithPath: path).standardizedFileURL
-        if FileSystem.isDirectory(url.path) {
-            directoryPath = url.path
-            filePath = url.appendingPathComponent(fileName).path
+    ///
+    /// - throws: ``DBToolError`` 64 for an empty path, or a `fileName` that
+    ///   is not one file name.
+    public init(path: String, fileName: String = DatabaseLocation.defaultFileName) throws {
+        let path = try LocalPath.resolve(path, what: "--database")
+        try LocalPath.checkFileName(fileName, what: "--file-name")
+        if FileSystem.isDirectory(path) {
+            directoryPath = path
+            filePath = path == "/" ? "/" + fileName : path + "/" + fileName
             namesDirectory = true
         } else {
-            filePath = url.path
-            directoryPath = url.deletingLastPathComponent().path
+            filePath = path
+            directoryPath = LocalPath.parent(of: path)
             namesDirectory = false
         }
+    }
+
+    /// The file of this database (the database, its WAL, SHM or journal)
+    /// that `path` names, links resolved, or that `path` is a hard link of;
+    /// nil when it names none of them. How outputs are kept off the
+    /// database: a copy written there would destroy it.
+    public func ownFile(matching path: String) -> String? {
+        let own = DatabaseFiles.suffixes.map { filePath + $0 }
+        let resolved = Self.resolved(path)
+        if let match = own.first(where: { Self.resolved($0) == resolved }) { return match }
+        guard let target = (try? FileSystem.status(path)) ?? nil else { return nil }
+        return own.first { ((try? FileSystem.status($0)) ?? nil)?.identity == target.identity }
+    }
+
+    /// `path` with its links resolved: the whole path when it exists, else
+    /// its folder's, and its name.
+    private static func resolved(_ path: String) -> String {
+        if let whole = FileSystem.resolvingLinks(path) { return whole }
+        let parent = LocalPath.parent(of: path)
+        return (FileSystem.resolvingLinks(parent) ?? parent) + "/" + LocalPath.name(of: path)
     }
 
     /// Throws when the database file does not exist (a connection would create it).

@@ -18,6 +18,7 @@ import Foundation
 final class ExclusiveLock {
     private let descriptor: FileDescriptor
     private let path: String
+    private var command = ""
 
     /// What is locked, for messages: `dbtool migrate` is migrating, `dbtool backup` is backing up.
     struct Purpose {
@@ -30,15 +31,31 @@ final class ExclusiveLock {
 
         static let migrate = Purpose(fileName: ".dbtool-migrate.lock", command: "dbtool migrate", activity: "is migrating")
         static let backup = Purpose(fileName: ".dbtool-backup.lock", command: "dbtool backup", activity: "is backing up")
+
+        /// The migration lock, taken by a restore: a migration never runs
+        /// while the database it migrates is restored.
+        static let restoreDatabase = Purpose(fileName: migrate.fileName, command: "dbtool restore", activity: "is restoring")
+
+        /// The lock of a restore into `name`, beside it in its parent:
+        /// held from the first check of the target to the swap.
+        static func restore(into name: String) -> Purpose {
+            Purpose(fileName: ".dbtool-restoring-\(name).lock", command: "dbtool restore", activity: "is restoring")
+        }
     }
 
-    /// The longest content of a lock file: a pid and a newline.
-    private static let maximumContentSize = 32
+    /// The longest content of a lock file: a pid, the command that holds
+    /// it, and a note (the upload a backup started).
+    private static let maximumContentSize = 4096
+
+    /// The note the previous holder left in the lock file, when it was
+    /// killed holding it (its temp files, its upload): nil otherwise.
+    private(set) var previousNote: String?
 
     /// Waits up to `timeout` for the lock (0: fail at once).
     ///
     /// - throws: ``DBToolError`` 75 past the timeout, naming the holder's
-    ///   pid; 73 when the lock file can not be created, or is not one.
+    ///   pid and command; 77 when the lock file may not be created, 73 when
+    ///   it can not, or is not one; 130 on SIGINT or SIGTERM.
     init(directory: String, purpose: Purpose, timeout: TimeInterval) throws {
         let path = directory + "/" + purpose.fileName
         let deadline = Date(timeIntervalSinceNow: timeout)
@@ -56,25 +73,80 @@ final class ExclusiveLock {
                     descriptor.close()  // removed by the holder we waited for: lock the new file
                     continue
                 }
-                // The pid is for messages only: a failure to write it is harmless.
+                // A killed holder's note (its upload), for this run to clean up after it.
+                let previous = (try? descriptor.read(fromAbsoluteOffset: 0, count: Self.maximumContentSize)) ?? []
+                let note = String(decoding: previous, as: UTF8.self).split(separator: "\n", maxSplits: 1).dropFirst().first
+                previousNote = note.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+                // For messages only: a failure to write it is harmless.
                 try? descriptor.resize(to: 0)
-                try? descriptor.writeAll(toAbsoluteOffset: 0, Array("\(SystemProcess.currentID)\n".utf8))
+                try? descriptor.writeAll(toAbsoluteOffset: 0, Array("\(SystemProcess.currentID) \(purpose.command)\n".utf8))
+                self.command = purpose.command
                 self.descriptor = descriptor
                 self.path = path
                 return
             }
             guard Date() < deadline else {
                 let content = (try? descriptor.read(fromAbsoluteOffset: 0, count: Self.maximumContentSize)) ?? []
-                let holder = String(decoding: content, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let holder = Self.holder(String(decoding: content, as: UTF8.self), default: purpose)
                 descriptor.close()
                 throw DBToolError(
-                    .tempFail,
-                    "another `\(purpose.command)` (pid \(holder.isEmpty ? "unknown" : holder)) \(purpose.activity) the database in \(directory)",
+                    .tempFail, "another `\(holder.command)` (pid \(holder.pid)) \(holder.activity) the database in \(directory)",
                     hint: timeout > 0 ? "Retry later, or wait longer with --timeout SECONDS." : "Retry when it has finished.")
             }
             descriptor.close()
-            SystemProcess.sleep(seconds: 0.02)
+            try Interruption.sleep(seconds: 0.02)
         }
+    }
+
+    /// The lock of `purpose` for the database at `location`: in its
+    /// directory, or, where dbtool may not write there (read-only media, a
+    /// directory of another user), in the runtime directory
+    /// (`$XDG_RUNTIME_DIR`, `/run/dbtool` for root, else the temp
+    /// directory), named after the database's identity so that every run
+    /// on this database meets the same file.
+    convenience init(for location: DatabaseLocation, purpose: Purpose, timeout: TimeInterval) throws {
+        let directory = location.directoryPath
+        guard !FileSystem.isWritable(directory) || FileSystem.isOnReadOnlyMedia(directory) else {
+            try self.init(directory: directory, purpose: purpose, timeout: timeout)
+            return
+        }
+        let runtime = Self.runtimeDirectory()
+        try createMissingDirectories(runtime)
+        let id = SeriesIdentity(location: location).id
+        var elsewhere = purpose
+        elsewhere.fileName = String(purpose.fileName.dropLast(".lock".count)) + "-" + id + ".lock"
+        try self.init(directory: runtime, purpose: elsewhere, timeout: timeout)
+    }
+
+    /// Where the locks of databases in read-only places live.
+    private static func runtimeDirectory() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, FileSystem.isWritable(runtime) { return runtime + "/dbtool" }
+        if SystemProcess.effectiveUserID == 0 && FileSystem.isWritable("/run") { return "/run/dbtool" }
+        return NSTemporaryDirectory().replacingOccurrences(of: "//", with: "/") + "dbtool-\(SystemProcess.effectiveUserID)"
+    }
+
+    /// Keeps `text` (one line) in the lock file, for the next run if this
+    /// one is killed; an empty text clears it. Best effort: a failure to
+    /// write it only loses the clean-up after a kill.
+    func note(_ text: String) {
+        let line = text.replacingOccurrences(of: "\n", with: " ")
+        let content = "\(SystemProcess.currentID) \(command)\n" + (line.isEmpty ? "" : line + "\n")
+        guard content.utf8.count <= Self.maximumContentSize else { return }
+        try? descriptor.resize(to: 0)
+        try? descriptor.writeAll(toAbsoluteOffset: 0, Array(content.utf8))
+    }
+
+    /// Who holds a lock, from its file's content: `PID COMMAND` (a pid alone
+    /// from dbtool 0.4).
+    private static func holder(_ content: String, default purpose: Purpose) -> (pid: String, command: String, activity: String) {
+        let fields = content.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 1).map(String.init)
+        let pid = fields.first.flatMap { Int32($0) }.map(String.init) ?? "unknown"
+        guard fields.count == 2, fields[1].hasPrefix("dbtool "), fields[1] != purpose.command else {
+            return (pid, purpose.command, purpose.activity)
+        }
+        let activities = ["dbtool migrate": "is migrating", "dbtool backup": "is backing up", "dbtool restore": "is restoring"]
+        return (pid, fields[1], activities[fields[1]] ?? "is using")
     }
 
     /// Creates the lock file, or opens the one another dbtool run created;
@@ -85,7 +157,8 @@ final class ExclusiveLock {
             return try FileDescriptor.open(path, .readWrite, options: [.exclusiveCreate, .noFollow, .nonBlocking])
         } catch where error.errno != .fileExists {
             throw DBToolError(
-                .cantCreate, "can not create the lock file \(path): \(error.errno)", hint: "Check the permissions of \(directory).")
+                error.errno.isPermissionDenied ? .noPermission : error.errno == .interrupted ? .interrupted : .cantCreate,
+                "can not create the lock file \(path): \(error.errno)", hint: "Check the permissions of \(directory).")
         } catch {}
         let descriptor: FileDescriptor
         do {

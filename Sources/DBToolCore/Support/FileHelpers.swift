@@ -35,9 +35,10 @@ func syncDirectory(of path: String) throws {
 }
 
 /// The exit status of a failed write: 74 when the disk is full or failing
-/// (ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO), 73 otherwise.
+/// (ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO), 77 for a permission
+/// denied, 130 for an interruption, 73 otherwise.
 func writeFailureStatus(_ code: Errno) -> ExitStatus {
-    code.isWriteFailure ? .ioError : .cantCreate
+    code.isWriteFailure ? .ioError : code.isPermissionDenied ? .noPermission : code == .interrupted ? .interrupted : .cantCreate
 }
 
 /// Creates a private file that must not exist yet (see
@@ -88,36 +89,39 @@ func createPrivateDirectory(_ path: String, mode: mode_t = 0o700) throws {
 
 /// Makes sure an `--output-dir` exists: a missing one is created private
 /// (0700), when its parent exists (a typo deep in a path is reported rather
-/// than created).
-func createOutputDirectory(_ path: String) throws {
-    if FileSystem.isDirectory(path) { return }
+/// than created). Returns true when it created it.
+@discardableResult
+func createOutputDirectory(_ path: String) throws -> Bool {
+    if FileSystem.isDirectory(path) { return false }
     let parent = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
     guard FileSystem.isDirectory(parent) else {
         throw DBToolError(
             .cantCreate, "the output directory \(path) does not exist, nor its parent \(parent)", hint: "Create it first (mkdir -p).")
     }
     try createPrivateDirectory(path)
+    return true
 }
 
-/// Creates the missing directories of `path`, private (0700), parents first.
-func createMissingDirectories(_ path: String) throws {
+/// Creates the missing directories of `path`, private (0700), parents
+/// first; returns those it created, for the caller to remove on failure.
+@discardableResult
+func createMissingDirectories(_ path: String) throws -> [String] {
     var missing: [String] = []
     var current = URL(fileURLWithPath: path).standardizedFileURL
     while !FileSystem.exists(current.path) && current.path != "/" {
         missing.append(current.path)
         current = current.deletingLastPathComponent()
     }
-    for directory in missing.reversed() { try createPrivateDirectory(directory) }
+    var created: [String] = []
+    do {
+        for directory in missing.reversed() {
+            try createPrivateDirectory(directory)
+            created.append(directory)
+        }
+    } catch {
+        for directory in created.reversed() { try? FileSystem.removeEmptyDirectory(directory) }
+        throw error
+    }
+    return created
 }
 
-/// The content of a UTF-8 text file; `notUTF8` is the error for another encoding.
-func readUTF8File(_ path: String, notUTF8: () -> DBToolError) throws -> String {
-    let bytes: [UInt8]
-    do {
-        bytes = try FileSystem.contents(path)
-    } catch {
-        throw error.reported(hint: error.errno.isPermissionDenied ? "Check its permissions." : nil)
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else { throw notUTF8() }
-    return text
-}

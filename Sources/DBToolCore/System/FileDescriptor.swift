@@ -128,16 +128,19 @@ struct FileDescriptor {
         return count
     }
 
-    /// Reads from the current offset to the end of the file (or stream).
-    func readToEnd() throws(FileSystemError) -> [UInt8] {
+    /// Reads from the current offset to the end of the file (or stream),
+    /// stopping once more than `limit` bytes were read (a device such as
+    /// `/dev/zero` has no end).
+    func readToEnd(limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { chunk.deallocate() }
         var bytes: [UInt8] = []
-        while true {
+        while bytes.count <= limit {
             let count = try read(into: chunk)
             if count == 0 { return bytes }
             bytes += chunk.prefix(count)
         }
+        return bytes
     }
 
     /// Reads up to `count` bytes at `offset` (fewer at the end of the file).

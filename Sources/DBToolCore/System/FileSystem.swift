@@ -21,6 +21,14 @@ enum FileSystem {
         return FileStatus(raw)
     }
 
+    /// The absolute path with every link resolved (`realpath(3)`); nil when
+    /// it leads nowhere.
+    static func resolvingLinks(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Whether something is at `path` (following links).
     static func exists(_ path: String) -> Bool {
         (try? status(path)).flatMap { $0 } != nil
@@ -39,6 +47,12 @@ enum FileSystem {
     /// Whether this process may create files in the directory (`access(2)`).
     static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 
+    /// Whether `path` is on a file system mounted read-only (`statvfs(3)`).
+    static func isOnReadOnlyMedia(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     /// The names in a directory, sorted, without "." and "..".
     static func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
         guard let directory = opendir(path) else { throw FileSystemError(operation: "list", path: path, errno: .current) }
@@ -51,9 +65,10 @@ enum FileSystem {
         return names.sorted()
     }
 
-    /// The whole content of a file.
-    static func contents(_ path: String) throws(FileSystemError) -> [UInt8] {
-        let descriptor = try FileDescriptor.open(path, .readOnly)
+    /// The whole content of a regular file (a FIFO or a device there is
+    /// refused, never waited on).
+    static func contents(_ path: String) throws -> [UInt8] {
+        let (descriptor, _) = try FileDescriptor.openRegularFile(path)
         defer { descriptor.close() }
         return try descriptor.readToEnd()
     }
@@ -79,6 +94,11 @@ enum FileSystem {
     /// removes if this one could not.
     static func removeTree(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Removes an empty directory (`rmdir(2)`).
+    static func removeEmptyDirectory(_ path: String) throws(FileSystemError) {
+        guard rmdir(path) == 0 else { throw FileSystemError(operation: "remove", path: path, errno: .current) }
     }
 
     /// Creates a directory with exactly `permissions`, whatever the umask.
@@ -117,6 +137,13 @@ enum SystemProcess {
     /// This process's id.
     static var currentID: Int32 { getpid() }
 
+    /// The host's name (`gethostname(2)`).
+    static let hostName: String = {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let named = buffer.withUnsafeMutableBytes { gethostname($0.baseAddress!.assumingMemoryBound(to: CChar.self), 255) } == 0
+        return named ? String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) : "unknown"
+    }()
+
     /// The effective user of this process.
     static var effectiveUserID: uid_t { geteuid() }
 
@@ -124,11 +151,6 @@ enum SystemProcess {
     /// that can not be signalled still exists).
     static func exists(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || Errno.current != .noSuchProcess
-    }
-
-    /// Blocks the calling thread for `seconds`.
-    static func sleep(seconds: Double) {
-        usleep(useconds_t(max(0, min(seconds, 60)) * 1_000_000))
     }
 }
 

@@ -26,9 +26,7 @@ struct TemporaryOwner: Equatable {
 
     /// This process.
     static let current: TemporaryOwner = {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let named = buffer.withUnsafeMutableBytes { gethostname($0.baseAddress!.assumingMemoryBound(to: CChar.self), 255) } == 0
-        let hostName = named ? String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) : "unknown"
+        let hostName = SystemProcess.hostName
         let host = String(String.UnicodeScalarView(hostName.unicodeScalars.prefix(64).map(sanitized)))
         let bootID = (try? FileSystem.contents("/proc/sys/kernel/random/boot_id")).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let boot = String(bootID.filter(\.isHexDigit).prefix(8)).lowercased()

@@ -26,6 +26,16 @@ public struct Configuration: Sendable {
     /// file is never created. Default: false.
     public var readonly = false
 
+    /// If false, a read-write connection fails with SQLITE_CANTOPEN when the
+    /// database file does not exist, instead of creating it (dbtool opens a
+    /// restored copy so: a file the extraction did not produce is an error,
+    /// never an empty database). Default: true.
+    package var createsMissingFile = true
+
+    /// If false, the connection refuses a database path whose file is a
+    /// symbolic link (`SQLITE_OPEN_NOFOLLOW`). Default: true.
+    package var followsSymbolicLinks = true
+
     /// The database label, available as `db.configuration.label`. It also names
     /// the dispatch queues: `LABEL` for a queue, `LABEL.writer`, `LABEL.reader.N`
     /// for a pool. When nil, `GRDB.DatabaseQueue`, `GRDB.DatabasePool.writer`,

@@ -189,6 +189,8 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         // not needed (SQLITE_OPEN_NOMUTEX).
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        if !configuration.createsMissingFile { flags &= ~SQLITE_OPEN_CREATE }
+        if !configuration.followsSymbolicLinks { flags |= SQLITE_OPEN_NOFOLLOW }
         if path.hasPrefix("file:") { flags |= SQLITE_OPEN_URI }
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)

@@ -28,7 +28,7 @@ struct BackupCommand: ParsableCommand {
             store failed after --retries; 77 permission denied (credentials refused, passphrase \
             missing); 130 interrupted (temp files removed, uploads aborted).
             """,
-        subcommands: [CreateBackupCommand.self, ListBackupCommand.self, VerifyBackupCommand.self],
+        subcommands: [CreateBackupCommand.self, ListBackupCommand.self, VerifyBackupCommand.self, PruneBackupCommand.self],
         defaultSubcommand: CreateBackupCommand.self)
 }
 
@@ -84,43 +84,28 @@ struct CreateBackupCommand: ParsableCommand {
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
 
-    @Option(name: .customLong("output"), help: "The archive to write.", completion: .file())
+    @Option(name: .customLong("output"), help: "The archive to write.", completion: .file(), transform: nonEmptyPath)
     var outputPath: String?
 
-    @Option(name: .long, help: "Write a timestamped archive in this directory instead.", completion: .directory)
+    @Option(name: .long, help: "Write a timestamped archive in this directory instead.", completion: .directory, transform: nonEmptyPath)
     var outputDir: String?
 
     @Option(name: .long, help: "The archive format (default: the one --output's extension names, else tar.zst).")
     var archiveFormat: ArchiveFormat?
 
-    @Option(name: .long, help: "The compression level (zstd 1-22, gzip/xz/zip 0-9; default: the format's).")
+    @Option(name: .long, parsing: .unconditional, help: "The compression level (zstd 1-22, gzip/xz/zip 0-9; default: the format's).")
     var level: Int?
 
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: "Compression worker threads for tar.zst and tar.xz: faster, but tens of MiB more memory (default 0: none).")
     var threads: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Stream the archive to object storage under this prefix.", valueName: "s3://bucket/prefix/"))
+    @Option(name: .long, help: ArgumentHelp("Stream the archive to object storage under this prefix.", valueName: "s3://bucket/prefix/"),
+        transform: nonEmptyPath)
     var to: String?
 
-    @Option(name: .long, help: "With --output-dir or --to: keep the newest N archives of this database.")
-    var keep: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N hours.", valueName: "n"))
-    var keepHourly: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N days.", valueName: "n"))
-    var keepDaily: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N ISO weeks.", valueName: "n"))
-    var keepWeekly: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N months.", valueName: "n"))
-    var keepMonthly: Int?
-
-    @Option(name: .long, help: ArgumentHelp("Keep the newest archive of each of the last N years.", valueName: "n"))
-    var keepYearly: Int?
+    @OptionGroup(title: "Retention (with --output-dir or --to)") var retention: RetentionOptions
 
     @Flag(name: .long, help: "Check, and print what retention would delete; write and delete nothing.")
     var dryRun = false
@@ -128,13 +113,13 @@ struct CreateBackupCommand: ParsableCommand {
     @Flag(name: .long, help: "Encrypt the archive: a zip with AES-256 entries (needs --passphrase-file).")
     var encrypt = false
 
-    @Option(name: .long, help: "The file whose first line is the passphrase.", completion: .file())
+    @Option(name: .long, help: "The file whose first line is the passphrase.", completion: .file(), transform: nonEmptyPath)
     var passphraseFile: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
     var partSize: Int = 16
 
-    @Option(name: .long, help: "With --to: parts uploaded at once; memory holds one part more (default 4).")
+    @Option(name: .long, parsing: .unconditional, help: "With --to: parts uploaded at once; memory holds one part more (default 4).")
     var uploadThreads: Int = 4
 
     @Option(name: .long, help: "With --to: the objects' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket's).")
@@ -159,17 +144,11 @@ struct CreateBackupCommand: ParsableCommand {
         if [outputPath, outputDir, to].compactMap({ $0 }).count != 1 {
             throw ValidationError("give exactly one destination: --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        if let to, !ObjectLocation.isObjectURL(to) {
+        if let to, !to.hasPrefix("s3://") {
             throw ValidationError("--to takes an s3://BUCKET/PREFIX/ URL (got \(to)); write local archives with --output-dir")
         }
-        if !retention.isEmpty && outputPath != nil {
-            throw ValidationError("\(retention.description) works with --output-dir or --to only")
-        }
-        for (name, value) in [
-            ("--keep", keep), ("--keep-hourly", keepHourly), ("--keep-daily", keepDaily), ("--keep-weekly", keepWeekly),
-            ("--keep-monthly", keepMonthly), ("--keep-yearly", keepYearly),
-        ] {
-            if let value, value < 1 { throw ValidationError("\(name) must be 1 or more (got \(value))") }
+        if !retention.policy.isEmpty && outputPath != nil {
+            throw ValidationError("\(retention.policy.description) works with --output-dir or --to only")
         }
         if encrypt != (passphraseFile != nil) {
             throw ValidationError(encrypt ? "--encrypt needs --passphrase-file FILE" : "--passphrase-file works with --encrypt")
@@ -181,25 +160,21 @@ struct CreateBackupCommand: ParsableCommand {
         }
     }
 
-    private var retention: RetentionPolicy {
-        RetentionPolicy(last: keep, hourly: keepHourly, daily: keepDaily, weekly: keepWeekly, monthly: keepMonthly, yearly: keepYearly)
-    }
-
     func run() throws {
-        var operation = BackupOperation(database: database.handle)
+        var operation = BackupOperation(database: try database.handle)
         operation.output = outputPath
         operation.outputDirectory = outputDir
         operation.format = archiveFormat
         operation.level = level
         if let threads { operation.threads = threads }
-        operation.retention = retention
+        operation.retention = retention.policy
         operation.force = force
         operation.dryRun = dryRun
         operation.objectPrefix = to
         operation.objectStore = objectStore.options
-        operation.partSize = partSize << 20
-        operation.uploadThreads = uploadThreads
-        operation.storageClass = storageClass
+        operation.upload.partSize = partSize << 20
+        operation.upload.threads = uploadThreads
+        operation.upload.storageClass = storageClass
         if let passphraseFile { operation.passphrase = try Passphrase.read(file: passphraseFile) }
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
@@ -239,6 +214,7 @@ struct CreateBackupCommand: ParsableCommand {
                 if !report.deleteFailures.isEmpty {
                     text += "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
                 }
+                for warning in report.warnings { text += "\nwarning: \(warning)" }
                 return text
             })
     }
@@ -261,10 +237,11 @@ struct VerifyBackupCommand: ParsableCommand {
               dbtool backup verify /bak/db-20261123T020000.000Z.zip --passphrase-file key
             """)
 
-    @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY.", completion: .archives)
+    @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY.", completion: .archives, transform: nonEmptyPath)
     var archive: String
 
-    @Option(name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file())
+    @Option(
+        name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file(), transform: nonEmptyPath)
     var passphraseFile: String?
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
@@ -298,16 +275,19 @@ struct ListBackupCommand: ParsableCommand {
         commandName: "list",
         abstract: "List the archives in a backup directory or under an s3:// prefix, oldest first.",
         discussion: """
-            Shows each archive's name, size and time; under an s3:// prefix also its page count, \
-            last migration and SHA-256, from the object's metadata (no download). The last one \
-            listed is what s3://BUCKET/PREFIX/latest names.
+            Shows each archive's name, size and time, and what its record says (database, page \
+            count, last migration), without reading the archive. An archive without a record \
+            matching it (copied there by hand, cut short, written by dbtool before 0.5, the \
+            archive of a corrupt database) is listed UNVERIFIED: retention never counts nor deletes \
+            it, and it is never latest. The newest verified archive is what DIR/latest and \
+            s3://BUCKET/PREFIX/latest name.
 
             Examples:
               dbtool backup list /backups
               dbtool backup list s3://backups/myapp/ --format json
             """)
 
-    @Argument(help: "A directory of archives, or s3://BUCKET/PREFIX/.", completion: .directory)
+    @Argument(help: "A directory of archives, or s3://BUCKET/PREFIX/.", completion: .directory, transform: nonEmptyPath)
     var target: String
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
@@ -323,9 +303,12 @@ struct ListBackupCommand: ParsableCommand {
                 guard !report.archives.isEmpty else { return "No archives in \(report.target)." }
                 return report.archives.map { archive in
                     var line = "\(archive.location)  \(ByteCount.text(archive.size))  \(archive.created)"
+                    if let database = archive.database, archive.verified { line += "  \(database)" }
                     if let pages = archive.pageCount { line += "  \(pages) pages" }
                     if let migration = archive.lastMigration { line += "  migration \(migration)" }
                     if archive.encrypted == true { line += "  encrypted" }
+                    if !archive.verified { line += "  UNVERIFIED: \(archive.unverifiedReason ?? "")" }
+                    if archive.location == report.latest { line += "  (latest)" }
                     return line
                 }.joined(separator: "\n")
             })

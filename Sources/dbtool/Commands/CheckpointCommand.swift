@@ -26,7 +26,7 @@ struct CheckpointCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = CheckpointOperation(database: database.handle)
+        var operation = CheckpointOperation(database: try database.handle)
         operation.mode = mode
         try runReporting(output, operation: operation.run) { report in
             """

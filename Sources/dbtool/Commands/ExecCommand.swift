@@ -34,10 +34,10 @@ struct ExecCommand: ParsableCommand {
     @Argument(help: "The SQL to run (default: --file, or stdin).")
     var sql: String?
 
-    @Option(name: .long, help: "Read the SQL from this file.", completion: .file())
+    @Option(name: .long, help: "Read the SQL from this file.", completion: .file(), transform: nonEmptyPath)
     var file: String?
 
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
                 "A bound argument: VALUE, or NAME=VALUE; VALUE may be typed: text:, int:, real:, blob:HEX, null:. Repeat as needed.",
                 valueName: "value"))
     var arguments: [String] = []
@@ -64,7 +64,7 @@ struct ExecCommand: ParsableCommand {
 
     func run() throws {
         let source: SQLSource = sql.map { .text($0) } ?? file.map { .file($0) } ?? .standardInput
-        var operation = ExecOperation(database: database.handle, sql: try source.read())
+        var operation = ExecOperation(database: try database.handle, sql: try source.read())
         operation.arguments = try ExecArgumentParser.parse(arguments)
         operation.usesTransaction = !noTransaction
         operation.readonly = readonly

@@ -16,10 +16,10 @@ struct InitCommand: ParsableCommand {
               dbtool init ./data --journal-mode delete --format json
             """)
 
-    @Argument(help: "The database directory.", completion: .directory)
+    @Argument(help: "The database directory.", completion: .directory, transform: nonEmptyPath)
     var directory: String
 
-    @Option(name: .long, help: "The name of the database file.")
+    @Option(name: .long, help: "The name of the database file.", transform: plainFileName)
     var fileName: String = "db.sqlite"
 
     @Option(name: .long, help: "The journal mode of a new database.")
@@ -29,7 +29,8 @@ struct InitCommand: ParsableCommand {
     var mode: String = "0700"
 
     @Option(
-        name: .long, help: ArgumentHelp("Apply the migrations of this directory right after.", valueName: "dir"), completion: .directory)
+        name: .long, help: ArgumentHelp("Apply the migrations of this directory right after.", valueName: "dir"), completion: .directory,
+        transform: nonEmptyPath)
     var migrations: String?
 
     @OptionGroup var output: OutputOptions

@@ -7,7 +7,7 @@ struct MigrationsOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp("The directory of VERSION_name.sql files (default: $DBTOOL_MIGRATIONS).", valueName: "dir"),
-        completion: .directory)
+        completion: .directory, transform: nonEmptyPath)
     var migrations: String?
 
     /// The directory: --migrations, or $DBTOOL_MIGRATIONS. Not checked in
@@ -22,7 +22,7 @@ struct MigrationsOptions: ParsableArguments {
 
     /// The maintenance operations on this directory and database.
     func maintenance(_ database: DatabaseOptions, _ output: OutputOptions) throws -> MigrationMaintenance {
-        var maintenance = MigrationMaintenance(database: database.handle, migrationsPath: try path)
+        var maintenance = MigrationMaintenance(database: try database.handle, migrationsPath: try path)
         maintenance.notice = output.notice
         return maintenance
     }
@@ -106,7 +106,7 @@ struct MigrateUp: ReadsMigrations {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = MigrateOperation(database: database.handle, migrationsPath: try migrations.path)
+        var operation = MigrateOperation(database: try database.handle, migrationsPath: try migrations.path)
         operation.target = to
         operation.dryRun = dryRun
         operation.allowOutOfOrder = allowOutOfOrder
@@ -200,7 +200,7 @@ struct MigrateRollback: ReadsMigrations {
     static let configuration = CommandConfiguration(
         commandName: "rollback", abstract: "Run the down sections of the newest applied migrations, newest first.")
 
-    @Option(name: .long, help: "How many migrations to roll back.", completion: .rollbackSteps)
+    @Option(name: .long, parsing: .unconditional, help: "How many migrations to roll back.", completion: .rollbackSteps)
     var steps = 1
 
     @OptionGroup var migrations: MigrationsOptions
@@ -314,7 +314,9 @@ struct MigrateRestoreSnapshot: ParsableCommand {
         commandName: "restore-snapshot",
         abstract: "Put back the snapshot taken by `migrate --snapshot` (the way back without down sections).")
 
-    @Option(name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .migrationSnapshots)
+    @Option(
+        name: .long, help: "The snapshot to restore (default: the latest taken before migrating).", completion: .migrationSnapshots,
+        transform: nonEmptyPath)
     var snapshot: String?
 
     /// Accepted as by every `migrate` subcommand; a snapshot needs no migration file.
@@ -323,7 +325,7 @@ struct MigrateRestoreSnapshot: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let database = database.handle
+        let database = try database.handle
         let path = snapshot
         try runReporting(
             output, operation: { try MigrationSnapshots.restore(database, snapshot: path) },

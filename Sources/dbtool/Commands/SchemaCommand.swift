@@ -38,7 +38,7 @@ struct SchemaCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = SchemaOperation(database: database.handle)
+        var operation = SchemaOperation(database: try database.handle)
         operation.tableNames = table
         if sql {
             // print adds the final newline the SQL text already ends with.

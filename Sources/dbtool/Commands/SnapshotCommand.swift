@@ -21,19 +21,19 @@ struct SnapshotCommand: ParsableCommand {
               dbtool snapshot --database db --output-dir /backups --keep 7 --vacuum
             """)
 
-    @Option(name: .customLong("output"), help: "The file to write.", completion: .file())
+    @Option(name: .customLong("output"), help: "The file to write.", completion: .file(), transform: nonEmptyPath)
     var outputPath: String?
 
     /// The positional OUTPUT of the first design, still accepted.
-    @Argument(help: .hidden, completion: .file())
+    @Argument(help: .hidden, completion: .file(), transform: nonEmptyPath)
     var legacyOutputPath: String?
 
     private var outputFile: String? { outputPath ?? legacyOutputPath }
 
-    @Option(name: .long, help: "Write a timestamped file in this directory instead.", completion: .directory)
+    @Option(name: .long, help: "Write a timestamped file in this directory instead.", completion: .directory, transform: nonEmptyPath)
     var outputDir: String?
 
-    @Option(name: .long, help: "With --output-dir: keep only the newest N snapshots.")
+    @Option(name: .long, parsing: .unconditional, help: "With --output-dir: keep only the newest N snapshots.")
     var keep: Int?
 
     @Flag(name: .long, help: "Replace the --output file if it exists.")
@@ -61,7 +61,7 @@ struct SnapshotCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = SnapshotOperation(database: database.handle)
+        var operation = SnapshotOperation(database: try database.handle)
         operation.output = outputFile
         operation.outputDirectory = outputDir
         operation.keep = keep

@@ -11,7 +11,7 @@ final class ObjectReader: ArchiveSource {
     private let buffer: UnsafeMutableRawBufferPointer
     private var offset: Int64 = 0
     /// Called with the bytes read so far and the object's size.
-    var progress: ((Int64, Int64) -> Void)?
+    var progress: ((Int64) -> Void)?
 
     static let blockSize = 8 << 20
 
@@ -39,7 +39,7 @@ final class ObjectReader: ArchiveSource {
         let data = try store.get(location, range: offset..<end, etag: info.etag)
         data.copyBytes(to: buffer)
         offset = end
-        progress?(offset, info.size)
+        progress?(offset)
         return UnsafeRawBufferPointer(start: buffer.baseAddress, count: data.count)
     }
 }

@@ -104,6 +104,38 @@ final class ObjectStore {
         return response.body
     }
 
+    /// Writes a whole object in one request (an archive smaller than a
+    /// part, a record); the store checks its SHA-256.
+    func putObject(_ location: ObjectLocation, body: UnsafeRawBufferPointer, headers: [String] = []) throws {
+        let digest = SHA256.hash(data: body)
+        let contentType = headers.contains { $0.lowercased().hasPrefix("content-type:") } ? [] : ["Content-Type: application/octet-stream"]
+        _ = try send(
+            "writing \(location)", "PUT", bucket: location.bucket, key: location.key,
+            headers: headers + contentType + ["x-amz-checksum-sha256: \(Data(digest).base64EncodedString())"], body: body,
+            payloadHash: digest.hexString)
+    }
+
+    /// The whole of a small object, at most `limit` bytes; nil when there is
+    /// no such object.
+    func getSmall(_ location: ObjectLocation, limit: Int) throws -> Data? {
+        let response = try send("reading \(location)", "GET", bucket: location.bucket, key: location.key, accept: [404])
+        if response.status == 404 { return nil }
+        guard response.body.count <= limit else { return nil }
+        return response.body
+    }
+
+    /// Copies an object to another key of its bucket (CopyObject: objects
+    /// up to ``singleCopyLimit``).
+    func copy(_ source: ObjectLocation, to destination: ObjectLocation) throws {
+        let path = source.key.split(separator: "/").map { ObjectEndpoint.encode(String($0)) }.joined(separator: "/")
+        let response = try send(
+            "copying \(source) to \(destination)", "PUT", bucket: destination.bucket, key: destination.key,
+            headers: ["x-amz-copy-source: /\(source.bucket)/\(path)"])
+        if let root = XMLNode.parse(response.body), root.name == "Error" {
+            throw failure(HTTPResponse(status: 500, body: response.body), "copying \(source) to \(destination)")
+        }
+    }
+
     func delete(_ location: ObjectLocation) throws {
         _ = try send("deleting \(location)", "DELETE", bucket: location.bucket, key: location.key)
     }
@@ -157,11 +189,17 @@ final class ObjectStore {
         }
     }
 
+    /// Cancels an upload: the store drops its parts. After SIGINT or
+    /// SIGTERM the request is still sent, but bounded: at most
+    /// ``cleanupTimeout`` seconds, one retry.
     func abortMultipartUpload(_ location: ObjectLocation, uploadId: String) throws {
         _ = try send(
             "aborting the upload of \(location)", "DELETE", bucket: location.bucket, key: location.key, query: [("uploadId", uploadId)],
-            accept: [404])
+            accept: [404], cleanup: Interruption.isRequested)
     }
+
+    /// The longest a clean-up request made after an interruption takes.
+    static let cleanupTimeout = 5
 
     /// The multipart uploads in progress (or abandoned) under `prefix`.
     func multipartUploads(bucket: String, prefix: String) throws -> [(key: String, uploadId: String)] {
@@ -187,44 +225,31 @@ final class ObjectStore {
     /// The largest object a single CopyObject copies: 5 GiB.
     static let singleCopyLimit: Int64 = 5 << 30
 
-    /// Replaces an object's metadata (and storage class) by copying it onto
-    /// itself, which is how S3 changes metadata; the store computes the
-    /// object's SHA-256 checksum during the copy. Returns false, changing
-    /// nothing, for objects over ``singleCopyLimit``: those would need
-    /// UploadPartCopy with `x-amz-copy-source-range`, which libcurl 7.88
-    /// signs wrongly (it sorts `x-amz-copy-source-range` before
-    /// `x-amz-copy-source`, SigV4 sorts it after).
-    func replaceMetadata(_ location: ObjectLocation, size: Int64, headers: [String]) throws -> Bool {
-        guard size <= Self.singleCopyLimit else { return false }
-        let path = location.key.split(separator: "/").map { ObjectEndpoint.encode(String($0)) }.joined(separator: "/")
-        let response = try send(
-            "setting the metadata of \(location)", "PUT", bucket: location.bucket, key: location.key,
-            headers: headers + [
-                "x-amz-copy-source: /\(location.bucket)/\(path)", "x-amz-metadata-directive: REPLACE", "x-amz-checksum-algorithm: SHA256",
-            ])
-        // A copy can fail after its 200 status: the error is then the body.
-        if let root = XMLNode.parse(response.body), root.name == "Error" {
-            throw failure(HTTPResponse(status: 500, body: response.body), "setting the metadata of \(location)")
-        }
-        return true
-    }
-
     // MARK: - Sending, retrying, reporting
 
     /// Sends one request, retrying what is worth retrying; returns a 2xx
     /// response, or one whose status is in `accept`.
+    ///
+    /// A `cleanup` request (sent after SIGINT or SIGTERM, to leave nothing
+    /// behind) is not itself stopped by the interruption, but is bounded:
+    /// ``cleanupTimeout`` seconds, one retry.
     private func send(
         _ what: String, _ method: String, bucket: String, key: String, query: [(String, String)] = [], headers: [String] = [],
-        body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = []
+        body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = [], cleanup: Bool = false
     ) throws -> HTTPResponse {
         var request = HTTPRequest(method: method, url: endpoint.url(bucket: bucket, key: key, query: query))
+        if cleanup {
+            request.isInterruptible = false
+            request.timeout = Self.cleanupTimeout
+        }
+        let retries = cleanup ? min(self.retries, 1) : self.retries
         let hash = payloadHash ?? SHA256.hash(data: body ?? UnsafeRawBufferPointer(start: nil, count: 0)).hexString
         request.headers = headers + ["x-amz-content-sha256: \(hash)"]
         if let token = credentials.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
         request.signing = ("aws:amz:\(endpoint.region):s3", "\(credentials.accessKeyId):\(credentials.secretAccessKey)")
         var attempt = 0
         while true {
-            try Interruption.check()
+            if !cleanup { try Interruption.check() }
             let outcome: Result<HTTPResponse, HTTPTransportError>
             do {
                 outcome = .success(try connection.perform(request, body: body))
@@ -243,7 +268,11 @@ final class ObjectStore {
             default:
                 attempt += 1
                 let delay = min(Self.maximumBackoff, Self.initialBackoff * Double(1 << min(attempt - 1, 10)))
-                Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1))
+                if cleanup {
+                    Thread.sleep(forTimeInterval: min(delay, 0.5))
+                } else {
+                    try Interruption.sleep(seconds: delay * Double.random(in: 0.5...1))
+                }
             }
         }
     }

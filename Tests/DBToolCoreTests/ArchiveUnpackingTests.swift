@@ -4,7 +4,7 @@ import Testing
 @testable import DBToolCore
 
 @Suite("Archive entry names and manifests")
-struct ArchiveInspectionTests {
+struct ArchiveUnpackingTests {
     @Test(
         "names are split into the top folder and the path inside it",
         arguments: [
@@ -14,7 +14,7 @@ struct ArchiveInspectionTests {
             ("db//x", "db", "x"),
         ])
     func split(name: String, top: String, path: String) throws {
-        let (foundTop, foundPath) = try ArchiveInspection.split(name, archive: "a.tar")
+        let (foundTop, foundPath) = try ArchiveUnpacking.split(name, archive: "a.tar")
         #expect(foundTop == top)
         #expect(foundPath == path)
     }
@@ -29,7 +29,7 @@ struct ArchiveInspectionTests {
         ])
     func refused(name: String, why: String) {
         #expect {
-            try ArchiveInspection.split(name, archive: "a.tar")
+            try ArchiveUnpacking.split(name, archive: "a.tar")
         } throws: { error in
             let error = error as? DBToolError
             return error?.status == .dataError && error?.message.contains(why) == true && error?.message.contains(name) == true

@@ -10,6 +10,12 @@ struct HTTPRequest {
     /// `provider1:provider2:region:service` for `CURLOPT_AWS_SIGV4`, and the
     /// `access-key:secret` to sign with; nil sends the request unsigned.
     var signing: (scheme: String, credentials: String)?
+    /// Stop the transfer (within about a second) once SIGINT or SIGTERM
+    /// was received; false for the requests that clean up after one.
+    var isInterruptible = true
+    /// The longest the whole request may take, in seconds (nil: no limit
+    /// but the stall timeout).
+    var timeout: Int?
 }
 
 /// What came back: the status, the headers (names lowercased) and, unless
@@ -83,6 +89,12 @@ final class HTTPConnection {
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, Self.stallTimeout)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        if let timeout = request.timeout { try set(CURLOPT_TIMEOUT, timeout) }
+        if request.isInterruptible {
+            // libcurl calls it about once a second, and more often while data moves.
+            try set(CURLOPT_NOPROGRESS, 0)
+            try check(dbtool_curl_set_progress_callback(handle) { _, _, _, _, _ in Interruption.isRequested ? 1 : 0 })
+        }
         try check(dbtool_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList))
         if let signing = request.signing {
             try set(CURLOPT_AWS_SIGV4, signing.scheme)
@@ -128,6 +140,7 @@ final class HTTPConnection {
             return curl_easy_perform(handle)
         }
         if let failure = transfer.failure { throw failure }
+        if code == CURLE_ABORTED_BY_CALLBACK && Interruption.isRequested { throw Interruption.error }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let summary = String(cString: curl_easy_strerror(code))

@@ -63,3 +63,16 @@ struct TimestampedName: Equatable {
         return String(decoding: date + time + milliseconds, as: UTF8.self)
     }
 }
+
+extension TimestampedName {
+    /// The date of a sortable timestamp (`yyyyMMddHHmmssSSS`, UTC).
+    static func date(ofTimestamp timestamp: String) -> Date? {
+        let digits = Array(timestamp.utf8).map { Int($0) - 48 }
+        guard digits.count == 17, digits.allSatisfy({ (0...9).contains($0) }) else { return nil }
+        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
+        let components = DateComponents(
+            year: number(0..<4), month: number(4..<6), day: number(6..<8), hour: number(8..<10), minute: number(10..<12),
+            second: number(12..<14))
+        return RetentionPolicy.calendar.date(from: components).map { $0.addingTimeInterval(Double(number(14..<17)) / 1000) }
+    }
+}

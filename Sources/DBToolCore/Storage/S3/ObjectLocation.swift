@@ -11,14 +11,11 @@ public struct ObjectLocation: Sendable, Equatable, CustomStringConvertible {
     /// The object's key, or a prefix (see ``prefix``).
     public var key: String
 
-    /// True for `s3://...` arguments: everything else is a local path.
-    public static func isObjectURL(_ text: String) -> Bool { text.hasPrefix("s3://") }
-
     /// Parses `s3://BUCKET[/KEY]`.
     ///
     /// - throws: ``DBToolError`` (64) naming the argument when it is not one.
     public init(_ text: String) throws {
-        guard Self.isObjectURL(text) else {
+        guard text.hasPrefix("s3://") else {
             throw DBToolError(.usage, "\(text) is not an object storage URL", hint: "Write s3://BUCKET/PREFIX/.")
         }
         let rest = text.dropFirst("s3://".count)

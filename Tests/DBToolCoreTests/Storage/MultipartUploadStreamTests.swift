@@ -21,7 +21,7 @@ struct MultipartUploadStreamTests {
 
     /// Streams `size` pseudo-random bytes in odd-sized writes; returns the SHA-256 written.
     private func upload(_ location: ObjectLocation, size: Int, threads: Int, complete: Bool) throws -> (MultipartUploadStream, String) {
-        let stream = try MultipartUploadStream(store: store, location: location, partSize: 5 << 20, threads: threads, headers: [])
+        let stream = MultipartUploadStream(store: store, location: location, partSize: 5 << 20, threads: threads, headers: [])
         var generator = SystemRandomNumberGenerator()
         var words = [UInt64](repeating: 0, count: 777_777 / 8 + 1)
         var hash = SHA256()
@@ -39,7 +39,7 @@ struct MultipartUploadStreamTests {
             }
             written += count
         }
-        if complete { try stream.complete() } else { try stream.finish() }
+        if complete { try stream.publish(as: nil) } else { try stream.finish() }
         return (stream, hash.finalize().hexString)
     }
 
@@ -47,7 +47,7 @@ struct MultipartUploadStreamTests {
     func ordered(threads: Int) throws {
         let location = ObjectLocation(bucket: "backups", key: "stream/\(threads).bin")
         let (stream, sha256) = try upload(location, size: 11 << 20, threads: threads, complete: true)
-        #expect(stream.sha256?.hexString == sha256)
+        #expect(stream.sha256 == sha256)
         let info = try #require(try store.head(location))
         #expect(info.size == 11 << 20)
         var hash = SHA256()
@@ -64,19 +64,32 @@ struct MultipartUploadStreamTests {
     func aborted() throws {
         let location = ObjectLocation(bucket: "backups", key: "stream/aborted.bin")
         let (stream, _) = try upload(location, size: 6 << 20, threads: 2, complete: false)
-        try stream.abort()
+        #expect(try server.openUploads("stream/") == 1)
+        stream.abort()
+        #expect(stream.abortFailure == nil)
         #expect(try store.head(location) == nil)
         #expect(try server.openUploads("stream/") == 0)
     }
 
-    @Test("metadata set by a copy onto itself; the object keeps its bytes")
-    func metadata() throws {
-        let location = ObjectLocation(bucket: "backups", key: "stream/meta.bin")
-        let (stream, _) = try upload(location, size: 6 << 20, threads: 2, complete: true)
-        #expect(try store.replaceMetadata(location, size: stream.size, headers: ["x-amz-meta-dbtool-sha256: abc"]))
+    @Test("an archive smaller than a part goes up in one PUT: no multipart upload is ever started")
+    func singlePut() throws {
+        let location = ObjectLocation(bucket: "backups", key: "stream/small.bin")
+        let (stream, sha256) = try upload(location, size: 3 << 20, threads: 2, complete: false)
+        #expect(try server.openUploads("stream/") == 0)
+        #expect(try store.head(location) == nil, "nothing appears before publish")
+        try stream.publish(as: nil)
         let info = try #require(try store.head(location))
-        #expect(info.metadata["dbtool-sha256"] == "abc")
-        #expect(info.size == 6 << 20)
-        #expect(!(try store.replaceMetadata(location, size: ObjectStore.singleCopyLimit + 1, headers: [])))
+        #expect(info.size == 3 << 20)
+        #expect(stream.sha256 == sha256)
+        #expect(SHA256.hash(data: try store.get(location, range: 0..<info.size, etag: info.etag)).hexString == sha256)
+    }
+
+    @Test("published under another name: the object is renamed, the first name is gone")
+    func publishedRenamed() throws {
+        let location = ObjectLocation(bucket: "backups", key: "stream/first.bin")
+        let (stream, _) = try upload(location, size: 6 << 20, threads: 2, complete: false)
+        try stream.publish(as: "second.bin")
+        #expect(try store.head(location) == nil)
+        #expect(try store.head(ObjectLocation(bucket: "backups", key: "stream/second.bin"))?.size == 6 << 20)
     }
 }
