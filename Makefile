@@ -12,7 +12,7 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # and groff, run an S3-API server with Python, and read encrypted archives with
 # bsdtar and 7z.
 APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
-	python3 python3-venv libarchive-tools p7zip-full
+	python3 python3-venv libarchive-tools p7zip-full restic
 # The S3-API server of the object storage tests (moto, in a virtual environment), pinned.
 S3_VENV := .build/s3-venv
 S3_PYTHON_PACKAGES := moto[server]==5.2.5

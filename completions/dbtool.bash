@@ -531,7 +531,7 @@ _dbtool_migrate_restore-snapshot() {
 
 _dbtool_exec() {
     repeating_flags=()
-    non_repeating_flags=(--no-transaction --readonly --version -h --help)
+    non_repeating_flags=(--no-transaction --readonly --quiet -q --version -h --help)
     repeating_options=(--arg)
     non_repeating_options=(--file --format --database --file-name --timeout)
     __dbtool_offer_flags_options 1
@@ -641,7 +641,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -683,6 +683,9 @@ _dbtool_backup() {
         return
         ;;
     '--keep-yearly')
+        return
+        ;;
+    '--keep-within')
         return
         ;;
     '--passphrase-file')
@@ -728,13 +731,13 @@ _dbtool_backup() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    create|list|verify)
+    create|list|verify|prune)
         # Offer subcommand argument completions
         "_dbtool_backup_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'create list verify' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'create list verify prune' -- "${cur}"))
         ;;
     esac
 }
@@ -743,7 +746,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -785,6 +788,9 @@ _dbtool_backup_create() {
         return
         ;;
     '--keep-yearly')
+        return
+        ;;
+    '--keep-within')
         return
         ;;
     '--passphrase-file')
@@ -896,9 +902,70 @@ _dbtool_backup_verify() {
     esac
 }
 
+_dbtool_backup_prune() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --prune-unverified --allow-insecure-endpoint --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --database --file-name --endpoint --region --retries --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--keep')
+        return
+        ;;
+    '--keep-hourly')
+        return
+        ;;
+    '--keep-daily')
+        return
+        ;;
+    '--keep-weekly')
+        return
+        ;;
+    '--keep-monthly')
+        return
+        ;;
+    '--keep-yearly')
+        return
+        ;;
+    '--keep-within')
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion backup prune -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
 _dbtool_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --live --allow-insecure-endpoint --quiet -q --version -h --help)
+    non_repeating_flags=(--force --live --keep-modes --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
     non_repeating_options=(--timeout --passphrase-file --endpoint --region --retries --format)
     __dbtool_offer_flags_options 2

@@ -302,6 +302,7 @@ _dbtool_exec() {
         '--no-transaction[Run each statement on its own instead of in one transaction.]'
         '--readonly[Open the database read-only.]'
         '--format[table, csv, tsv, json or jsonl.]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors (the statements still run).]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion exec -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -365,12 +366,13 @@ _dbtool_backup() {
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
         '--to[Stream the archive to object storage under this prefix.]:s3\://bucket/prefix/:'
-        '--keep[With --output-dir or --to\: keep the newest N archives of this database.]:keep:'
+        '--keep[Keep the newest N archives of each database.]:n:'
         '--keep-hourly[Keep the newest archive of each of the last N hours.]:n:'
         '--keep-daily[Keep the newest archive of each of the last N days.]:n:'
         '--keep-weekly[Keep the newest archive of each of the last N ISO weeks.]:n:'
         '--keep-monthly[Keep the newest archive of each of the last N months.]:n:'
         '--keep-yearly[Keep the newest archive of each of the last N years.]:n:'
+        '--keep-within[Keep every archive taken within this long of the newest one\: 30d, 12h, 1y6m (years, months, days, hours).]:duration:'
         '--dry-run[Check, and print what retention would delete; write and delete nothing.]'
         '--encrypt[Encrypt the archive\: a zip with AES-256 entries (needs --passphrase-file).]'
         '--passphrase-file[The file whose first line is the passphrase.]:passphrase-file:_files'
@@ -399,12 +401,13 @@ _dbtool_backup() {
             'create:Archive the whole database directory (the default of `dbtool backup`).'
             'list:List the archives in a backup directory or under an s3:// prefix, oldest first.'
             'verify:Check that an archive is whole and holds a sound database.'
+            'prune:Delete the archives of a directory or prefix that no retention rule keeps.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        create|list|verify)
+        create|list|verify|prune)
             "_dbtool_backup_${words[1]}" && ret=0
             ;;
         esac
@@ -425,12 +428,13 @@ _dbtool_backup_create() {
         '--level[The compression level (zstd 1-22, gzip/xz/zip 0-9; default\: the format'\''s).]:level:'
         '--threads[Compression worker threads for tar.zst and tar.xz\: faster, but tens of MiB more memory (default 0\: none).]:threads:'
         '--to[Stream the archive to object storage under this prefix.]:s3\://bucket/prefix/:'
-        '--keep[With --output-dir or --to\: keep the newest N archives of this database.]:keep:'
+        '--keep[Keep the newest N archives of each database.]:n:'
         '--keep-hourly[Keep the newest archive of each of the last N hours.]:n:'
         '--keep-daily[Keep the newest archive of each of the last N days.]:n:'
         '--keep-weekly[Keep the newest archive of each of the last N ISO weeks.]:n:'
         '--keep-monthly[Keep the newest archive of each of the last N months.]:n:'
         '--keep-yearly[Keep the newest archive of each of the last N years.]:n:'
+        '--keep-within[Keep every archive taken within this long of the newest one\: 30d, 12h, 1y6m (years, months, days, hours).]:duration:'
         '--dry-run[Check, and print what retention would delete; write and delete nothing.]'
         '--encrypt[Encrypt the archive\: a zip with AES-256 entries (needs --passphrase-file).]'
         '--passphrase-file[The file whose first line is the passphrase.]:passphrase-file:_files'
@@ -494,6 +498,36 @@ _dbtool_backup_verify() {
     return "${ret}"
 }
 
+_dbtool_backup_prune() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':target:_files -/'
+        '--keep[Keep the newest N archives of each database.]:n:'
+        '--keep-hourly[Keep the newest archive of each of the last N hours.]:n:'
+        '--keep-daily[Keep the newest archive of each of the last N days.]:n:'
+        '--keep-weekly[Keep the newest archive of each of the last N ISO weeks.]:n:'
+        '--keep-monthly[Keep the newest archive of each of the last N months.]:n:'
+        '--keep-yearly[Keep the newest archive of each of the last N years.]:n:'
+        '--keep-within[Keep every archive taken within this long of the newest one\: 30d, 12h, 1y6m (years, months, days, hours).]:duration:'
+        '--database[Only the archives of this database (its directory or file); default\: every database'\''s.]:path:{__dbtool_custom_complete ---completion backup prune -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[With --database\: the name of the database file inside its directory.]:file-name:'
+        '--dry-run[Print what would be deleted; delete nothing.]'
+        '--prune-unverified[Also delete the archives dbtool can not trust (see above).]'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
 _dbtool_restore() {
     local -i ret=1
     local -ar ___format=('text' 'json')
@@ -502,6 +536,7 @@ _dbtool_restore() {
         ':directory:_files -/'
         '--force[Replace the content of a non-empty DIR (refused while its database is in use).]'
         '--live[Restore into DIR'\''s database in place, while applications keep it open.]'
+        '--keep-modes[Keep the permissions the archive records for others (default\: nothing readable by others).]'
         '--timeout[With --live\: how long to wait for the database'\''s write lock before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--passphrase-file[The file whose first line is the passphrase of an encrypted archive.]:passphrase-file:_files'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL, else AWS).]:url:'

@@ -95,91 +95,6 @@ struct BackupCommandTests {
         }
     }
 
-    @Test("GFS retention in --output-dir: archives of made-up dates; --dry-run reports and deletes nothing")
-    func gfsRetention() throws {
-        let scratch = TemporaryDirectory()
-        let database = try scratch.makeDatabase()
-        let directory = scratch.file("backups")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let old = [
-            "db-20250101T020000.000Z.tar.zst", "db-20250615T020000.000Z.zip", "db-20260901T020000.000Z.tar.gz",
-            "db-20261001T020000.000Z.tar.zst", "db-20261120T020000.000Z.tar.zst", "db-20261121T020000.000Z.tar.zst",
-            "db-20261121T140000.000Z.tar.zst",
-        ]
-        let others = ["other-20200101T000000.000Z.tar.zst", "notes.txt", "db-20200101T000000.000Z.txt"]
-        for name in old + others { #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8))) }
-        let rules = ["--keep-daily", "2", "--keep-monthly", "3"]
-        let expected = [
-            "db-20250101T020000.000Z.tar.zst", "db-20250615T020000.000Z.zip", "db-20261120T020000.000Z.tar.zst",
-            "db-20261121T020000.000Z.tar.zst",
-        ].map { directory + "/" + $0 }
-
-        let dryRun = try dbtool(["backup", "--database", database, "--output-dir", directory, "--dry-run", "--format", "json"] + rules)
-        #expect(dryRun.status == 0, "\(dryRun.stderr)")
-        let plan = try json(dryRun)
-        #expect(plan["wouldDelete"] as? [String] == expected)
-        #expect(plan["dryRun"] as? Bool == true)
-        #expect((plan["sourceBytes"] as? Int ?? 0) > 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == old.count + others.count)
-
-        let backup = try dbtool(["backup", "--database", database, "--output-dir", directory, "--format", "json"] + rules)
-        #expect(backup.status == 0, "\(backup.stderr)")
-        #expect(try json(backup)["deleted"] as? [String] == expected)
-        let remaining = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-        #expect(remaining.isSuperset(of: others))
-        #expect(remaining.count == old.count + others.count + 1 - expected.count)
-        #expect(try dbtool(["backup", "--database", database, "--output", scratch.file("x.tar"), "--keep-daily", "1"]).status == 64)
-    }
-
-    @Test("backups taken while two processes commit transfers restore to a constant total, with every prior commit")
-    func liveWriter() throws {
-        let scratch = TemporaryDirectory()
-        let database = try scratch.makeDatabase()
-        let path = database + "/db.sqlite"
-        let stop = scratch.file("stop")
-        try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "CREATE TABLE ledger(seq INTEGER PRIMARY KEY, amount INT, payload BLOB)")
-        }
-        // Two writer processes: a continuous multi-process write load.
-        let writers = try (0..<2).map { _ in try startWorkload(["transfer", path, stop]) }
-        let observer = try DatabaseQueue(path: path)
-        func committed() throws -> Int {
-            try observer.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM ledger") ?? 0 }
-        }
-        while try committed() < 20 && writers.allSatisfy(\.isRunning) { usleep(10_000) }
-
-        var backups: [(archive: String, committedBefore: Int)] = []
-        for index in 0..<trials(20) {
-            let before = try committed()
-            let archive = scratch.file("live-\(index).\(Self.formats[index % Self.formats.count])")
-            let result = try dbtool([
-                "backup", "--database", database, "--output", archive, "--archive-format", Self.formats[index % Self.formats.count], "--timeout",
-                "30",
-            ])
-            #expect(result.status == 0, "backup \(index): \(result.stderr)")
-            backups.append((archive, before))
-        }
-        let last = try committed()
-        try Data().write(to: URL(fileURLWithPath: stop))
-        for writer in writers {
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0, "a writer failed")
-        }
-        try observer.close()
-        #expect(last > backups[0].committedBefore + 20, "the writer kept committing during the backups")
-
-        for (index, backup) in backups.enumerated() {
-            let restored = scratch.file("restored-\(index)")
-            let result = try dbtool(["restore", backup.archive, restored, "-q"])
-            #expect(result.status == 0, "restore \(index): \(result.stderr)")
-            #expect(try accountTotals(restored).total == 1000, "restore \(index)")
-            let seq = try DatabaseQueue(path: restored + "/db.sqlite").read { db in
-                try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM ledger") ?? 0
-            }
-            #expect(seq >= backup.committedBefore, "restore \(index) lost commits: \(seq) < \(backup.committedBefore)")
-        }
-    }
-
     @Test("SIGKILL during a backup leaves no archive under its final name; the next run cleans up and succeeds")
     func killed() throws {
         let scratch = TemporaryDirectory()
@@ -246,7 +161,8 @@ struct BackupCommandTests {
             archives.append(try json(result)["archive"] as? String ?? "")
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
-        let expected = (archives.suffix(2).map { URL(fileURLWithPath: $0).lastPathComponent } + ["unrelated.tar.zst"]).sorted()
+        let kept = archives.suffix(2).map { URL(fileURLWithPath: $0).lastPathComponent }
+        let expected = (kept + kept.map { $0 + ".dbtool.json" } + ["unrelated.tar.zst"]).sorted()
         #expect(names == expected)
         #expect(archives.allSatisfy { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("db-") })
     }
@@ -256,7 +172,8 @@ struct BackupCommandTests {
         let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         for (name, format) in [("a.tar.gz", "tar.gz"), ("b.tgz", "tar.gz"), ("c.zip", "zip"), ("d.tar", "tar"), ("e.backup", "tar.zst")] {
-            let result = try dbtool(["backup", "--database", database, "--output", scratch.file(name), "--format", "json"])
+            let explicit = name.hasSuffix(".backup") ? ["--archive-format", format] : []
+            let result = try dbtool(["backup", "--database", database, "--output", scratch.file(name), "--format", "json"] + explicit)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try json(result)["format"] as? String == format, "\(name)")
             let verified = try dbtool(["backup", "verify", scratch.file(name)])
@@ -388,8 +305,10 @@ struct BackupCommandTests {
         try handle.seek(toOffset: 4096)  // page 2, the table's b-tree page
         handle.write(Data(repeating: 0xFF, count: 64))
         try handle.close()
-        let bad = scratch.file("bad.tar.zst")
-        #expect(try dbtool(["backup", "--database", corrupt, "--output", bad, "-q"]).status == 0)
+        // The backup of a corrupt database fails, and keeps its archive as evidence.
+        #expect(try dbtool(["backup", "--database", corrupt, "--output", scratch.file("bad.tar.zst"), "-q"]).status == 65)
+        let bad = scratch.file("bad.corrupt.tar.zst")
+        #expect(FileManager.default.fileExists(atPath: bad))
 
         let target = try scratch.makeDatabase("target")
         try DatabaseQueue(path: target + "/db.sqlite").write { db in try db.execute(sql: "UPDATE account SET balance = 1") }

@@ -150,31 +150,30 @@ struct SnapshotCommandTests {
         #expect(try DatabaseQueue(path: output).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") } == 10)
     }
 
-    @Test("--output-dir names files with a UTC timestamp; --keep prunes only dbtool's files")
+    @Test("--output-dir names files with a UTC timestamp; --keep prunes only this database's snapshots, never a file without its record")
     func keep() throws {
         let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
         let backups = scratch.file("backups")
         try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
-        // Older snapshots, and files that are not dbtool's.
-        for stamp in ["20200101T000000Z", "20210101T000000Z", "20220101T000000Z"] {
-            try Data().write(to: URL(fileURLWithPath: "\(backups)/db-\(stamp).sqlite"))
+        // Files of the name pattern that no record attributes (copied by hand,
+        // written before 0.5), and files that are not dbtool's.
+        let planted = ["db-20200101T000000Z.sqlite", "db-20210101T000000.000Z.sqlite", "notes.txt", "db-manual.sqlite"]
+        for name in planted { try Data().write(to: URL(fileURLWithPath: "\(backups)/\(name)")) }
+        var reports: [[String: Any]] = []
+        for _ in 0..<3 {
+            let result = try dbtool(["snapshot", "--database", directory, "--output-dir", backups, "--keep", "2", "--format", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            reports.append(try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]))
+            usleep(2_000)
         }
-        try Data().write(to: URL(fileURLWithPath: "\(backups)/notes.txt"))
-        try Data().write(to: URL(fileURLWithPath: "\(backups)/db-manual.sqlite"))
-        let result = try dbtool(["snapshot", "--database", directory, "--output-dir", backups, "--keep", "2", "--format", "json"])
-        #expect(result.status == 0, "\(result.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
-        #expect(names.count == 4)
-        #expect(names.contains("notes.txt"))
-        #expect(names.contains("db-manual.sqlite"))
-        // Names to the second (before 0.4) belong to the series; new ones
-        // are to the millisecond, as backups are.
-        #expect(names.contains("db-20220101T000000Z.sqlite"))
-        let created = names.first { $0.range(of: #"^db-\d{8}T\d{6}\.\d{3}Z\.sqlite$"#, options: .regularExpression) != nil }
-        #expect(created != nil)
-        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        #expect((report?["deleted"] as? [String])?.count == 2)
+        let created = names.filter { $0.range(of: #"^db-\d{8}T\d{6}\.\d{3}Z\.sqlite$"#, options: .regularExpression) != nil && !planted.contains($0) }
+        #expect(created.count == 2, "\(names)")
+        for name in created { #expect(names.contains(name + ".dbtool.json")) }
+        for name in planted { #expect(names.contains(name), "\(name) was deleted") }
+        #expect((reports[2]["deleted"] as? [String])?.count == 1)
+        #expect((reports[2]["warnings"] as? [String])?.count == 2, "the two unattributed snapshots are reported")
     }
 
     @Test("usage errors: no destination, both destinations, --keep without --output-dir")
@@ -220,8 +219,8 @@ struct SnapshotCommandTests {
     func staleTempFiles() throws {
         let scratch = TemporaryDirectory()
         let directory = try scratch.makeDatabase()
-        // A pid that does not exist (beyond the kernel's pid range).
-        let stale = scratch.file(".dbtool-snapshot-999999999-copy.sqlite")
+        // A pid that does not exist (beyond the kernel's pid range), of this host and boot.
+        let stale = scratch.file(".dbtool-snapshot-\(temporaryOwnerTag()).999999999-copy.sqlite")
         try Data("partial".utf8).write(to: URL(fileURLWithPath: stale))
         #expect(try dbtool(["snapshot", "--database", directory, scratch.file("copy.sqlite")]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: stale))

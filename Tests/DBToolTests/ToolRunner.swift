@@ -45,7 +45,10 @@ func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: S
         stderr: String(decoding: stderrData.current, as: UTF8.self))
 }
 
-let toolURL = builtExecutable("dbtool")
+/// The dbtool under test: the one built beside the tests, or
+/// `$DBTOOL_TEST_BINARY` (to run the suite against another build, such as
+/// the previous release, and see which tests its defects fail).
+let toolURL = ProcessInfo.processInfo.environment["DBTOOL_TEST_BINARY"].map { URL(fileURLWithPath: $0) } ?? builtExecutable("dbtool")
 
 /// The helper processes of the tests (Tests/TestWorkload).
 let workloadURL = builtExecutable("TestWorkload")
@@ -158,4 +161,127 @@ func directoryFingerprint(_ path: String) -> [String: Data] {
         result[name] = FileManager.default.contents(atPath: path + "/" + name) ?? Data()
     }
     return result
+}
+
+/// A dbtool run in the background: its stdin is `stdin` (a FIFO's path, to
+/// feed an archive piece by piece), its output goes to files; the test
+/// signals it or waits for it.
+final class BackgroundTool {
+    let process = Process()
+    private let scratch: TemporaryDirectory
+    private let name = UUID().uuidString
+
+    init(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], scratch: TemporaryDirectory) throws {
+        self.scratch = scratch
+        process.executableURL = toolURL
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "DBTOOL_DATABASE")
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        FileManager.default.createFile(atPath: scratch.file(name + ".out"), contents: nil)
+        FileManager.default.createFile(atPath: scratch.file(name + ".err"), contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: scratch.file(name + ".out"))
+        process.standardError = FileHandle(forWritingAtPath: scratch.file(name + ".err"))
+        // Opened by the child, so that opening a FIFO never blocks the test.
+        if let stdin {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$0\" \"$@\" < \"$DBTOOL_TEST_STDIN\"", toolURL.path] + arguments
+            process.environment?["DBTOOL_TEST_STDIN"] = stdin
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+    }
+
+    /// Sends `signal` to the run.
+    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the run to end (killing it past `timeout` seconds) and
+    /// returns its status and output.
+    func wait(timeout: TimeInterval = 120) -> ToolResult {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("dbtool \(process.arguments ?? []) did not end within \(timeout) s: killed")
+        }
+        process.waitUntilExit()
+        let read = { (suffix: String) in (try? String(contentsOfFile: self.scratch.file(self.name + suffix), encoding: .utf8)) ?? "" }
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return ToolResult(status: status, stdout: read(".out"), stderr: read(".err"))
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Waits up to `timeout` seconds for `condition`; false when it never held.
+@discardableResult
+func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}
+
+/// Runs a command (a system tool) and returns its status and output.
+@discardableResult
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ToolResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stderrData = Locked(Data())
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { stderrData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
+    let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ToolResult(
+        status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData.current, as: UTF8.self))
+}
+
+/// The permission bits of a file or directory (not following a link).
+func permissions(_ path: String) -> mode_t {
+    var info = stat()
+    return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+}
+
+/// Mounts a tmpfs of `kilobytes` at `path` (a full disk); false where
+/// mounting is not permitted.
+func mountTmpfs(_ path: String, kilobytes: Int) -> Bool {
+    (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]))?.status == 0
+}
+
+/// Unmounts what ``mountTmpfs(_:kilobytes:)`` mounted.
+func unmount(_ path: String) {
+    _ = try? run("/bin/umount", [path])
+}
+
+/// This host's part of dbtool's temp names: host, boot and PID namespace.
+func temporaryOwner() -> (host: String, boot: String, namespace: String) {
+    var name = [CChar](repeating: 0, count: 256)
+    gethostname(&name, 255)
+    let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        .map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? String($0) : "_" }.joined()
+    let boot = ((try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? "").filter(\.isHexDigit).prefix(8)
+    let namespace = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid")) ?? "").filter(\.isNumber)
+    return (host, String(boot).lowercased(), namespace)
+}
+
+/// `host.boot.namespace`, the start of a temp name's owner tag (the pid follows).
+func temporaryOwnerTag() -> String {
+    let owner = temporaryOwner()
+    return "\(owner.host).\(owner.boot).\(owner.namespace)"
 }

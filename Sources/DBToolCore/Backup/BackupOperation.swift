@@ -406,7 +406,7 @@ public struct BackupOperation: Sendable {
     /// An archive inside the directory it archives would archive itself
     /// (links resolved: a link to the directory is the directory).
     private func checkOutsideDatabase(_ directory: String) throws {
-        let resolve = { (path: String) in (FileSystem.resolvingLinks(path) ?? path) + "/" }
+        let resolve = { (path: String) in LocalPath.resolvingLinks(path) + "/" }
         if database.location.namesDirectory && resolve(directory).hasPrefix(resolve(database.location.directoryPath)) {
             throw DBToolError(
                 .usage, "the archive would be in \(directory), inside the database directory \(database.location.directoryPath), which is archived",

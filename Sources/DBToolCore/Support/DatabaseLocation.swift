@@ -55,9 +55,7 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// `path` with its links resolved: the whole path when it exists, else
     /// its folder's, and its name.
     private static func resolved(_ path: String) -> String {
-        if let whole = FileSystem.resolvingLinks(path) { return whole }
-        let parent = LocalPath.parent(of: path)
-        return (FileSystem.resolvingLinks(parent) ?? parent) + "/" + LocalPath.name(of: path)
+        LocalPath.resolvingLinks(path)
     }
 
     /// Throws when the database file does not exist (a connection would create it).

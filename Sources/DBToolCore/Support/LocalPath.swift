@@ -38,6 +38,21 @@ public enum LocalPath {
         }
     }
 
+    /// `path` with the links of its existing part resolved: the longest
+    /// existing ancestor through `realpath`, then the rest as written.
+    static func resolvingLinks(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while existing != "/" {
+            if let resolved = FileSystem.resolvingLinks(existing) {
+                return rest.isEmpty ? resolved : (resolved == "/" ? "" : resolved) + "/" + rest.reversed().joined(separator: "/")
+            }
+            rest.append(name(of: existing))
+            existing = parent(of: existing)
+        }
+        return path
+    }
+
     /// The directory that holds `path` (an absolute, standardized path).
     static func parent(of path: String) -> String {
         URL(fileURLWithPath: path).deletingLastPathComponent().path
