@@ -17,7 +17,7 @@ APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev pkg-config sq
 S3_VENV := .build/s3-venv
 S3_PYTHON_PACKAGES := moto[server]==5.2.5
 
-.PHONY: s3-deps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: check-readme s3-deps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -66,13 +66,18 @@ build: deps
 
 ## test: every test (Swift Testing), against real SQLite files in temp directories,
 ## then the concurrency suites under ThreadSanitizer
-test: deps s3-deps
+test: deps s3-deps check-readme
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh
 	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 	$(MAKE) test-install
+
+## check-readme: the README stays a door: 300 lines at most (guides live in docs/)
+check-readme:
+	@lines=$$(wc -l < README.md); if [ "$$lines" -gt 300 ]; then \
+	    echo "README.md has $$lines lines, more than 300: move the detail into docs/"; exit 1; fi
 
 ## docs: DatabaseKit's DocC catalog, in .build/docs; any warning (a symbol link
 ## that does not resolve, an undocumented parameter) fails the build

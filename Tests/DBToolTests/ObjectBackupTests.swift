@@ -152,6 +152,21 @@ struct ObjectBackupTests {
         #expect(dbtoolTempFiles(scratch.path).isEmpty)
     }
 
+    @Test("SIGINT and SIGTERM during an upload: 130, and the multipart upload is aborted, no part left", arguments: [SIGINT, SIGTERM])
+    func interruptedUpload(_ signal: Int32) throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeLargeDatabase()
+        let backup = try BackgroundTool(
+            ["backup", "--database", database, "--to", "s3://backups/int/", "--level", "12", "--part-size", "5", "--upload-threads", "2"],
+            environment: server.environment, scratch: scratch)
+        #expect(waitUntil(timeout: 60) { ((try? server.openUploads("int/")) ?? 0) > 0 }, "the upload never started")
+        backup.send(signal)
+        let result = backup.wait(timeout: 30)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(try server.openUploads("int/") == 0, "the multipart upload was left: \(result.stderr)")
+        #expect(try server.keys("int/").isEmpty)
+    }
+
     @Test("SIGKILL at random moments of uploads: never an object under a final key that does not verify; the next run aborts the stale upload")
     func killedUploads() throws {
         let scratch = TemporaryDirectory()
