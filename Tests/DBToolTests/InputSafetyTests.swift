@@ -181,6 +181,26 @@ struct InputSafetyTests {
         #expect(pending.stderr.contains("WAL"), "\(pending.stderr)")
     }
 
+    @Test("a database on read-only media: exec --readonly, schema and backup work; a write says the media is read-only", .enabled(if: getuid() == 0))
+    func readOnlyMedia() throws {
+        let scratch = TemporaryDirectory()
+        let media = scratch.file("media")
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: false)
+        try #require(mountTmpfs(media, kilobytes: 4096), "mounting a tmpfs failed: this test needs root with CAP_SYS_ADMIN")
+        defer { unmount(media) }
+        let database = try scratch.makeDatabase("media/db")
+        #expect(try run("/bin/mount", ["-o", "remount,ro", media]).status == 0)
+        let read = try dbtool(["exec", "--database", database, "--readonly", "SELECT SUM(balance) FROM account"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("1000"))
+        #expect(try dbtool(["schema", "--database", database]).status == 0)
+        let backup = try dbtool(["backup", "--database", database, "--output", scratch.file("b.tar.zst")])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(try dbtool(["backup", "verify", scratch.file("b.tar.zst")]).status == 0)
+        let write = try dbtool(["exec", "--database", database, "INSERT INTO account VALUES (99, 1)"])
+        #expect(write.status == 77, "\(write.stderr)")
+    }
+
     @Test("a migration file name that is not UTF-8: 65 naming its bytes, nothing applied")
     func nonUTF8Names() throws {
         let scratch = TemporaryDirectory()

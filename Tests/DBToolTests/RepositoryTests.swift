@@ -150,6 +150,9 @@ struct RepositoryTests {
         // A good archive dated 2099: a clock set wrong.
         try store.plantTrusted("db-20991231T000000.000Z.tar.zst", copying: good[1])
 
+        let junkVerify = try store.dbtool(["backup", "verify", store.location(of: junk)])
+        #expect(junkVerify.status == 65, "\(junkVerify.stderr)")
+        #expect(junkVerify.stderr.contains("the archive \(store.location(of: junk))") && !junkVerify.stderr.contains(" of "), "\(junkVerify.stderr)")
         let list = try json(try store.dbtool(["backup", "list", store.location, "--format", "json"]))
         let unverified = (list["archives"] as? [[String: Any]] ?? []).filter { $0["verified"] as? Bool == false }.compactMap { $0["location"] as? String }
         #expect(Set(unverified.map(name)) == [junk, "db-20261101T000000.000Z.tar.zst", "db-20991231T000000.000Z.tar.zst"])

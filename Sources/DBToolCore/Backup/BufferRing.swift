@@ -6,20 +6,19 @@ import Foundation
 ///
 /// `free` counts the buffers the producing side may fill, `filled` the ones
 /// the consuming side may take; a buffer and its count are touched by one
-/// side at a time, handed over by those semaphores. `finished` is signalled
+/// side at a time, handed over by those counts. `finished` is signalled
 /// once by the thread when it ends. What else the two sides share is
 /// `Shared`, only reached through ``shared``'s lock: `@unchecked Sendable`
-/// rests on that, and on the semaphores' hand-over of the buffers.
+/// rests on that, and on the counts' hand-over of the buffers (each a
+/// ``Locked``, the package's one lock, which ThreadSanitizer understands).
 class BufferRing<Shared>: @unchecked Sendable {
     static var slots: Int { 3 }
     let buffers: [UnsafeMutableRawPointer]
     /// The byte count of each buffer; 0 ends the stream.
     let counts: UnsafeMutablePointer<Int>
-    // Created at 0 and signalled up to `slots`: libdispatch traps when a
-    // semaphore is freed below its initial value, which `free` may end at.
-    let free = DispatchSemaphore(value: 0)
-    let filled = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
+    let free = Tally()
+    let filled = Tally()
+    let finished = Tally()
     /// The state both sides read and write, under its lock.
     let shared: Locked<Shared>
 
@@ -36,4 +35,21 @@ class BufferRing<Shared>: @unchecked Sendable {
         counts.deallocate()
     }
 
+}
+
+/// A count that one side raises and the other waits for (a counting
+/// semaphore), on ``Locked``'s mutex and condition.
+final class Tally: Sendable {
+    private let count = Locked(0)
+
+    /// Adds one, waking a waiter.
+    func signal() {
+        count.withLock { $0 += 1 }
+        count.broadcast()
+    }
+
+    /// Waits until the count is positive, then takes one.
+    func wait() {
+        count.withLock(waitingUntil: { $0 > 0 }) { $0 -= 1 }
+    }
 }
