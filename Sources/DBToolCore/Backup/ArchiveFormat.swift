@@ -9,6 +9,9 @@ public enum ArchiveFormat: String, Sendable, CaseIterable {
     /// The file name extension, without the leading dot.
     public var fileExtension: String { rawValue }
 
+    /// The extensions of every format: the names an archive of a series may have.
+    static var fileExtensions: [String] { allCases.map(\.fileExtension) }
+
     /// The format a file name's extension names (`.tgz` is tar.gz), or nil
     /// when the name has none of the archive extensions.
     public init?(fileName: String) {

@@ -133,24 +133,6 @@ final class ArchiveReader {
     }
 }
 
-/// Where an archive's bytes come from, block after block.
-protocol ArchiveSource: AnyObject {
-    /// The next block (valid until the next call); empty at the end.
-    func nextBlock() throws -> UnsafeRawBufferPointer
-    /// Called with the bytes read so far, after each block.
-    var progress: ((Int64) -> Void)? { get set }
-    /// True when ``seek(to:whence:)`` works (a regular file).
-    var isSeekable: Bool { get }
-    /// Moves to `offset` (`SEEK_SET`, `SEEK_CUR`, `SEEK_END`); returns the
-    /// new position, or nil when the source can not seek.
-    func seek(to offset: Int64, whence: Int32) -> Int64?
-}
-
-extension ArchiveSource {
-    var isSeekable: Bool { false }
-    func seek(to offset: Int64, whence: Int32) -> Int64? { nil }
-}
-
 /// The source as libarchive's callback reaches it, with the error it threw.
 private final class SourceBox {
     let source: any ArchiveSource

@@ -150,7 +150,7 @@ final class ArchiveWriter {
     }
 
     /// 1 MiB: large enough for throughput, small enough for a flat memory.
-    static let bufferSize = 1 << 20
+    static let bufferSize = StreamBuffer.size
 
     private func writeHeader(name: String, size: Int64, mode: mode_t, seconds: Int, nanoseconds: Int, type: mode_t = 0o100000) throws {
         guard let entry = archive_entry_new() else {
@@ -188,18 +188,6 @@ final class ArchiveWriter {
     }
 }
 
-/// Where an archive's bytes go, block by block: a file (``BackgroundWriter``)
-/// or an object store upload (``MultipartUploadStream``).
-protocol ArchiveSink: AnyObject {
-    /// Takes `count` bytes (copied); false once the output has failed.
-    func write(_ bytes: UnsafeRawPointer, count: Int) -> Bool
-    /// Ends the stream: everything taken is written, or this throws why not.
-    func finish() throws
-    /// The first failure, if any.
-    var error: DBToolError? { get }
-}
-
-extension BackgroundWriter: ArchiveSink {}
 
 /// The sink as libarchive's callback reaches it: one class reference.
 private final class SinkBox {

@@ -59,7 +59,7 @@ public struct BackupListOperation: Sendable {
     ///   for refused credentials, 75 for a store that keeps failing.
     public func run() throws -> Report {
         let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
-        let catalog = try ArchiveCatalog(repository)
+        let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions)
         let archives = catalog.archives.map { archive in
             Archive(
                 location: archive.location, size: archive.size, created: Self.iso(archive.date), format: archive.fileExtension,

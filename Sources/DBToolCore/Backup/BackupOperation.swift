@@ -155,7 +155,7 @@ public struct BackupOperation: Sendable {
     private func writeSeries(into repository: any ArchiveRepository, format: ArchiveFormat, now: Date, started: DispatchTime) throws -> Report {
         let identity = SeriesIdentity(location: database.location)
         let name = series(format).name(at: now)
-        let catalog = try ArchiveCatalog(repository, now: now)
+        let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
         if catalog.archives.contains(where: { $0.name == name }) {
             throw DBToolError(.cantCreate, "\(repository.location(of: name)) already exists", hint: "Wait a millisecond: archive names are timestamps.")
         }
@@ -184,7 +184,7 @@ public struct BackupOperation: Sendable {
         var report = report(written, archive: repository.location(of: name), format: format, started: started)
         report.abortedUploads = aborted
         if !retention.isEmpty {
-            let pruning = Pruning.run(try ArchiveCatalog(repository, now: now), seriesID: identity.id, policy: retention, protecting: name, dryRun: false, now: now)
+            let pruning = Pruning.run(try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now), seriesID: identity.id, policy: retention, protecting: name, dryRun: false, now: now)
             report.deleted = pruning.deleted
             report.deleteFailures = pruning.failures
         }

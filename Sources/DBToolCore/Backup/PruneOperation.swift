@@ -44,7 +44,7 @@ public struct PruneOperation: Sendable {
                 .usage, "no retention rule: nothing would be deleted", hint: "Give --keep N, --keep-daily N, ... or --keep-within DURATION.")
         }
         let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
-        let catalog = try ArchiveCatalog(repository, now: now)
+        let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
         let ids = database.map { [SeriesIdentity(location: $0).id] } ?? catalog.seriesIDs
         var report = Report(target: target, dryRun: dryRun, databases: [], warnings: [])
         if !retention.isEmpty {

@@ -94,7 +94,7 @@ public struct RestoreOperation: Sendable {
         guard target != "/" else { throw DBToolError(.usage, "restore does not replace /", hint: "Restore into a directory of its own.") }
         let parent = LocalPath.parent(of: target)
         let name = LocalPath.name(of: target)
-        let opened = try OpenedArchive.open(archive, objectStore: objectStore)
+        let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
         if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
 
         let createdParents = try createMissingDirectories(parent)

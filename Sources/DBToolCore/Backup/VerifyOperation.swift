@@ -33,7 +33,7 @@ public struct VerifyOperation: Sendable {
     }
 
     public func run() throws -> Report {
-        let opened = try OpenedArchive.open(archive, objectStore: objectStore)
+        let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
         let parentPath = temporaryDirectory ?? NSTemporaryDirectory()
         removeStaleTempFiles(in: parentPath, prefix: Self.tempPrefix)
         let parent: DirectoryDescriptor

@@ -40,9 +40,9 @@ struct ArchiveCatalog {
     let archives: [Archive]
 
     /// Lists `repository` and reads the records of its files named
-    /// `STEM-TIMESTAMP.EXT`, with EXT one of `extensions` (archives by
-    /// default, ``ArchiveName/snapshotExtensions`` for snapshots).
-    init(_ repository: any ArchiveRepository, extensions: [String] = ArchiveName.archiveExtensions, now: Date = Date()) throws {
+    /// `STEM-TIMESTAMP.EXT`, with EXT one of `extensions` (those of the
+    /// archive formats, or ``ArchiveName/snapshotExtensions``).
+    init(_ repository: any ArchiveRepository, extensions: [String], now: Date = Date()) throws {
         self.repository = repository
         let entries = try repository.list()
         var archives: [Archive] = []
@@ -109,8 +109,8 @@ struct ArchiveCatalog {
 
     /// `name` as a restore or a verify reads it: `latest` names the newest
     /// trusted archive; any other name is itself.
-    static func resolve(_ name: String, in repository: any ArchiveRepository) throws -> String {
+    static func resolve(_ name: String, in repository: any ArchiveRepository, extensions: [String]) throws -> String {
         guard name == "latest" else { return name }
-        return try ArchiveCatalog(repository).latest().name
+        return try ArchiveCatalog(repository, extensions: extensions).latest().name
     }
 }

@@ -10,13 +10,12 @@ struct ArchiveName: Equatable {
     /// The extension, without the leading dot.
     var fileExtension: String
 
-    /// The extensions of archives.
-    static let archiveExtensions = ArchiveFormat.allCases.map(\.fileExtension)
     /// The extension of snapshots.
     static let snapshotExtensions = ["sqlite"]
 
-    /// Parses `name`, a file of a series whose extension is one of `extensions`.
-    init?(_ name: String, extensions: [String] = archiveExtensions) {
+    /// Parses `name`, a file of a series whose extension is one of
+    /// `extensions` (``ArchiveFormat/fileExtensions`` for archives).
+    init?(_ name: String, extensions: [String]) {
         // The longest extension: `.tar.gz` rather than `.gz`.
         guard let fileExtension = extensions.filter({ name.hasSuffix("." + $0) }).max(by: { $0.count < $1.count }) else { return nil }
         let base = name.dropLast(fileExtension.count + 1)
@@ -32,9 +31,6 @@ struct ArchiveName: Equatable {
         }
         return nil
     }
-
-    /// The archive format the extension names (nil for a snapshot).
-    var format: ArchiveFormat? { ArchiveFormat(rawValue: fileExtension) }
 
     /// The time in the name.
     var date: Date? { TimestampedName.date(ofTimestamp: timestamp) }

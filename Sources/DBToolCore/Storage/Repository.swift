@@ -94,7 +94,8 @@ enum Repository {
             return (try S3Repository(prefix: prefix, options: objectStore, upload: UploadOptions()), object.name)
         }
         let path = try LocalPath.resolve(location, what: "the archive")
-        return (DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: VerifyOperation.tempPrefix), LocalPath.name(of: path))
+        // Read only: no temp file is ever written there.
+        return (DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: ".dbtool-read-"), LocalPath.name(of: path))
     }
 
     /// Whether `location` is object storage (for the options that only apply there).

@@ -101,10 +101,10 @@ struct RetentionPolicyTests {
 
     @Test("archive names parse whatever the stem and format")
     func archiveNames() {
-        #expect(ArchiveName("my-app-20261123T020000.000Z.tar.gz")?.stem == "my-app")
-        #expect(ArchiveName("db-20261123T020000Z.zip")?.timestamp == "20261123020000000")
-        #expect(ArchiveName("db-20261123T020000.000Z.gz") == nil)
-        #expect(ArchiveName("20261123T020000.000Z.tar") == nil)
-        #expect(ArchiveName("db.tar.zst") == nil)
+        #expect(ArchiveName("my-app-20261123T020000.000Z.tar.gz", extensions: ArchiveFormat.fileExtensions)?.stem == "my-app")
+        #expect(ArchiveName("db-20261123T020000Z.zip", extensions: ArchiveFormat.fileExtensions)?.timestamp == "20261123020000000")
+        #expect(ArchiveName("db-20261123T020000.000Z.gz", extensions: ArchiveFormat.fileExtensions) == nil)
+        #expect(ArchiveName("20261123T020000.000Z.tar", extensions: ArchiveFormat.fileExtensions) == nil)
+        #expect(ArchiveName("db.tar.zst", extensions: ArchiveFormat.fileExtensions) == nil)
     }
 }

@@ -50,7 +50,7 @@ final class ArchiveFile: ArchiveSource {
         self.descriptor = descriptor
         isSeekable = info.kind == .regular
         size = isSeekable ? info.size : nil
-        buffer = .allocate(byteCount: ArchiveWriter.bufferSize, alignment: 64)
+        buffer = .allocate(byteCount: StreamBuffer.size, alignment: 64)
     }
 
     deinit {

@@ -34,7 +34,7 @@ final class BackgroundWriter {
         var offset = 0
         while offset < count {
             guard error == nil else { return false }
-            let size = min(ArchiveWriter.bufferSize, count - offset)
+            let size = min(StreamBuffer.size, count - offset)
             ring.free.wait()
             ring.buffers[slot].copyMemory(from: bytes + offset, byteCount: size)
             ring.counts[slot] = size

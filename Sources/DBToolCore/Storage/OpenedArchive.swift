@@ -17,12 +17,12 @@ struct OpenedArchive {
     ///
     /// - throws: ``DBToolError``: 64 for an empty path, 66 for a missing
     ///   archive or object, 77 when it can not be read, 65 for a directory.
-    static func open(_ location: String, objectStore: ObjectStoreOptions) throws -> OpenedArchive {
+    static func open(_ location: String, objectStore: ObjectStoreOptions, extensions: [String]) throws -> OpenedArchive {
         if location == "-" {
             let file = try ArchiveFile(path: "/dev/stdin")
             return OpenedArchive(name: "the standard input", source: file, size: file.size)
         }
         let (repository, name) = try Repository.archive(location, objectStore: objectStore)
-        return try repository.open(try ArchiveCatalog.resolve(name, in: repository))
+        return try repository.open(try ArchiveCatalog.resolve(name, in: repository, extensions: extensions))
     }
 }

@@ -24,7 +24,7 @@ class BufferRing<Shared>: @unchecked Sendable {
 
     init(shared: Shared) {
         self.shared = Locked(shared)
-        buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: ArchiveWriter.bufferSize, alignment: 16) }
+        buffers = (0..<Self.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: StreamBuffer.size, alignment: 16) }
         counts = UnsafeMutablePointer<Int>.allocate(capacity: Self.slots)
         counts.initialize(repeating: 0, count: Self.slots)
         for _ in 0..<Self.slots { free.signal() }
