@@ -65,14 +65,18 @@ build: deps
 	$(SWIFT) build
 
 ## test: every test (Swift Testing), against real SQLite files in temp directories,
-## then the concurrency suites under ThreadSanitizer
+## then the concurrency suites under ThreadSanitizer and the library under
+## AddressSanitizer, the docs and the install test; it fails when a test left a
+## process or a tests-* directory behind (scripts/leftovers.sh)
 test: deps s3-deps check-readme
+	@mkdir -p .build && scripts/leftovers.sh record .build/leftovers-before
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh
 	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 	$(MAKE) test-install
+	scripts/leftovers.sh check .build/leftovers-before
 
 ## check-readme: the README stays a door: 300 lines at most (guides live in docs/)
 check-readme:

@@ -52,24 +52,47 @@ final class InteractiveShell {
         // The server outlives the client, so it must inherit no descriptor of
         // this process: Foundation's Process learns that a child exited when
         // a socket it passes down closes, and a server holding it would hang
-        // the wait forever. bash closes every descriptor above 2 first.
+        // the wait forever. bash closes every descriptor above 2 first. It
+        // must not inherit the test runner's blocked signals either: it and
+        // its shell would then ignore SIGTERM and SIGHUP, and outlive
+        // kill-server (exec-unblocked clears them).
         let start = try dbtool(
             [
                 "bash", "-c",
                 """
                 for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
-                exec tmux -L "$0" -f /dev/null new-session -d -s main -x 200 -y 50 -c "$1" "$2" </dev/null >/dev/null 2>&1
+                exec "$3" exec-unblocked tmux -L "$0" -f /dev/null new-session -d -s main -x 200 -y 50 -c "$1" "$2" </dev/null >/dev/null 2>&1
                 """,
-                socket, directory, "\(environment) \(shell)",
+                socket, directory, "\(environment) \(shell)", workloadURL.path,
             ], executable: "/usr/bin/env")
         guard start.status == 0 else { throw ShellError(message: "tmux could not start \(kind) (\(start.status))") }
+        serverPID = Int32(try tmux(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+        shellPID = Int32(try tmux(["display-message", "-p", "-t", "main", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
         try type(setup, then: "Enter")
         try clear()
     }
 
-    deinit {
+    /// The tmux server and the shell in its pane, ended by ``stop()``.
+    private var serverPID: Int32?
+    private var shellPID: Int32?
+
+    /// Ends the shell and the server and waits for them (SIGKILL after two
+    /// seconds), whatever happened in the test.
+    func stop() {
         _ = try? tmux(["kill-server"])
+        for pid in [shellPID, serverPID].compactMap({ $0 }) {
+            let deadline = Date(timeIntervalSinceNow: 2)
+            while kill(pid, 0) == 0 && Date() < deadline { usleep(20_000) }
+            if kill(pid, 0) == 0 {
+                kill(pid, SIGKILL)
+                while kill(pid, 0) == 0 { usleep(10_000) }
+            }
+        }
+        shellPID = nil
+        serverPID = nil
     }
+
+    deinit { stop() }
 
     /// Types `line`, presses TAB, and returns the screen once it settles.
     func complete(_ line: String) throws -> String {

@@ -92,6 +92,17 @@ final class Application {
         try #require(FileManager.default.fileExists(atPath: signals + "/started"), "the application never committed")
     }
 
+    deinit {
+        // A test that failed before stop(): the application must not outlive it.
+        if process.isRunning {
+            _ = FileManager.default.createFile(atPath: signals + "/stop", contents: nil)
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
     /// Stops the application; returns the sequence number of its last commit.
     func stop() throws -> Int {
         _ = FileManager.default.createFile(atPath: signals + "/stop", contents: nil)

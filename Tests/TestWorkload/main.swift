@@ -24,6 +24,11 @@ import Foundation
 //   TestWorkload hold-open DATABASE SIGNALS
 //       opens a connection, reads once, creates SIGNALS/held, and keeps the
 //       connection open (and idle) until SIGNALS/release exists.
+//   TestWorkload exec-unblocked PROGRAM ARGUMENTS...
+//       runs PROGRAM with every signal unblocked and at its default: a test
+//       runner may spawn its children with SIGTERM and SIGHUP blocked, and a
+//       long-lived server started so (tmux) would outlive every attempt to
+//       stop it.
 
 /// Moves money between the accounts, up to 500 transactions a second.
 func transfer(path: String, until stop: String) throws {
@@ -104,7 +109,20 @@ func holdOpen(path: String, signals: String) throws {
     try dbQueue.close()
 }
 
+/// Replaces this process with `arguments`, every signal unblocked and at its default.
+func execUnblocked(_ arguments: [String]) -> Never {
+    var none = sigset_t()
+    sigemptyset(&none)
+    sigprocmask(SIG_SETMASK, &none, nil)
+    for number in 1..<32 where number != SIGKILL && number != SIGSTOP { signal(Int32(number), SIG_DFL) }
+    let pointers = arguments.map { strdup($0) } + [nil]
+    execvp(arguments[0], pointers)
+    FileHandle.standardError.write(Data("TestWorkload: can not run \(arguments[0])\n".utf8))
+    exit(127)
+}
+
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "exec-unblocked" && arguments.count > 1 { execUnblocked(Array(arguments.dropFirst())) }
 do {
     switch (arguments.first, arguments.count) {
     case ("transfer", 3): try transfer(path: arguments[2], until: arguments[3])
