@@ -16,33 +16,10 @@ struct ToolResult {
 func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: String? = nil) throws
     -> ToolResult
 {
-    let process = Process()
-    process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? toolURL
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "DBTOOL_DATABASE")
     env.merge(environment) { _, new in new }
-    process.environment = env
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes concurrently: a full pipe would block the tool.
-    let stderrData = Locked(Data())
-    let group = DispatchGroup()
-    DispatchQueue.global().async(group: group) { stderrData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
-    let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ToolResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData.current, as: UTF8.self))
+    return try run(executable ?? toolURL.path, arguments, environment: env, stdin: stdin)
 }
 
 /// The dbtool under test: the one built beside the tests, or
@@ -239,19 +216,24 @@ func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
     return true
 }
 
-/// Runs a command (a system tool) and returns its status and output.
+/// Runs a command (dbtool, a system tool) with `stdin` as its input, and
+/// returns its status and output.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ToolResult {
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil) throws -> ToolResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
     let output = Pipe()
     let errors = Pipe()
+    let input = Pipe()
     process.standardOutput = output
     process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = input
     try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes concurrently: a full pipe would block the tool.
     let stderrData = Locked(Data())
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) { stderrData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }

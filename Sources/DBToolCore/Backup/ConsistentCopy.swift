@@ -49,6 +49,20 @@ struct ConsistentCopy {
         /// What `PRAGMA quick_check` said of the database while it was
         /// copied: `["ok"]` for a sound one (also when not asked).
         var check = ["ok"]
+
+        /// The state `db` sees (nothing staged yet).
+        init(_ db: Database) throws {
+            journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown"
+            pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+            userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            migrations = try MigrationsTable.records(db).map {
+                BackupManifest.Migration(version: $0.version, name: $0.name, appliedAt: $0.appliedAt)
+            }
+            lockDuration = 0
+            stagedFiles = []
+        }
     }
 
     /// Takes the copy. In WAL mode `streamDatabase` archives the live
@@ -110,16 +124,7 @@ struct ConsistentCopy {
         defer { try? reader.close() }
         return try database.reportingErrors {
             try reader.read { db in
-                var state = State(
-                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown",
-                    pageSize: try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0,
-                    pageCount: try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
-                    schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-                    userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
-                    migrations: try MigrationsTable.records(db).map {
-                        BackupManifest.Migration(version: $0.version, name: $0.name, appliedAt: $0.appliedAt)
-                    },
-                    lockDuration: 0, stagedFiles: [])
+                var state = try State(db)
                 let path = database.location.filePath
                 guard let (descriptor, info) = try openSource(path, register: register) else {
                     throw DBToolError(.noInput, "no database at \(path)")
@@ -149,16 +154,7 @@ struct ConsistentCopy {
             let lockStart = DispatchTime.now()
             defer { try? db.execute(sql: "ROLLBACK") }
 
-            var state = State(
-                journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "unknown",
-                pageSize: try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0,
-                pageCount: try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0,
-                schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-                userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0,
-                migrations: try MigrationsTable.records(db).map {
-                    BackupManifest.Migration(version: $0.version, name: $0.name, appliedAt: $0.appliedAt)
-                },
-                lockDuration: 0, stagedFiles: [])
+            var state = try State(db)
 
             var sources: [(name: String, descriptor: FileDescriptor, info: FileStatus)] = []
             for suffix in suffixes {

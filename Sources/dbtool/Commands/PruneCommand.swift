@@ -6,21 +6,21 @@ struct PruneBackupCommand: ParsableCommand {
         commandName: "prune",
         abstract: "Delete the archives of a directory or prefix that no retention rule keeps.",
         discussion: """
-            The rules are those of restic's `forget`, applied to each database's archives on its \\
-            own (or only to the database of --database): --keep N keeps the newest N; \\
-            --keep-hourly, --keep-daily, --keep-weekly, --keep-monthly and --keep-yearly N keep the \\
-            newest archive of each of the last N hours, days, ISO weeks, months or years that have \\
-            one (UTC); --keep-within DURATION keeps every archive taken within that long of the \\
+            The rules are those of restic's `forget`, applied to each database's archives on its \
+            own (or only to the database of --database): --keep N keeps the newest N; \
+            --keep-hourly, --keep-daily, --keep-weekly, --keep-monthly and --keep-yearly N keep the \
+            newest archive of each of the last N hours, days, ISO weeks, months or years that have \
+            one (UTC); --keep-within DURATION keeps every archive taken within that long of the \
             newest one. An archive kept by any rule stays.
 
-            Only archives dbtool can trust count and can be deleted: those whose record (NAME.dbtool.json, \\
-            written beside each archive once complete) names them with their size. Anything else \\
-            named like an archive (a file copied there by hand, a truncated upload, an archive of \\
-            dbtool before 0.5, the archive of a corrupt database) is listed as unverified, never \\
-            counted, and deleted only with --prune-unverified. A name dated more than a day in \\
+            Only archives dbtool can trust count and can be deleted: those whose record (NAME.dbtool.json, \
+            written beside each archive once complete) names them with their size. Anything else \
+            named like an archive (a file copied there by hand, a truncated upload, an archive of \
+            dbtool before 0.5, the archive of a corrupt database) is listed as unverified, never \
+            counted, and deleted only with --prune-unverified. A name dated more than a day in \
             the future is never trusted. --dry-run prints what would be deleted.
 
-            `dbtool backup --keep…` applies the same rules to its database after each successful \\
+            `dbtool backup --keep ...` applies the same rules to its database after each successful \
             backup.
 
             Examples:
