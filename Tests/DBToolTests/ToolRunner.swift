@@ -167,8 +167,8 @@ final class BackgroundTool {
         env.removeValue(forKey: "DBTOOL_DATABASE")
         env.merge(environment) { _, new in new }
         process.environment = env
-        FileManager.default.createFile(atPath: scratch.file(name + ".out"), contents: nil)
-        FileManager.default.createFile(atPath: scratch.file(name + ".err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.file(name + ".out"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.file(name + ".err"), contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: scratch.file(name + ".out"))
         process.standardError = FileHandle(forWritingAtPath: scratch.file(name + ".err"))
         // Opened by the child, so that opening a FIFO never blocks the test.

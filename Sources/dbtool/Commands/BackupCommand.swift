@@ -277,7 +277,7 @@ struct ListBackupCommand: ParsableCommand {
         discussion: """
             Shows each archive's name, size and time, and what its record says (database, page \
             count, last migration), without reading the archive. An archive without a record \
-            matching it (copied there by hand, cut short, written by dbtool before 0.5, the \
+            matching it (copied there by hand, cut short, written before version 0.5, the \
             archive of a corrupt database) is listed UNVERIFIED: retention never counts nor deletes \
             it, and it is never latest. The newest verified archive is what DIR/latest and \
             s3://BUCKET/PREFIX/latest name.

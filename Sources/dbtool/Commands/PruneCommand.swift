@@ -13,10 +13,10 @@ struct PruneBackupCommand: ParsableCommand {
             one (UTC); --keep-within DURATION keeps every archive taken within that long of the \
             newest one. An archive kept by any rule stays.
 
-            Only archives dbtool can trust count and can be deleted: those whose record (NAME.dbtool.json, \
+            Only trusted archives count and can be deleted: those whose record (NAME.dbtool.json, \
             written beside each archive once complete) names them with their size. Anything else \
-            named like an archive (a file copied there by hand, a truncated upload, an archive of \
-            dbtool before 0.5, the archive of a corrupt database) is listed as unverified, never \
+            named like an archive (a file copied there by hand, a truncated upload, an archive \
+            written before version 0.5, the archive of a corrupt database) is listed as unverified, never \
             counted, and deleted only with --prune-unverified. A name dated more than a day in \
             the future is never trusted. --dry-run prints what would be deleted.
 
