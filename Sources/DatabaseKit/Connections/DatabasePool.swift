@@ -245,13 +245,8 @@ public final class DatabasePool: DatabaseWriter {
     /// Like ``DatabasePool/barrierWriteWithoutTransaction(_:)-76k2x``, without blocking the calling thread.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
         try Task.checkCancellation()
-        // The closure does not escape: this function waits for its end.
-        return try await withoutActuallyEscaping(updates) { updates in
-            try await withCheckedThrowingContinuation { continuation in
-                readers.asyncBarrier {
-                    continuation.resume(with: Result { try self.writer.sync(updates) })
-                }
-            }
+        return try await readers.barrier {
+            try await writer.execute(updates)
         }
     }
 
@@ -314,16 +309,28 @@ public final class DatabasePool: DatabaseWriter {
     // MARK: Closing and memory
 
     /// Closes every connection, once running reads end. Afterwards every
-    /// access throws.
+    /// access throws `SQLITE_MISUSE`, and closing again does nothing.
     ///
     /// The readers close first, so that the writer, closing last, checkpoints
     /// the WAL and deletes the `-wal` and `-shm` files.
     ///
-    /// - throws: ``DatabaseError`` when statements created by the application
-    ///   are still alive: the pool then stays usable (reads open new readers).
+    /// - throws: `SQLITE_BUSY` when statements created by the application are
+    ///   still alive, as GRDB: alive on the writer, nothing is closed and the
+    ///   pool stays usable; alive on a reader, the pool is closed all the same
+    ///   (that reader's connection ends when its last statement is released).
+    ///   SQLite's error log (``Database/logError``) names each statement.
     public func close() throws {
-        try readers.close {
-            try writer.close()
+        try readers.close { closeReaders in
+            try writer.reentrantSync { db in
+                try db.checkClosable()
+                do {
+                    try closeReaders()
+                } catch {
+                    db.close_v2()
+                    throw error
+                }
+                try db.close()
+            }
         }
     }
 

@@ -145,17 +145,46 @@ final class ReaderPool: Sendable {
         barrierQueue.async { self.runBarrier(body) }
     }
 
+    /// Runs `body` once no reader is in use, while no reader can be taken,
+    /// waiting for the reads to end without blocking the task's thread.
+    ///
+    /// `body` runs in the calling task, so that it sees its task-locals and
+    /// its cancellation: no closure is handed to another thread.
+    func barrier<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        state.withLock { $0.barrierCount += 1 }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            barrierQueue.async {
+                self.startBarrier()
+                continuation.resume()
+            }
+        }
+        // Orders the wait above before the body for ThreadSanitizer, as in
+        // `acquireAsync()`.
+        state.withLock { _ in }
+        defer { endBarrier() }
+        return try await body()
+    }
+
     /// Runs the body of a barrier already counted in `barrierCount`.
     private func runBarrier<T>(_ body: () throws -> T) rethrows -> T {
-        state.withLock(waitingUntil: { $0.inUseCount == 0 && !$0.isBarrierRunning }) { $0.isBarrierRunning = true }
-        defer {
-            state.withLock { state in
-                state.isBarrierRunning = false
-                state.barrierCount -= 1
-            }
-            state.broadcast()
-        }
+        startBarrier()
+        defer { endBarrier() }
         return try body()
+    }
+
+    /// Waits until no reader is in use and no other barrier runs, then marks
+    /// a barrier as running.
+    private func startBarrier() {
+        state.withLock(waitingUntil: { $0.inUseCount == 0 && !$0.isBarrierRunning }) { $0.isBarrierRunning = true }
+    }
+
+    /// Ends the running barrier, and wakes the readers and barriers waiting.
+    private func endBarrier() {
+        state.withLock { state in
+            state.isBarrierRunning = false
+            state.barrierCount -= 1
+        }
+        state.broadcast()
     }
 
     /// Calls `body` with every open reader, idle or not.
@@ -179,21 +208,28 @@ final class ReaderPool: Sendable {
         }
     }
 
-    /// Closes every reader once none is in use, then runs `closeWriter`;
-    /// later acquisitions throw. When a reader or `closeWriter` fails, the
-    /// pool stays open (readers reopen on demand) and the error is thrown.
-    func close(then closeWriter: () throws -> Void) throws {
-        if state.withLock({ $0.isClosed }) { return }
+    /// Closes every reader once none is in use, around `closeReaders`, which
+    /// receives the function that closes them: later acquisitions throw,
+    /// whether the readers closed or not (one that fails stays alive as a
+    /// zombie until its last statement is finalized). Does nothing when
+    /// already closed.
+    func close(_ closing: (_ closeReaders: () throws -> Void) throws -> Void) throws {
         try barrier {
-            let readers = state.withLock { state in
-                let readers = state.all
-                state.all.removeAll()
-                state.idle.removeAll()
-                return readers
+            if state.withLock({ $0.isClosed }) { return }
+            try closing {
+                let readers = state.withLock { state in
+                    state.isClosed = true
+                    let readers = state.all
+                    state.all.removeAll()
+                    state.idle.removeAll()
+                    return readers
+                }
+                var failure: (any Error)?
+                for reader in readers {
+                    do { try reader.close() } catch { failure = failure ?? error }
+                }
+                if let failure { throw failure }
             }
-            for reader in readers { try reader.close() }
-            try closeWriter()
-            state.withLock { $0.isClosed = true }
         }
     }
 

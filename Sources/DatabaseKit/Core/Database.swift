@@ -390,20 +390,36 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         dropAllCachedStatements()
         let code = sqlite3_close(sqliteConnection)
         guard code == SQLITE_OK else {
-            var alive: [String] = []
-            var statement = sqlite3_next_stmt(sqliteConnection, nil)
-            while let current = statement {
-                let sql = String(cString: sqlite3_sql(current))
-                alive.append(sql)
-                Database.log(ResultCode(rawValue: code), "unfinalized statement: \(sql)")
-                statement = sqlite3_next_stmt(sqliteConnection, current)
-            }
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code),
-                message: "\(String(cString: sqlite3_errmsg(sqliteConnection))) (unfinalized statements: \(alive.map { "`\($0)`" }.joined(separator: ", ")))"
-            )
+            throw unclosableError(code: code, message: String(cString: sqlite3_errmsg(sqliteConnection)))
         }
         didClose()
+    }
+
+    /// Throws the error ``close()`` would throw because statements of the
+    /// application are alive, without closing: a pool checks its writer
+    /// before it closes its readers, as GRDB closes the writer first.
+    func checkClosable() throws {
+        guard let sqliteConnection else { return }
+        dropAllCachedStatements()
+        guard sqlite3_next_stmt(sqliteConnection, nil) != nil else { return }
+        // The message sqlite3_close() gives in this case.
+        throw unclosableError(code: SQLITE_BUSY, message: "unable to close due to unfinalized statements or unfinished backups")
+    }
+
+    /// The error of a connection that can not close, after one line per
+    /// statement still alive in SQLite's error log.
+    private func unclosableError(code: CInt, message: String) -> DatabaseError {
+        var alive: [String] = []
+        var statement = sqlite3_next_stmt(sqliteConnection, nil)
+        while let current = statement {
+            let sql = String(cString: sqlite3_sql(current))
+            alive.append(sql)
+            Database.log(ResultCode(rawValue: code), "unfinalized statement: \(sql)")
+            statement = sqlite3_next_stmt(sqliteConnection, current)
+        }
+        return DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: "\(message) (unfinalized statements: \(alive.map { "`\($0)`" }.joined(separator: ", ")))")
     }
 
     /// Closes the connection, or makes it a zombie that SQLite closes when
