@@ -60,6 +60,9 @@ struct StatementIteration {
     /// per row.
     let database: Database
     private(set) var isDone = false
+    /// The error of the step that failed: later steps throw it again rather
+    /// than report the end of the results, as the statement is not done.
+    private var failure: (any Error)?
     /// False until the first step: the statement was reset when its
     /// arguments were bound, so the first step starts its execution.
     private var isStarted = false
@@ -75,7 +78,10 @@ struct StatementIteration {
     /// Steps to the next row; false when there is none.
     @inline(__always)
     mutating func step() throws -> Bool {
-        if isDone { return false }
+        if isDone {
+            if let failure { throw failure }
+            return false
+        }
         try database.checkAccess(for: statement)
         do {
             let isFirst = !isStarted
@@ -83,6 +89,7 @@ struct StatementIteration {
             if try statement.step(in: database, isFirst: isFirst) { return true }
         } catch {
             finish()
+            failure = error
             throw error
         }
         finish()
