@@ -551,6 +551,7 @@ struct ArgumentsConsumer {
     /// next positional value, else NULL or an error.
     private mutating func collectValues(for statement: Statement, nullWhenMissing: Bool) throws -> ArgumentValues {
         let names = statement.parameterNames
+        let firstPosition = position
         var result = ArgumentValues(minimumCapacity: names.count)
         for name in names {
             if let name, let value = named.value(named: name) {
@@ -564,7 +565,12 @@ struct ArgumentsConsumer {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE, message: "missing statement argument: \(name)", sql: statement.sql)
             } else {
-                throw wrongArgumentCount(sql: statement.sql)
+                // GRDB counts the values left for this statement: in a
+                // script, those the previous statements did not take.
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE,
+                    message: "wrong number of statement arguments: \(arguments.positional.count - firstPosition)",
+                    sql: statement.sql)
             }
         }
         return result

@@ -79,13 +79,17 @@ extension SQLRequest: FetchRequest {
 
     public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool = false) throws -> PreparedRequest {
         let (sql, arguments) = try sqlLiteral.build(db)
-        let statement = isCached ? try db.cachedStatement(sql: sql) : try db.reusableStatement(sql: sql)
+        // The statement is handed out: one the application may keep and
+        // change must not be shared with the cache unless it asked for it.
+        let statement = isCached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
         try statement.setArguments(arguments)
         return PreparedRequest(statement: statement, adapter: adapter)
     }
 
     /// The statement, its arguments and the adapter, for the fetch methods:
-    /// the arguments are bound by the fetch itself.
+    /// the arguments are bound by the fetch itself. The statement never
+    /// leaves the fetch, so an uncached request reuses the statement of the
+    /// `sql:` fetches rather than compiling its SQL again.
     func makeFetch(_ db: Database) throws -> (Statement, StatementArguments, (any RowAdapter)?) {
         let (sql, arguments) = try sqlLiteral.build(db)
         let statement = isCached ? try db.cachedStatement(sql: sql) : try db.reusableStatement(sql: sql)
