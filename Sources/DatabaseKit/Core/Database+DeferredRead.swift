@@ -20,7 +20,12 @@
 //   only step: it runs again inside the transaction, so that what it
 //   returns and what the next statements read come from one snapshot;
 // - at the end of the read, the pin is reset (ending the snapshot, as the
-//   reset of a statement run alone does) or the transaction committed.
+//   reset of a statement run alone does) or the transaction committed;
+// - an interrupt that arrives while the pin is active stays pending until
+//   the pin is reset, and would fail BEGIN: the pin is reset, BEGIN runs,
+//   and the statement that needed it throws the interrupt. The statements
+//   the read runs after it see a new snapshot (the only case where a read
+//   sees two; the interrupt tells the application so).
 //
 // While it defers, the connection reports that it is inside a transaction,
 // and the transaction date is the read's, as with BEGIN.
@@ -55,7 +60,7 @@ extension Database {
     func stepDeferringRead(_ statement: Statement, isFirst: Bool) throws -> Bool {
         if let deferredReadFailure { throw deferredReadFailure }
         if !isFirst || readPin != nil || statement.transactionEffect != nil {
-            try beginDeferredReadTransaction()
+            try beginDeferredReadTransaction(for: statement)
             return try statement.stepIgnoringDeferredRead(in: self, isFirst: isFirst)
         }
         if try statement.stepIgnoringDeferredRead(in: self, isFirst: true) {
@@ -72,7 +77,10 @@ extension Database {
     /// Begins the transaction of a read that deferred it, while its pin, if
     /// any, still holds the snapshot, then resets the pin if its caller is
     /// done with it. Does nothing once begun.
-    func beginDeferredReadTransaction() throws {
+    ///
+    /// - parameter statement: the statement that needs the transaction, whose
+    ///   SQL an interrupt reports.
+    func beginDeferredReadTransaction(for statement: Statement? = nil) throws {
         if let deferredReadFailure { throw deferredReadFailure }
         guard isDeferringReadTransaction else { return }
         // Cleared first: BEGIN itself runs as a plain statement.
@@ -82,13 +90,43 @@ extension Database {
         defer { releaseReadPin(pin, force: false) }
         do {
             try beginTransaction()
+        } catch where pin != nil && Self.isInterruption(error) {
+            // An interrupt that arrived while the pin ran stays pending on
+            // the connection until no statement is active: it failed BEGIN
+            // instead of the statement it was meant for. With the pin
+            // reset (its snapshot ends), BEGIN runs, and the statement that
+            // needed the transaction reports the interrupt, as in GRDB's
+            // read, whose transaction then goes on.
+            releaseReadPin(pin, force: true)
+            try beginAfterFailure { try beginTransaction() }
+            isInsideTransactionBlock = true
+            guard let statement, let databaseError = error as? DatabaseError else { throw error }
+            throw DatabaseError(
+                resultCode: databaseError.extendedResultCode, message: databaseError.message,
+                sql: statement.sql, arguments: statement.arguments,
+                publicStatementArguments: databaseError.publicStatementArguments)
         } catch {
-            // The read can not be isolated: its next statements fail.
+            try beginAfterFailure { throw error }
+        }
+        isInsideTransactionBlock = true
+    }
+
+    /// Runs `begin`; when it fails, the read can not be isolated: its next
+    /// statements fail with the same error.
+    private func beginAfterFailure(_ begin: () throws -> Void) throws {
+        do {
+            try begin()
+        } catch {
             deferredReadFailure = error
             isDeferringReadTransaction = true
             throw error
         }
-        isInsideTransactionBlock = true
+    }
+
+    /// True for the error of an interrupted statement, or of a cancelled task.
+    private static func isInterruption(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        return (error as? DatabaseError)?.resultCode == .SQLITE_INTERRUPT
     }
 
     /// Resets a former pin when its caller is done with it, or anyway when
