@@ -290,10 +290,10 @@ struct SchemaTests {
             }
             try db.create(table: "a") { t in t.column("y") }
             try db.execute(sql: "INSERT INTO b (x) VALUES (1)")  // fills sqlite_sequence
-            var text = ""
-            try db.dumpSchema(to: &text)
+            let text = SchemaText()
+            try db.dumpSchema(to: text)
             #expect(
-                text == """
+                text.value == """
                     sqlite_master
                     CREATE TABLE "a" ("y");
                     CREATE TABLE "b" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "x");
@@ -317,4 +317,10 @@ struct SchemaTests {
             #expect(try Double.fetchOne(db, sql: "SELECT \(Double.infinity.databaseValue.sqlLiteral)") == .infinity)
         }
     }
+}
+
+/// What `dumpSchema(to:)` prints: a class, as the dump takes its stream by value.
+private final class SchemaText: TextOutputStream {
+    var value = ""
+    func write(_ string: String) { value += string }
 }

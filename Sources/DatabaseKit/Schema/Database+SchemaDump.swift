@@ -26,21 +26,4 @@ extension Database {
                 """)
         return statements.map { $0 + "\n" }.joined()
     }
-
-    /// Prints the schema, as ``schemaSQL()`` gives it, under a `sqlite_master`
-    /// header, to the standard output.
-    public func dumpSchema() throws {
-        print(try "sqlite_master\n" + schemaSQL(), terminator: "")
-    }
-
-    /// Writes the schema, as ``schemaSQL()`` gives it, under a `sqlite_master`
-    /// header, to `stream`.
-    ///
-    /// ```swift
-    /// var text = ""
-    /// try db.dumpSchema(to: &text)
-    /// ```
-    public func dumpSchema(to stream: inout some TextOutputStream) throws {
-        stream.write(try "sqlite_master\n" + schemaSQL())
-    }
 }
