@@ -262,9 +262,9 @@ struct DatabasePoolTests {
                 == "GRDB.DatabasePool.writer")
         #expect(asyncAccessQueueLabel { dbPool.asyncRead($0) } == "GRDB.DatabasePool.reader.1")
         let snapshot = try dbPool.makeSnapshot()
-        #expect(try snapshot.read { db in db.description } == "GRDB.DatabasePool.snapshot.1")
+        #expect(snapshot.read { db in db.description } == "GRDB.DatabasePool.snapshot.1")
         let snapshot2 = try dbPool.makeSnapshot()
-        #expect(try snapshot2.read { db in db.description } == "GRDB.DatabasePool.snapshot.2")
+        #expect(snapshot2.read { db in db.description } == "GRDB.DatabasePool.snapshot.2")
         #expect(asyncAccessQueueLabel { snapshot2.asyncRead($0) } == "GRDB.DatabasePool.snapshot.2")
 
         var config = Configuration()

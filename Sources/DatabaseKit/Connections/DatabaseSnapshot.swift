@@ -41,8 +41,9 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         serializedDatabase.reentrantSync { db in try? db.rollback() }
     }
 
-    /// Runs read-only statements on the frozen state.
-    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+    /// Runs read-only statements on the frozen state. Rethrows, as GRDB's:
+    /// a closed snapshot makes the statements of `value` throw.
+    public func read<T>(_ value: (Database) throws -> T) rethrows -> T {
         try serializedDatabase.sync(value)
     }
 
@@ -57,7 +58,7 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
     }
 
     /// The same as ``DatabaseSnapshot/read(_:)-4i802``: a snapshot is always isolated.
-    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+    public func unsafeRead<T>(_ value: (Database) throws -> T) rethrows -> T {
         try serializedDatabase.sync(value)
     }
 

@@ -178,6 +178,25 @@ public struct ScopeAdapter: RowAdapter {
     }
 }
 
+/// Adapters that split a row's columns into consecutive groups of
+/// `columnCounts` columns, plus one last adapter for the columns left: the
+/// pieces of a row that joins several tables, to scope with ``ScopeAdapter``.
+///
+/// ```swift
+/// // SELECT player.*, team.* ... : 3 columns of player, then team's.
+/// let adapters = splittingRowAdapters(columnCounts: [3])
+/// let adapter = ScopeAdapter(["player": adapters[0], "team": adapters[1]])
+/// ```
+///
+/// An empty `columnCounts` gives one adapter of every column.
+public func splittingRowAdapters(columnCounts: [Int]) -> [any RowAdapter] {
+    guard !columnCounts.isEmpty else { return [SuffixRowAdapter(fromIndex: 0)] }
+    var starts = [0]
+    for count in columnCounts { starts.append(starts[starts.count - 1] + count) }
+    let ranges: [any RowAdapter] = zip(starts, starts.dropFirst()).map { RangeRowAdapter($0..<$1) }
+    return ranges + [SuffixRowAdapter(fromIndex: starts[starts.count - 1])]
+}
+
 extension RowAdapter {
     /// This adapter with more scopes.
     public func addingScopes(_ scopes: [String: any RowAdapter]) -> any RowAdapter {

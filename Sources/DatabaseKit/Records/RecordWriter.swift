@@ -206,7 +206,4 @@ struct RecordWriter {
     }
 }
 
-/// `?, ?, ?`.
-func databaseQuestionMarks(count: Int) -> String {
-    Array(repeating: "?", count: count).joined(separator: ", ")
-}
+

@@ -185,3 +185,16 @@ extension Collection where Element == SQL {
         return SQL(elements: elements)
     }
 }
+
+/// `count` question marks separated by commas, for SQL with as many
+/// arguments: `"?,?,?"` for 3, `""` for 0.
+///
+/// ```swift
+/// let ids = [1, 2, 3]
+/// let players = try Player.fetchAll(db,
+///     sql: "SELECT * FROM player WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
+///     arguments: StatementArguments(ids))
+/// ```
+public func databaseQuestionMarks(count: Int) -> String {
+    repeatElement("?", count: max(count, 0)).joined(separator: ",")
+}

@@ -362,6 +362,25 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {
     }
 }
 
+extension CGFloat: DatabaseValueConvertible, StatementColumnConvertible {
+    /// Stored as REAL.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .double(Double(self))) }
+
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        sqlite3_bind_double(sqliteStatement, index, Double(self))
+    }
+
+    /// An INTEGER or a REAL.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> CGFloat? {
+        Double.fromDatabaseValue(dbValue).map { CGFloat($0) }
+    }
+
+    /// SQLite's REAL conversion of the column.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
+        self = CGFloat(sqlite3_column_double(sqliteStatement, index))
+    }
+}
+
 extension String: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as TEXT (UTF-8).
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(self)) }
