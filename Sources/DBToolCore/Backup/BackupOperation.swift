@@ -114,11 +114,9 @@ public struct BackupOperation: Sendable {
         guard let location = objectPrefix ?? outputDirectory else {
             throw DBToolError(.usage, "no destination: give --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        if !Repository.isObjectStorage(location) {
-            try checkOutsideDatabase(try LocalPath.resolve(location, what: "--output-dir"))
-        }
         let repository = try Repository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
         let directory = repository as? DirectoryRepository
+        if let directory { try checkOutsideDatabase(directory.path) }
         if !dryRun { try directory?.prepareForWriting(creating: true) }
         do {
             return try writeSeries(into: repository, format: format, now: now, started: started)

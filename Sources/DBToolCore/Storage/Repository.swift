@@ -97,9 +97,6 @@ enum Repository {
         // Read only: no temp file is ever written there.
         return (DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: ".dbtool-read-"), LocalPath.name(of: path))
     }
-
-    /// Whether `location` is object storage (for the options that only apply there).
-    static func isObjectStorage(_ location: String) -> Bool { isObjectURL(location) }
 }
 
 /// How archives are uploaded to object storage (`backup --to`).
