@@ -8,6 +8,7 @@ extension Database {
     /// ```
     ///
     /// - parameters:
+    ///   - sql: one or more SQL statements, separated by semicolons.
     ///   - format: how rows are printed.
     ///   - stream: where they are printed; the standard output by default.
     ///     Pass a class instance: a value type would receive a copy.
@@ -41,8 +42,13 @@ extension Database {
     /// try db.dumpTables(["player", "team"])
     /// ```
     ///
-    /// - parameter tableHeader: when the name of a table is printed above
-    ///   its rows: by default, only when there are several tables.
+    /// - parameters:
+    ///   - tables: the names of the tables and views, printed in this order.
+    ///   - format: how rows are printed.
+    ///   - tableHeader: when the name of a table is printed above its rows:
+    ///     by default, only when there are several tables.
+    ///   - stableOrder: when true, views are ordered by all their columns.
+    ///   - stream: where rows are printed; the standard output by default.
     public func dumpTables(
         _ tables: [String],
         format: some DumpFormat = .debug(),
