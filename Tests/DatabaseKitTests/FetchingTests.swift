@@ -170,4 +170,30 @@ struct FetchingTests {
         try dbQueue.close()
         expectDatabaseError(.SQLITE_MISUSE) { try dbQueue.unsafeRead { db in try Int.fetchOne(db, sql: "SELECT 1") } }
     }
+
+    @Test("fetchOne from a cached statement gives what fetchOne from its SQL gives: values, NULL, no row, errors, adapters")
+    func fetchOneFromStatementMatchesSQL() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v); INSERT INTO t VALUES (1, 42), (2, NULL), (3, 'x'), (4, 2.5)")
+            let sql = "SELECT v, id FROM t WHERE id = ?"
+            let statement = try db.cachedStatement(sql: sql)
+            for id in 1...5 {
+                let arguments: StatementArguments = [id]
+                #expect(try Int.fetchOne(statement, arguments: arguments) == Int.fetchOne(db, sql: sql, arguments: arguments), "Int, id \(id)")
+                #expect(try Int?.fetchOne(statement, arguments: arguments) == Int?.fetchOne(db, sql: sql, arguments: arguments), "Int?, id \(id)")
+                #expect(try String.fetchOne(statement, arguments: arguments) == String.fetchOne(db, sql: sql, arguments: arguments), "String, id \(id)")
+                let adapter = SuffixRowAdapter(fromIndex: 1)
+                #expect(try Int.fetchOne(statement, arguments: arguments, adapter: adapter) == (id <= 4 ? id : nil), "adapter, id \(id)")
+            }
+            // The statement keeps its last arguments for a fetch without any.
+            #expect(try Int.fetchOne(statement, arguments: [1]) == 42)
+            #expect(try Int.fetchOne(statement) == 42)
+            // A value that does not convert: the same error, naming the column and the SQL.
+            let blob = try db.cachedStatement(sql: "SELECT x'00'")
+            let fromStatement = #expect(throws: RowDecodingError.self) { try UUID.fetchOne(blob) }
+            let fromSQL = #expect(throws: RowDecodingError.self) { try UUID.fetchOne(db, sql: "SELECT x'00'") }
+            #expect(fromStatement.map(String.init(describing:)) == fromSQL.map(String.init(describing:)))
+        }
+    }
 }

@@ -237,10 +237,17 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// The value of the first row of a prepared statement; nil when there is no row or the value is NULL.
+    @_specialize(where Self == Int)
+    @_specialize(where Self == Int64)
+    @_specialize(where Self == String)
+    @_specialize(where Self == Double)
     public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil)
         throws -> Self?
     {
-        try FetchSource(statement, arguments: arguments, adapter: adapter).fetchOne(decodeOne)
+        // The path of fetchOne(_:sql:), which the statement cache of
+        // `db.cachedStatement(sql:)` users must not pay more than.
+        if adapter == nil { return try statement.fetchOne(arguments: arguments, decodeOne) }
+        return try statement.fetchOne(arguments: arguments, adapter: adapter, decodeOne)
     }
 
     /// A cursor over the values of a request.
