@@ -147,6 +147,47 @@ enum GRDBWorkloads {
         return Outcome(seconds: seconds, checksum: sum)
     }
 
+    /// The implicit path of `insert(named: false)`: the SQL each time,
+    /// which the connection's statement cache resolves.
+    static func insertThroughSQL(_ fixtures: Fixtures) throws -> Outcome {
+        let path = fixtures.scratchPath("grdb-insert-sql")
+        defer { Fixtures.removeDatabase(path) }
+        let dbQueue = try DatabaseQueue(path: path)
+        try dbQueue.write { db in try db.execute(sql: RawWorkloads.createItem) }
+        let (_, seconds) = try measuredRegion {
+            try dbQueue.write { db in
+                for row in 0..<Fixtures.insertRowCount {
+                    let base = row * 10
+                    try db.execute(
+                        sql: "INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        arguments: [base, base + 1, base + 2, base + 3, base + 4, base + 5, base + 6, base + 7, base + 8, base + 9])
+                }
+            }
+        }
+        let sum = try dbQueue.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(i0 + i1 + i2 + i3 + i4 + i5 + i6 + i7 + i8 + i9) FROM item")!
+        }
+        return Outcome(seconds: seconds, checksum: sum)
+    }
+
+    /// The explicit path of `pointQueries`, as GRDB's documentation advises
+    /// for hot statements: the cached statement, then a fetch from it.
+    static func pointQueriesThroughStatement(_ fixtures: Fixtures) throws -> Outcome {
+        let dbQueue = try DatabaseQueue(path: fixtures.pointPath)
+        let ids = Fixtures.pointIds
+        let (sum, seconds) = try measuredRegion {
+            try dbQueue.inDatabase { db -> Int64 in
+                var sum: Int64 = 0
+                for id in ids {
+                    let statement = try db.cachedStatement(sql: "SELECT v FROM point WHERE id = ?")
+                    sum &+= Int64(try Int.fetchOne(statement, arguments: [id])!)
+                }
+                return sum
+            }
+        }
+        return Outcome(seconds: seconds, checksum: sum)
+    }
+
     static func pointQueries(_ fixtures: Fixtures) throws -> Outcome {
         let dbQueue = try DatabaseQueue(path: fixtures.pointPath)
         let ids = Fixtures.pointIds

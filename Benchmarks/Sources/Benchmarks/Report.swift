@@ -9,6 +9,8 @@ let targets: [String: Double] = [
     "fetch-index": 1.15, "fetch-name": 1.35,
     "fetch-struct": 1.45, "fetch-decodable": 2.0,
     "transactions": 1.2, "point-queries": 1.5, "pool-reads": 1 / 0.6,
+    // The explicit statement and the implicit SQL paths: 1.45x raw C each.
+    "insert-sql": 1.45, "point-queries-statement": 1.45,
     // The C baseline binds and reads the columns by hand; a record also
     // encodes or decodes itself.
     "record-insert-codable": 2.2, "record-insert-manual": 2.2,

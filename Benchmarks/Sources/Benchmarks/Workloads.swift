@@ -26,6 +26,17 @@ let coreWorkloads: [Workload] = [
             }
         }),
     Workload(
+        id: "insert-sql", title: "2b. insert 50,000 rows x 10 INTEGER, db.execute(sql:arguments:)",
+        countsInstructions: true, expectedChecksum: { _ in Fixtures.insertChecksum },
+        run: { implementation, fixtures in
+            switch implementation {
+            case .raw: return try RawWorkloads.insert(named: false, fixtures)
+            case .databaseKit: return try DatabaseKitWorkloads.insertThroughSQL(fixtures)
+            case .grdb: return try GRDBWorkloads.insertThroughSQL(fixtures)
+            case .sqliteNIO: return nil  // the same call as insert-positional
+            }
+        }),
+    Workload(
         id: "fetch-index", title: "3. cursor over 200,000 rows x 10 integers, by column index",
         countsInstructions: true, expectedChecksum: { _ in Fixtures.fetchChecksum },
         run: { implementation, fixtures in
@@ -89,6 +100,17 @@ let coreWorkloads: [Workload] = [
             case .databaseKit: return try DatabaseKitWorkloads.pointQueries(fixtures)
             case .grdb: return try GRDBWorkloads.pointQueries(fixtures)
             case .sqliteNIO: return try SQLiteNIOWorkloads.pointQueries(fixtures)
+            }
+        }),
+    Workload(
+        id: "point-queries-statement", title: "8b. 20,000 point queries, Int.fetchOne(db.cachedStatement(sql:), arguments:)",
+        countsInstructions: true, expectedChecksum: { _ in Fixtures.pointChecksum },
+        run: { implementation, fixtures in
+            switch implementation {
+            case .raw: return try RawWorkloads.pointQueries(fixtures)
+            case .databaseKit: return try DatabaseKitWorkloads.pointQueriesThroughStatement(fixtures)
+            case .grdb: return try GRDBWorkloads.pointQueriesThroughStatement(fixtures)
+            case .sqliteNIO: return nil  // no prepared statements in its API
             }
         }),
     Workload(
