@@ -77,7 +77,9 @@ public struct SnapshotOperation: Sendable {
         }
         if let own = database.location.ownFile(matching: path) {
             throw DBToolError(
-                .usage, "the snapshot \(path) would be \(own == database.location.filePath ? "the database file" : "a file of the database") \(own): writing there would destroy it",
+                .usage, own == database.location.filePath
+                    ? "the snapshot \(path) would be the database file \(own): writing there would destroy it"
+                    : "the snapshot \(path) would be \(own), a file of the database \(database.location.filePath): writing there would destroy it",
                 hint: "Write the snapshot outside the database's files.")
         }
         let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix, opened: openedDirectory)
