@@ -641,7 +641,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -705,6 +705,9 @@ _dbtool_backup() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--profile')
         return
         ;;
     '--retries')
@@ -746,7 +749,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -812,6 +815,9 @@ _dbtool_backup_create() {
     '--region')
         return
         ;;
+    '--profile')
+        return
+        ;;
     '--retries')
         return
         ;;
@@ -836,7 +842,7 @@ _dbtool_backup_list() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--endpoint --region --retries --format)
+    non_repeating_options=(--endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -845,6 +851,9 @@ _dbtool_backup_list() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--profile')
         return
         ;;
     '--retries')
@@ -869,7 +878,7 @@ _dbtool_backup_verify() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--passphrase-file --endpoint --region --retries --format)
+    non_repeating_options=(--passphrase-file --endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -882,6 +891,9 @@ _dbtool_backup_verify() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--profile')
         return
         ;;
     '--retries')
@@ -906,7 +918,7 @@ _dbtool_backup_prune() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --prune-unverified --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --database --file-name --endpoint --region --retries --format)
+    non_repeating_options=(--keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --database --file-name --endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -945,6 +957,9 @@ _dbtool_backup_prune() {
     '--region')
         return
         ;;
+    '--profile')
+        return
+        ;;
     '--retries')
         return
         ;;
@@ -967,7 +982,7 @@ _dbtool_restore() {
     repeating_flags=()
     non_repeating_flags=(--force --live --keep-modes --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --passphrase-file --endpoint --region --retries --format)
+    non_repeating_options=(--timeout --passphrase-file --endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
@@ -983,6 +998,9 @@ _dbtool_restore() {
         return
         ;;
     '--region')
+        return
+        ;;
+    '--profile')
         return
         ;;
     '--retries')

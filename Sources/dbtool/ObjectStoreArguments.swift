@@ -6,12 +6,19 @@ struct ObjectStoreArguments: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL, else AWS).",
+            "An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile's endpoint_url, else AWS).",
             valueName: "url"))
     var endpoint: String?
 
     @Option(name: .long, help: "The bucket's region (default: $AWS_REGION, the profile's, else us-east-1).")
     var region: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).",
+            valueName: "name"))
+    var profile: String?
 
     @Flag(name: .long, help: "Allow a plain http:// endpoint that is not on loopback.")
     var allowInsecureEndpoint = false
@@ -30,6 +37,7 @@ struct ObjectStoreArguments: ParsableArguments {
         var options = ObjectStoreOptions()
         options.endpoint = endpoint
         options.region = region
+        options.profile = profile
         options.allowInsecureEndpoint = allowInsecureEndpoint
         options.retries = retries
         return options

@@ -14,7 +14,7 @@ public final class ObjectStorageServer: @unchecked Sendable {  // immutable afte
     /// The package's root (this file is Tests/TestSupport/ObjectStorageServer.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let python = ProcessInfo.processInfo.environment["DBTOOL_S3_PYTHON"] ?? packageRoot + "/.build/s3-venv/bin/python"
+    public static let python = ProcessInfo.processInfo.environment["DBTOOL_S3_PYTHON"] ?? packageRoot + "/.build/s3-venv/bin/python"
 
     public init() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run `make s3-deps` first")
@@ -63,11 +63,13 @@ public final class ObjectStorageServer: @unchecked Sendable {  // immutable afte
         }
     }
 
-    /// The environment dbtool reads: this endpoint and key.
+    /// The environment dbtool reads: this endpoint and key, and no profile
+    /// or shared file of the machine's user.
     public var environment: [String: String] {
         [
             "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": accessKeyId, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_SESSION_TOKEN": "",
-            "AWS_PROFILE": "none", "AWS_REGION": "us-east-1",
+            "AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "", "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": "",
+            "AWS_CONFIG_FILE": "/nonexistent/aws-config", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
         ]
     }
 

@@ -26,9 +26,10 @@ final class ObjectStore {
 
     /// Resolves the credentials and the endpoint (no request is made).
     convenience init(_ options: ObjectStoreOptions) throws {
-        let credentials = try ObjectCredentials.resolve(environment: options.environment)
+        let profile = try AWSProfile(option: options.profile, environment: options.environment)
+        let credentials = try ObjectCredentials.resolve(profile: profile, environment: options.environment)
         try self.init(
-            Configuration(endpoint: ObjectEndpoint(options, credentials: credentials), credentials: credentials, retries: max(0, options.retries)))
+            Configuration(endpoint: ObjectEndpoint(options, profile: profile), credentials: credentials, retries: max(0, options.retries)))
     }
 
     /// A store on a connection of its own.

@@ -3,8 +3,15 @@ import Foundation
 /// How to reach the object store: the options every `s3://` command shares,
 /// with the AWS environment variables as defaults.
 public struct ObjectStoreOptions: Sendable {
-    /// `--endpoint URL`, else `AWS_ENDPOINT_URL`, else AWS's own for the region.
+    /// `--endpoint URL`, else `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, the
+    /// profile's (its services section's `s3` `endpoint_url`, then its own
+    /// `endpoint_url`), else AWS's own for the region. A true
+    /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` (or the profile's
+    /// `ignore_configured_endpoint_urls`) leaves only `--endpoint`.
     public var endpoint: String?
+    /// `--profile NAME`, else `AWS_DEFAULT_PROFILE`, else `AWS_PROFILE`,
+    /// else `default` (botocore's order).
+    public var profile: String?
     /// `--region`, else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's
     /// `region`, else `us-east-1`.
     public var region: String?
@@ -35,13 +42,16 @@ struct ObjectEndpoint: Sendable, Equatable {
     /// `bucket.endpoint/key` (AWS).
     var pathStyle: Bool
 
-    init(_ options: ObjectStoreOptions, credentials: ObjectCredentials) throws {
-        let environment = options.environment
-        region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? credentials.region ?? "us-east-1"
+    init(_ options: ObjectStoreOptions, profile: AWSProfile) throws {
+        // An empty variable is an unset one, as for the AWS tools.
+        func variable(_ name: String) -> String? { options.environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        region = options.region ?? variable("AWS_REGION") ?? variable("AWS_DEFAULT_REGION") ?? profile.region ?? "us-east-1"
         guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw DBToolError(.usage, "the region \(region) is not a region name", hint: "Pass --region (us-east-1, eu-west-3...).")
         }
-        if let given = options.endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] {
+        let ignoresConfigured = variable("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")?.lowercased() == "true" || profile.ignoresConfiguredEndpoints
+        let configured = ignoresConfigured ? nil : variable("AWS_ENDPOINT_URL_S3") ?? variable("AWS_ENDPOINT_URL") ?? profile.endpoint
+        if let given = options.endpoint ?? configured {
             guard let url = URL(string: given), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
             else {
