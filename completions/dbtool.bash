@@ -641,7 +641,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -690,6 +690,9 @@ _dbtool_backup() {
         ;;
     '--passphrase-file')
         __dbtool_add_completions -f
+        return
+        ;;
+    '--passphrase-command')
         return
         ;;
     '--part-size')
@@ -749,7 +752,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --endpoint --region --profile --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -798,6 +801,9 @@ _dbtool_backup_create() {
         ;;
     '--passphrase-file')
         __dbtool_add_completions -f
+        return
+        ;;
+    '--passphrase-command')
         return
         ;;
     '--part-size')
@@ -878,13 +884,16 @@ _dbtool_backup_verify() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--passphrase-file --endpoint --region --profile --retries --format)
+    non_repeating_options=(--passphrase-file --passphrase-command --endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--passphrase-file')
         __dbtool_add_completions -f
+        return
+        ;;
+    '--passphrase-command')
         return
         ;;
     '--endpoint')
@@ -982,7 +991,7 @@ _dbtool_restore() {
     repeating_flags=()
     non_repeating_flags=(--force --live --keep-modes --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --passphrase-file --endpoint --region --profile --retries --format)
+    non_repeating_options=(--timeout --passphrase-file --passphrase-command --endpoint --region --profile --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
@@ -992,6 +1001,9 @@ _dbtool_restore() {
         ;;
     '--passphrase-file')
         __dbtool_add_completions -f
+        return
+        ;;
+    '--passphrase-command')
         return
         ;;
     '--endpoint')

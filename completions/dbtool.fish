@@ -51,19 +51,19 @@ function __dbtool_parse_tokens -S
         case 'snapshot'
             __dbtool_parse_subcommand 1 'output=' 'output-dir=' 'keep=' 'force' 'vacuum' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'backup'
-            __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'archive-format=' 'level=' 'threads=' 'to=' 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'dry-run' 'encrypt' 'passphrase-file=' 'part-size=' 'upload-threads=' 'storage-class=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'force' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'archive-format=' 'level=' 'threads=' 'to=' 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'dry-run' 'encrypt' 'passphrase-file=' 'passphrase-command=' 'part-size=' 'upload-threads=' 'storage-class=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'force' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'create'
-                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'archive-format=' 'level=' 'threads=' 'to=' 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'dry-run' 'encrypt' 'passphrase-file=' 'part-size=' 'upload-threads=' 'storage-class=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'force' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'output=' 'output-dir=' 'archive-format=' 'level=' 'threads=' 'to=' 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'dry-run' 'encrypt' 'passphrase-file=' 'passphrase-command=' 'part-size=' 'upload-threads=' 'storage-class=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'force' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'list'
                 __dbtool_parse_subcommand 1 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'verify'
-                __dbtool_parse_subcommand 1 'passphrase-file=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
+                __dbtool_parse_subcommand 1 'passphrase-file=' 'passphrase-command=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'prune'
                 __dbtool_parse_subcommand 1 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'database=' 'file-name=' 'dry-run' 'prune-unverified' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             end
         case 'restore'
-            __dbtool_parse_subcommand 2 'force' 'live' 'keep-modes' 'timeout=' 'passphrase-file=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 2 'force' 'live' 'keep-modes' 'timeout=' 'passphrase-file=' 'passphrase-command=' 'endpoint=' 'region=' 'profile=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'schema'
             __dbtool_parse_subcommand 0 'table=+' 'sql' 'database=' 'file-name=' 'timeout=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'help'
@@ -277,8 +277,9 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" keep-yearly' -l 'keep-yearly' -d 'Keep the newest archive of each of the last N years.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" keep-within' -l 'keep-within' -d 'Keep every archive taken within this long of the newest one: 30d, 12h, 1y6m (years, months, days, hours).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" dry-run' -l 'dry-run' -d 'Check, and print what retention would delete; write and delete nothing.'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" encrypt' -l 'encrypt' -d 'Encrypt the archive: a zip with AES-256 entries (needs --passphrase-file).'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase.' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" encrypt' -l 'encrypt' -d 'Encrypt the archive: a zip with AES-256 entries (needs a passphrase, below).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase (a pipe works: <(pass show backup)).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" passphrase-command' -l 'passphrase-command' -d 'A command that prints the passphrase, run without a shell (default: $DBTOOL_PASSPHRASE when set).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" part-size' -l 'part-size' -d 'With --to: the upload\'s part size in MiB, 5 to 5120 (default 16).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" upload-threads' -l 'upload-threads' -d 'With --to: parts uploaded at once; memory holds one part more (default 4).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup" storage-class' -l 'storage-class' -d 'With --to: the objects\' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket\'s).' -rfka ''
@@ -313,8 +314,9 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" keep-yearly' -l 'keep-yearly' -d 'Keep the newest archive of each of the last N years.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" keep-within' -l 'keep-within' -d 'Keep every archive taken within this long of the newest one: 30d, 12h, 1y6m (years, months, days, hours).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" dry-run' -l 'dry-run' -d 'Check, and print what retention would delete; write and delete nothing.'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" encrypt' -l 'encrypt' -d 'Encrypt the archive: a zip with AES-256 entries (needs --passphrase-file).'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase.' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" encrypt' -l 'encrypt' -d 'Encrypt the archive: a zip with AES-256 entries (needs a passphrase, below).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase (a pipe works: <(pass show backup)).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" passphrase-command' -l 'passphrase-command' -d 'A command that prints the passphrase, run without a shell (default: $DBTOOL_PASSPHRASE when set).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" part-size' -l 'part-size' -d 'With --to: the upload\'s part size in MiB, 5 to 5120 (default 16).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" upload-threads' -l 'upload-threads' -d 'With --to: parts uploaded at once; memory holds one part more (default 4).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup create" storage-class' -l 'storage-class' -d 'With --to: the objects\' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket\'s).' -rfka ''
@@ -342,7 +344,8 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup list" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_positional "dbtool backup verify" -eq 1' -fka '(__dbtool_custom_completion ---completion backup verify -- positional@0 (count (__dbtool_tokens -pc)) (__dbtool_tokens -tC))'
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase of an encrypted archive.' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase (a pipe works: <(pass show backup)).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" passphrase-command' -l 'passphrase-command' -d 'A command that prints the passphrase, run without a shell (default: $DBTOOL_PASSPHRASE when set).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" endpoint' -l 'endpoint' -d 'An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile\'s endpoint_url, else AWS).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" region' -l 'region' -d 'The bucket\'s region (default: $AWS_REGION, the profile\'s, else us-east-1).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool backup verify" profile' -l 'profile' -d 'The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).' -rfka ''
@@ -379,7 +382,8 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" live' -l 'live' -d 'Restore into DIR\'s database in place, while applications keep it open.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" keep-modes' -l 'keep-modes' -d 'Keep the permissions the archive records for others (default: nothing readable by others).'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" timeout' -l 'timeout' -d 'With --live: how long to wait for the database\'s write lock before exiting with 75 (0 to 86400; default 5).' -rfka ''
-complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase of an encrypted archive.' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase (a pipe works: <(pass show backup)).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" passphrase-command' -l 'passphrase-command' -d 'A command that prints the passphrase, run without a shell (default: $DBTOOL_PASSPHRASE when set).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" endpoint' -l 'endpoint' -d 'An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile\'s endpoint_url, else AWS).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" region' -l 'region' -d 'The bucket\'s region (default: $AWS_REGION, the profile\'s, else us-east-1).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" profile' -l 'profile' -d 'The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).' -rfka ''

@@ -68,8 +68,11 @@ struct CreateBackupCommand: ParsableCommand {
             and ~/.aws/config, whose endpoint_url applies unless AWS_ENDPOINT_URL is set; a \
             profile named but not found is 64. Retention applies to the prefix as to a directory.
 
-            --encrypt --passphrase-file FILE writes a zip archive whose entries are encrypted with \
-            AES-256 (WinZip AE-2, readable by 7z and bsdtar); entry names and sizes stay visible.
+            --encrypt writes a zip archive whose entries are encrypted with AES-256 (WinZip AE-2, \
+            readable by 7z and bsdtar); entry names and sizes stay visible. The passphrase comes \
+            from --passphrase-file FILE, from the first line --passphrase-command prints (run \
+            without a shell, e.g. "pass show backup"; a failure is 77), or from \
+            $DBTOOL_PASSPHRASE; never from an argument.
 
             The archive format is the one --output's extension names (.tar.zst, .tar.gz or .tgz, \
             .tar.xz, .tar, .zip); --archive-format chooses it for --output-dir, and is refused when \
@@ -82,6 +85,7 @@ struct CreateBackupCommand: ParsableCommand {
               dbtool backup --database db --to s3://bak/app/ --keep-daily 7 --keep-weekly 4
               dbtool backup --database db --output-dir /backups --keep-daily 7 --dry-run
               dbtool backup --database db --output-dir /bak --encrypt --passphrase-file key
+              dbtool backup --database db --to s3://b/ --encrypt --passphrase-command "pass b"
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
@@ -112,11 +116,10 @@ struct CreateBackupCommand: ParsableCommand {
     @Flag(name: .long, help: "Check, and print what retention would delete; write and delete nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Encrypt the archive: a zip with AES-256 entries (needs --passphrase-file).")
+    @Flag(name: .long, help: "Encrypt the archive: a zip with AES-256 entries (needs a passphrase, below).")
     var encrypt = false
 
-    @Option(name: .long, help: "The file whose first line is the passphrase.", completion: .file(), transform: nonEmptyPath)
-    var passphraseFile: String?
+    @OptionGroup(title: "Passphrase (with --encrypt)") var passphrase: PassphraseOptions
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
     var partSize: Int = 16
@@ -152,9 +155,10 @@ struct CreateBackupCommand: ParsableCommand {
         if !retention.policy.isEmpty && outputPath != nil {
             throw ValidationError("\(retention.policy.description) works with --output-dir or --to only")
         }
-        if encrypt != (passphraseFile != nil) {
-            throw ValidationError(encrypt ? "--encrypt needs --passphrase-file FILE" : "--passphrase-file works with --encrypt")
+        if encrypt && !passphrase.isAvailable {
+            throw ValidationError("--encrypt needs a passphrase: --passphrase-file FILE, --passphrase-command CMD, or $DBTOOL_PASSPHRASE")
         }
+        if !encrypt && passphrase.isGiven { throw ValidationError("--passphrase-file and --passphrase-command work with --encrypt") }
         if !(5...5120).contains(partSize) { throw ValidationError("--part-size must be from 5 to 5120 MiB (got \(partSize))") }
         if !(1...64).contains(uploadThreads) { throw ValidationError("--upload-threads must be from 1 to 64 (got \(uploadThreads))") }
         if let threads, !(0...256).contains(threads) {
@@ -177,7 +181,7 @@ struct CreateBackupCommand: ParsableCommand {
         operation.upload.partSize = partSize << 20
         operation.upload.threads = uploadThreads
         operation.upload.storageClass = storageClass
-        if let passphraseFile { operation.passphrase = try Passphrase.read(file: passphraseFile) }
+        if encrypt { operation.passphrase = try passphrase.passphrase() }
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in
@@ -242,9 +246,7 @@ struct VerifyBackupCommand: ParsableCommand {
     @Argument(help: "The archive (any format dbtool backup writes), or s3://BUCKET/KEY.", completion: .archives, transform: nonEmptyPath)
     var archive: String
 
-    @Option(
-        name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file(), transform: nonEmptyPath)
-    var passphraseFile: String?
+    @OptionGroup(title: "Passphrase of an encrypted archive") var passphrase: PassphraseOptions
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
@@ -252,7 +254,7 @@ struct VerifyBackupCommand: ParsableCommand {
     func run() throws {
         var verify = VerifyOperation(archive: archive)
         verify.objectStore = objectStore.options
-        if let passphraseFile { verify.passphrase = try Passphrase.read(file: passphraseFile) }
+        verify.passphrase = try passphrase.passphrase()
         let operation = verify
         try runReporting(
             output, operation: { try operation.run() },

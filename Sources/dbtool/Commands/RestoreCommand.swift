@@ -36,7 +36,7 @@ struct RestoreCommand: ParsableCommand {
             or holds no database, is refused (65).
 
             An s3://BUCKET/KEY archive (s3://BUCKET/PREFIX/latest: the newest) is streamed the same \
-            way. Encrypted archives take --passphrase-file.
+            way. Encrypted archives take --passphrase-file, --passphrase-command or $DBTOOL_PASSPHRASE.
 
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
@@ -75,8 +75,7 @@ struct RestoreCommand: ParsableCommand {
         if live && force { throw ValidationError("--live and --force exclude each other: --live replaces the content in place") }
     }
 
-    @Option(name: .long, help: "The file whose first line is the passphrase of an encrypted archive.", completion: .file(), transform: nonEmptyPath)
-    var passphraseFile: String?
+    @OptionGroup(title: "Passphrase of an encrypted archive") var passphrase: PassphraseOptions
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
@@ -84,7 +83,7 @@ struct RestoreCommand: ParsableCommand {
     func run() throws {
         var operation = RestoreOperation(archive: archive, directory: directory)
         operation.objectStore = objectStore.options
-        if let passphraseFile { operation.passphrase = try Passphrase.read(file: passphraseFile) }
+        operation.passphrase = try passphrase.passphrase()
         operation.force = force
         operation.live = live
         operation.keepsModes = keepModes
