@@ -85,7 +85,7 @@ struct CreateBackupCommand: ParsableCommand {
               dbtool backup --database db --to s3://bak/app/ --keep-daily 7 --keep-weekly 4
               dbtool backup --database db --output-dir /backups --keep-daily 7 --dry-run
               dbtool backup --database db --output-dir /bak --encrypt --passphrase-file key
-              dbtool backup --database db --to s3://b/ --encrypt --passphrase-command "pass b"
+              dbtool backup verify /bak/db.zip --passphrase-command "pass show bak"
               dbtool backup verify /backups/db-20261123T020000.000Z.tar.zst
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
             """)
