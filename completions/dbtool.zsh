@@ -358,6 +358,7 @@ _dbtool_snapshot() {
 _dbtool_backup() {
     local -i ret=1
     local -ar ___archive_format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
+    local -ar ___sse=('AES256' 'aws:kms')
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--output[The archive to write.]:output:_files'
@@ -380,6 +381,7 @@ _dbtool_backup() {
         '--part-size[With --to\: the upload'\''s part size in MiB, 5 to 5120 (default 16).]:mib:'
         '--upload-threads[With --to\: parts uploaded at once; memory holds one part more (default 4).]:upload-threads:'
         '--storage-class[With --to\: the objects'\'' storage class (STANDARD_IA, GLACIER_IR...; default\: the bucket'\''s).]:storage-class:'
+        '--sse[With --to\: server-side encryption of every object written\: AES256, or aws\:kms with the account'\''s S3 key (default\: the bucket'\''s).]:algorithm:{__dbtool_complete "${___sse[@]}"}'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
         '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
         '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
@@ -422,6 +424,7 @@ _dbtool_backup() {
 _dbtool_backup_create() {
     local -i ret=1
     local -ar ___archive_format=('tar.zst' 'tar.gz' 'tar.xz' 'tar' 'zip')
+    local -ar ___sse=('AES256' 'aws:kms')
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--output[The archive to write.]:output:_files'
@@ -444,6 +447,7 @@ _dbtool_backup_create() {
         '--part-size[With --to\: the upload'\''s part size in MiB, 5 to 5120 (default 16).]:mib:'
         '--upload-threads[With --to\: parts uploaded at once; memory holds one part more (default 4).]:upload-threads:'
         '--storage-class[With --to\: the objects'\'' storage class (STANDARD_IA, GLACIER_IR...; default\: the bucket'\''s).]:storage-class:'
+        '--sse[With --to\: server-side encryption of every object written\: AES256, or aws\:kms with the account'\''s S3 key (default\: the bucket'\''s).]:algorithm:{__dbtool_complete "${___sse[@]}"}'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
         '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
         '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'

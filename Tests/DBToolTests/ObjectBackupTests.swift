@@ -131,6 +131,37 @@ struct ObjectBackupTests {
         #expect(try run(["backup", "--database", database, "--to", "s3://backups/x/", "--encrypt"]).status == 64)
     }
 
+    @Test("--sse: every object written, the archive (multipart or not) and its record, asks for it; backup list shows it")
+    func serverSideEncryption() throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        // Random pages: an archive of 7 MB, uploaded in parts of 5 MiB.
+        let grow = try run([
+            "exec", "--database", database,
+            "CREATE TABLE noise(b); WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 7) INSERT INTO noise SELECT randomblob(1000000) FROM n",
+        ])
+        #expect(grow.status == 0, "\(grow.stderr)")
+        for (algorithm, partSize) in [("AES256", "16"), ("aws:kms", "5")] {
+            let prefix = "sse-\(partSize)/"
+            let backup = try run(["backup", "--database", database, "--to", "s3://backups/\(prefix)", "--sse", algorithm, "--part-size", partSize])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            let keys = try server.keys(prefix)
+            #expect(keys.count == 2, "the archive and its record: \(keys)")
+            for key in keys {
+                let applied = try server.python("print(s3.head_object(Bucket='backups', Key='\(key)').get('ServerSideEncryption'))")
+                #expect(applied == algorithm, "\(key): \(applied)")
+            }
+            let list = try run(["backup", "list", "s3://backups/\(prefix)"])
+            #expect(list.stdout.contains("sse \(algorithm)"), "\(list.stdout)")
+            let json = try run(["backup", "list", "s3://backups/\(prefix)", "--format", "json"])
+            #expect(json.stdout.contains("\"serverSideEncryption\" : \"\(algorithm)\""), "\(json.stdout)")
+        }
+        let refused = try run(["backup", "--database", database, "--to", "s3://backups/sse-x/", "--sse", "aws:kms2"])
+        #expect(refused.status == 64 && refused.stderr.contains("aws:kms"), "\(refused.stderr)")
+        let local = try run(["backup", "--database", database, "--output", scratch.file("b.tar.zst"), "--sse", "AES256"])
+        #expect(local.status == 64 && local.stderr.contains("--to"), "\(local.stderr)")
+    }
+
     @Test("the server killed mid-upload: exit 75 naming the endpoint, no object")
     func serverKilled() throws {
         let scratch = TemporaryDirectory()

@@ -41,6 +41,8 @@ public struct BackupListOperation: Sendable {
         public var sha256: String?
         /// True for an encrypted archive.
         public var encrypted: Bool?
+        /// The server-side encryption it was uploaded with (from its record).
+        public var serverSideEncryption: String?
     }
 
     /// What `backup list` found.
@@ -66,7 +68,7 @@ public struct BackupListOperation: Sendable {
                 verified: archive.isTrusted, unverifiedReason: archive.distrust,
                 database: archive.record.map { "\($0.series.host):\($0.series.database)" }, series: archive.record?.series.id,
                 pageCount: archive.record?.pageCount, lastMigration: archive.record?.lastMigration, sha256: archive.record?.sha256,
-                encrypted: archive.record?.encrypted)
+                encrypted: archive.record?.encrypted, serverSideEncryption: archive.record?.serverSideEncryption)
         }
         return Report(target: target, archives: archives, latest: (try? catalog.latest())?.location)
     }

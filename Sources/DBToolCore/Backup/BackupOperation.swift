@@ -273,7 +273,8 @@ public struct BackupOperation: Sendable {
         SeriesRecord(
             series: SeriesIdentity(location: database.location), file: file, size: size, sha256: sha256, created: manifest.created,
             dbtoolVersion: DBToolVersion.current, pageCount: manifest.pageCount,
-            lastMigration: manifest.migrations.last.map { "\($0.version) \($0.name)" }, encrypted: passphrase != nil)
+            lastMigration: manifest.migrations.last.map { "\($0.version) \($0.name)" }, encrypted: passphrase != nil,
+            serverSideEncryption: upload.serverSideEncryption?.rawValue)
     }
 
     /// The series of this database's archives: named after its directory,

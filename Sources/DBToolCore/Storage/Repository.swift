@@ -107,6 +107,25 @@ public struct UploadOptions: Sendable {
     public var threads = 4
     /// The objects' storage class (`STANDARD_IA`, `GLACIER_IR`...), or the bucket's default.
     public var storageClass: String?
+    /// The server-side encryption asked for every object written (the
+    /// archive, its record, a renamed copy), or the bucket's default.
+    public var serverSideEncryption: ServerSideEncryption?
 
     public init() {}
+}
+
+/// S3 server-side encryption, as bucket policies often require it on every
+/// `PutObject`: `AES256` (keys S3 manages) or `aws:kms` (the account's
+/// default KMS key for S3).
+///
+/// A KMS key of one's own (`x-amz-server-side-encryption-aws-kms-key-id`)
+/// is not offered: the system libcurl (7.88) orders the headers it signs by
+/// `name:value`, so a header whose name extends another's by `-…` is signed
+/// out of order and S3 refuses the signature.
+public enum ServerSideEncryption: String, Sendable, Equatable, CaseIterable {
+    case aes256 = "AES256"
+    case kms = "aws:kms"
+
+    /// The request headers that ask for it.
+    var headers: [String] { ["x-amz-server-side-encryption: \(rawValue)"] }
 }

@@ -38,13 +38,19 @@ final class S3Repository: ArchiveRepository {
         try store.getSmall(prefix.appending(name), limit: limit)
     }
 
+    /// The headers of every write: a bucket policy that requires server-side
+    /// encryption refuses any `PutObject` without them.
+    private var encryptionHeaders: [String] { upload.serverSideEncryption?.headers ?? [] }
+
     func writeSmall(_ name: String, _ data: Data) throws {
-        try data.withUnsafeBytes { try store.putObject(prefix.appending(name), body: $0, headers: ["Content-Type: application/json"]) }
+        try data.withUnsafeBytes {
+            try store.putObject(prefix.appending(name), body: $0, headers: ["Content-Type: application/json"] + encryptionHeaders)
+        }
     }
 
     func create(_ name: String, replacing: Bool) throws -> any RepositoryUpload {
         let location = prefix.appending(name)
-        let headers = upload.storageClass.map { ["x-amz-storage-class: \($0)"] } ?? []
+        let headers = (upload.storageClass.map { ["x-amz-storage-class: \($0)"] } ?? []) + encryptionHeaders
         let started = uploadStarted
         return MultipartUploadStream(
             store: store, location: location, partSize: upload.partSize, threads: upload.threads, headers: headers,
@@ -71,7 +77,8 @@ final class S3Repository: ArchiveRepository {
         guard info.size <= ObjectStore.singleCopyLimit else {
             throw DBToolError(.cantCreate, "\(source) is larger than 5 GiB: it can not be renamed to \(newName), and keeps its name")
         }
-        try store.copy(source, to: prefix.appending(newName))
+        // A copy is encrypted as the request says, not as its source was.
+        try store.copy(source, to: prefix.appending(newName), headers: encryptionHeaders)
         try store.delete(source)
     }
 

@@ -56,6 +56,9 @@ public struct SeriesRecord: Codable, Sendable, Equatable {
     public var lastMigration: String?
     /// True for an encrypted archive.
     public var encrypted: Bool?
+    /// The server-side encryption the store was asked for (`AES256`,
+    /// `aws:kms`), when one was.
+    public var serverSideEncryption: String?
 
     /// The record's name beside the file named `file`.
     static func name(of file: String) -> String { file + ".dbtool.json" }

@@ -3,6 +3,7 @@ import DBToolCore
 import Foundation
 
 extension ArchiveFormat: ExpressibleByArgument {}
+extension ServerSideEncryption: ExpressibleByArgument {}
 
 /// `dbtool backup` (creates an archive: `create` is the default) and `dbtool backup verify`.
 struct BackupCommand: ParsableCommand {
@@ -130,6 +131,13 @@ struct CreateBackupCommand: ParsableCommand {
     @Option(name: .long, help: "With --to: the objects' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket's).")
     var storageClass: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --to: server-side encryption of every object written: AES256, or aws:kms with the account's S3 key (default: the bucket's).",
+            valueName: "algorithm"))
+    var sse: ServerSideEncryption?
+
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
 
     @Flag(name: .long, help: "Replace --output if it exists.")
@@ -159,6 +167,7 @@ struct CreateBackupCommand: ParsableCommand {
             throw ValidationError("--encrypt needs a passphrase: --passphrase-file FILE, --passphrase-command CMD, or $DBTOOL_PASSPHRASE")
         }
         if !encrypt && passphrase.isGiven { throw ValidationError("--passphrase-file and --passphrase-command work with --encrypt") }
+        if sse != nil && to == nil { throw ValidationError("--sse works with --to s3://BUCKET/PREFIX/") }
         if !(5...5120).contains(partSize) { throw ValidationError("--part-size must be from 5 to 5120 MiB (got \(partSize))") }
         if !(1...64).contains(uploadThreads) { throw ValidationError("--upload-threads must be from 1 to 64 (got \(uploadThreads))") }
         if let threads, !(0...256).contains(threads) {
@@ -181,6 +190,7 @@ struct CreateBackupCommand: ParsableCommand {
         operation.upload.partSize = partSize << 20
         operation.upload.threads = uploadThreads
         operation.upload.storageClass = storageClass
+        operation.upload.serverSideEncryption = sse
         if encrypt { operation.passphrase = try passphrase.passphrase() }
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
@@ -311,6 +321,7 @@ struct ListBackupCommand: ParsableCommand {
                     if let pages = archive.pageCount { line += "  \(pages) pages" }
                     if let migration = archive.lastMigration { line += "  migration \(migration)" }
                     if archive.encrypted == true { line += "  encrypted" }
+                    if let sse = archive.serverSideEncryption { line += "  sse \(sse)" }
                     if !archive.verified { line += "  UNVERIFIED: \(archive.unverifiedReason ?? "")" }
                     if archive.location == report.latest { line += "  (latest)" }
                     return line

@@ -126,12 +126,12 @@ final class ObjectStore {
     }
 
     /// Copies an object to another key of its bucket (CopyObject: objects
-    /// up to ``singleCopyLimit``).
-    func copy(_ source: ObjectLocation, to destination: ObjectLocation) throws {
+    /// up to ``singleCopyLimit``), with `headers` added to the request.
+    func copy(_ source: ObjectLocation, to destination: ObjectLocation, headers: [String] = []) throws {
         let path = source.key.split(separator: "/").map { ObjectEndpoint.encode(String($0)) }.joined(separator: "/")
         let response = try send(
             "copying \(source) to \(destination)", "PUT", bucket: destination.bucket, key: destination.key,
-            headers: ["x-amz-copy-source: /\(source.bucket)/\(path)"])
+            headers: ["x-amz-copy-source: /\(source.bucket)/\(path)"] + headers)
         if let root = XMLNode.parse(response.body), root.name == "Error" {
             throw failure(HTTPResponse(status: 500, body: response.body), "copying \(source) to \(destination)")
         }
