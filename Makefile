@@ -9,10 +9,10 @@ BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-pa
 # pkg-config, through which SwiftPM finds them, and the sqlite3 shell (tests
 # replay its `.dump` output), libcurl (object storage), liblz4 (LTX files). The tests also drive the
 # completions in real bash, zsh and fish under tmux, lint the man page with mandoc
-# and groff, run an S3-API server with Python, and read encrypted archives with
-# bsdtar and 7z.
+# and groff, run an S3-API server with Python (over TLS with a CA openssl makes,
+# curl telling when it is up), and read encrypted archives with bsdtar and 7z.
 APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
-	python3 python3-venv libarchive-tools p7zip-full restic
+	python3 python3-venv libarchive-tools p7zip-full restic openssl curl
 # The S3-API server of the object storage tests (moto) and the real Litestream
 # that the LTX tests read and write files with, in a virtual environment, pinned.
 S3_VENV := .build/s3-venv

@@ -641,7 +641,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -715,6 +715,10 @@ _dbtool_backup() {
         return
         ;;
     '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
         return
         ;;
     '--retries')
@@ -756,7 +760,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -832,6 +836,10 @@ _dbtool_backup_create() {
     '--profile')
         return
         ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--retries')
         return
         ;;
@@ -856,7 +864,7 @@ _dbtool_backup_list() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--endpoint --region --profile --retries --format)
+    non_repeating_options=(--endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -868,6 +876,10 @@ _dbtool_backup_list() {
         return
         ;;
     '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
         return
         ;;
     '--retries')
@@ -892,7 +904,7 @@ _dbtool_backup_verify() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--passphrase-file --passphrase-command --endpoint --region --profile --retries --format)
+    non_repeating_options=(--passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -911,6 +923,10 @@ _dbtool_backup_verify() {
         return
         ;;
     '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
         return
         ;;
     '--retries')
@@ -935,7 +951,7 @@ _dbtool_backup_prune() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --prune-unverified --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --database --file-name --endpoint --region --profile --retries --format)
+    non_repeating_options=(--keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --database --file-name --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -977,6 +993,10 @@ _dbtool_backup_prune() {
     '--profile')
         return
         ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--retries')
         return
         ;;
@@ -999,7 +1019,7 @@ _dbtool_restore() {
     repeating_flags=()
     non_repeating_flags=(--force --live --keep-modes --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --passphrase-file --passphrase-command --endpoint --region --profile --retries --format)
+    non_repeating_options=(--timeout --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
@@ -1021,6 +1041,10 @@ _dbtool_restore() {
         return
         ;;
     '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
         return
         ;;
     '--retries')

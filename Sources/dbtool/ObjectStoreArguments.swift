@@ -20,6 +20,14 @@ struct ObjectStoreArguments: ParsableArguments {
             valueName: "name"))
     var profile: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The PEM certificates a https:// endpoint is checked against, for a private CA (default: $AWS_CA_BUNDLE, the profile's ca_bundle).",
+            valueName: "file"),
+        completion: .file(), transform: nonEmptyPath)
+    var caBundle: String?
+
     @Flag(name: .long, help: "Allow a plain http:// endpoint that is not on loopback.")
     var allowInsecureEndpoint = false
 
@@ -38,6 +46,7 @@ struct ObjectStoreArguments: ParsableArguments {
         options.endpoint = endpoint
         options.region = region
         options.profile = profile
+        options.caBundle = caBundle
         options.allowInsecureEndpoint = allowInsecureEndpoint
         options.retries = retries
         return options

@@ -43,6 +43,14 @@ struct LitestreamInteropTests {
         var description: String { message }
     }
 
+    /// Stops Litestream with SIGTERM (it syncs, then exits), SIGKILL after
+    /// 10 s: a process the test starts never outlives it.
+    static func stop(_ process: Process) {
+        if process.isRunning { process.terminate() }
+        if !wait(seconds: 10, for: { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// Waits up to `seconds` for `condition`.
     static func wait(seconds: Double, for condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -113,10 +121,7 @@ struct LitestreamInteropTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
+        defer { Self.stop(process) }
         #expect(Self.wait(seconds: 20) { !Self.files(in: replica, level: 0).isEmpty }, "Litestream wrote no file")
         let before = Self.files(in: replica, level: 0).last?.maxTXID ?? 0
         for round in 1...5 {
@@ -133,8 +138,7 @@ struct LitestreamInteropTests {
                 if now != last { (last, quietSince) = (now, Date()) }
                 return last > before && Date().timeIntervalSince(quietSince) > 1.5
             }, "\(Self.files(in: replica, level: 0))")
-        process.terminate()
-        process.waitUntilExit()
+        Self.stop(process)
         try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         let sourceRows = try dbQueue.read { db in try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id") }
         try dbQueue.close()

@@ -30,6 +30,8 @@ struct HTTPResponse {
 /// TLS, timeout. Always worth retrying.
 struct HTTPTransportError: Error, CustomStringConvertible {
     var message: String
+    /// The peer's TLS certificate was not trusted: retrying changes nothing.
+    var isUntrustedCertificate = false
     var description: String { message }
 }
 
@@ -47,11 +49,18 @@ final class HTTPConnection {
     /// (3: CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32, CURL_GLOBAL_DEFAULT, a macro Swift does not import.)
     private static let globalInit: CURLcode = curl_global_init(3)
 
-    init() throws {
+    /// The certificates TLS peers are checked against instead of the
+    /// system's (`AWS_CA_BUNDLE`), or nil.
+    private let caBundle: String?
+
+    /// A connection checking TLS peers against `caBundle` (a PEM file), or
+    /// against the system's certificates when nil.
+    init(caBundle: String? = nil) throws {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             throw DBToolError(.software, "libcurl could not be initialized")
         }
         self.handle = handle
+        self.caBundle = caBundle
     }
 
     deinit {
@@ -89,6 +98,7 @@ final class HTTPConnection {
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, Self.stallTimeout)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        if let caBundle { try set(CURLOPT_CAINFO, caBundle) }
         if let timeout = request.timeout { try set(CURLOPT_TIMEOUT, timeout) }
         if request.isInterruptible {
             // libcurl calls it about once a second, and more often while data moves.
@@ -144,7 +154,7 @@ final class HTTPConnection {
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let summary = String(cString: curl_easy_strerror(code))
-            throw HTTPTransportError(message: detail.isEmpty ? summary : detail)
+            throw HTTPTransportError(message: detail.isEmpty ? summary : detail, isUntrustedCertificate: code == CURLE_PEER_FAILED_VERIFICATION)
         }
         var status = 0
         try check(dbtool_curl_response_code(handle, &status))

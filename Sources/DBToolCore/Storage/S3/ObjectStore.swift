@@ -16,6 +16,8 @@ final class ObjectStore {
         var endpoint: ObjectEndpoint
         var credentials: ObjectCredentials
         var retries: Int
+        /// The PEM file TLS endpoints are checked against, or nil for the system's.
+        var caBundle: String? = nil
     }
 
     let configuration: Configuration
@@ -29,13 +31,35 @@ final class ObjectStore {
         let profile = try AWSProfile(option: options.profile, environment: options.environment)
         let credentials = try ObjectCredentials.resolve(profile: profile, environment: options.environment)
         try self.init(
-            Configuration(endpoint: ObjectEndpoint(options, profile: profile), credentials: credentials, retries: max(0, options.retries)))
+            Configuration(
+                endpoint: ObjectEndpoint(options, profile: profile), credentials: credentials, retries: max(0, options.retries),
+                caBundle: Self.caBundle(options, profile: profile)))
     }
 
     /// A store on a connection of its own.
     init(_ configuration: Configuration) throws {
         self.configuration = configuration
-        connection = try HTTPConnection()
+        connection = try HTTPConnection(caBundle: configuration.caBundle)
+    }
+
+    /// `--ca-bundle`, else `AWS_CA_BUNDLE`, else the profile's `ca_bundle`,
+    /// checked to be a file dbtool can read (66 or 77 naming it and its source).
+    static func caBundle(_ options: ObjectStoreOptions, profile: AWSProfile) throws -> String? {
+        let variable = options.environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+        let found: (path: String, source: String)? =
+            options.caBundle.map { ($0, "--ca-bundle") } ?? variable.map { ($0, "AWS_CA_BUNDLE") }
+            ?? profile.config?["ca_bundle"].map { ($0, "ca_bundle of the \(profile.description)") }
+        guard let found else { return nil }
+        do {
+            let (descriptor, _) = try FileDescriptor.openRegularFile(found.path)
+            descriptor.close()
+        } catch let error as FileSystemError {
+            throw DBToolError(
+                error.errno == .noSuchFileOrDirectory ? .noInput : .noPermission,
+                "can not read the CA bundle \(found.path) (from \(found.source)): \(error.errno)",
+                hint: "Give the PEM file of the certificates that sign the endpoint's.")
+        }
+        return found.path
     }
 
     /// Seconds before the first retry; doubled at each, up to ``maximumBackoff``.
@@ -262,6 +286,10 @@ final class ObjectStore {
                 return response
             case .success(let response) where !Self.isRetryable(response) || attempt >= retries:
                 throw failure(response, what, attempts: attempt + 1)
+            case .failure(let error) where error.isUntrustedCertificate:
+                throw DBToolError(
+                    .noPermission, "\(what) failed: the certificate of \(endpoint.base) is not trusted (\(error))",
+                    hint: "If the endpoint's certificate is signed by a private CA, pass its PEM file with --ca-bundle (or AWS_CA_BUNDLE).")
             case .failure(let error) where attempt >= retries:
                 throw DBToolError(
                     .tempFail, "\(what) failed: no answer from the object store at \(endpoint.base) after \(attempt + 1) attempts (\(error))",

@@ -15,6 +15,10 @@ public struct ObjectStoreOptions: Sendable {
     /// `--region`, else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's
     /// `region`, else `us-east-1`.
     public var region: String?
+    /// `--ca-bundle FILE`, else `AWS_CA_BUNDLE`, else the profile's
+    /// `ca_bundle`: the PEM certificates a TLS endpoint is checked against
+    /// (a private CA of an on-premises store), instead of the system's.
+    public var caBundle: String?
     /// Allow plain HTTP to an endpoint that is not on loopback.
     public var allowInsecureEndpoint = false
     /// How many times a request is retried after a network error, a 5xx or
