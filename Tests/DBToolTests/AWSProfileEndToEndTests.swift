@@ -25,6 +25,12 @@ struct AWSProfileEndToEndTests {
               endpoint_url = \(server.endpoint)
             [profile elsewhere]
             endpoint_url = http://127.0.0.1:9
+            [profile process]
+            endpoint_url = \(server.endpoint)
+            credential_process = "\(scratch.file("credentials.sh"))" good
+            [profile badprocess]
+            endpoint_url = \(server.endpoint)
+            credential_process = "\(scratch.file("credentials.sh"))" fail
             """
         let credentials = """
             [default]
@@ -40,6 +46,17 @@ struct AWSProfileEndToEndTests {
             aws_access_key_id = \(server.accessKeyId)
             aws_secret_access_key = \(server.secretAccessKey)
             """
+        // A credential_process as the AWS tools run it: its first argument
+        // says whether to print the good key or to fail.
+        let script = """
+            #!/bin/sh
+            [ "$1" = good ] || { echo "vault sealed" >&2; exit 3; }
+            printf '{"Version": 1, "AccessKeyId": "%s", "SecretAccessKey": "%s", "Expiration": "2099-01-01T00:00:00Z"}' \
+              "\(server.accessKeyId)" "\(server.secretAccessKey)"
+
+            """
+        try script.write(toFile: scratch.file("credentials.sh"), atomically: true, encoding: .utf8)
+        chmod(scratch.file("credentials.sh"), 0o700)
         try config.write(toFile: scratch.file("config"), atomically: true, encoding: .utf8)
         try credentials.write(toFile: scratch.file("credentials"), atomically: true, encoding: .utf8)
         var environment = server.environment
@@ -76,6 +93,8 @@ struct AWSProfileEndToEndTests {
             (["AWS_PROFILE": "elsewhere", "AWS_ENDPOINT_URL": "SERVER"], nil, 0, "env endpoint"),
             (["AWS_ACCESS_KEY_ID": "AKIAWRONGENV", "AWS_SECRET_ACCESS_KEY": "wrong"], "prod", 0, "--profile over the keys"),
             (["AWS_ACCESS_KEY_ID": "AKIAWRONGENV", "AWS_SECRET_ACCESS_KEY": "wrong", "AWS_PROFILE": "prod"], nil, 77, "AWS_ACCESS_KEY_ID"),
+            (["AWS_PROFILE": "process"], nil, 0, "credential_process"),
+            ([:], "badprocess", 77, "credential_process of the profile badprocess (from --profile)"),
         ] as [([String: String], String?, Int32, String)])
     func chain(variables: [String: String], profile: String?, status: Int32, expected: String) throws {
         var environment = base.merging(variables) { $1 }
@@ -86,7 +105,9 @@ struct AWSProfileEndToEndTests {
         if status != 0 { #expect(result.stderr.contains(expected), "\(result.stderr)") }
         #expect(!(result.stdout + result.stderr).contains(server.secretAccessKey))
 
-        // boto3 picks the same key and endpoint: the good key where dbtool succeeded.
+        // boto3 picks the same key and endpoint: the good key where dbtool
+        // succeeded (boto3 fails as dbtool does on the failing process).
+        if profile == "badprocess" { return }
         let chosen = try boto3(environment, profile: profile)
         if status == 0 {
             #expect(chosen.key == server.accessKeyId && chosen.endpoint == server.endpoint, "boto3 chose \(chosen)")

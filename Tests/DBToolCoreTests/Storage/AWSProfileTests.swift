@@ -102,4 +102,32 @@ struct AWSProfileTests {
         #expect(file.sections["services x"]?["region"] == "r")
         #expect(file.sections["services x"]?["endpoint_url"] == nil)
     }
+
+    @Test("credential_process: the AWS tools' JSON gives the key; another version, bad JSON, expired keys or a failure is 77")
+    func credentialProcess() throws {
+        let environment = try files(config: Self.config, credentials: Self.credentials)
+        let profile = try AWSProfile(option: "prod", environment: environment)
+        func run(_ json: String) throws -> ObjectCredentials {
+            let script = scratch.file("print-\(abs(json.hashValue))")
+            try "#!/bin/sh\ncat <<'EOF'\n\(json)\nEOF\n".write(toFile: script, atomically: true, encoding: .utf8)
+            chmod(script, 0o700)
+            return try ObjectCredentials.fromProcess("'\(script)'", profile: profile)
+        }
+        let good = try run(#"{"Version": 1, "AccessKeyId": "AKIAPROC", "SecretAccessKey": "s", "SessionToken": "t"}"#)
+        #expect(good.accessKeyId == "AKIAPROC" && good.sessionToken == "t")
+        #expect(good.description == "access key AKIAPROC (from credential_process of the profile prod (from --profile))")
+        for json in [
+            #"{"Version": 2, "AccessKeyId": "A", "SecretAccessKey": "s"}"#, "not json",
+            #"{"Version": 1, "AccessKeyId": "A", "SecretAccessKey": "s", "Expiration": "2001-01-01T00:00:00Z"}"#,
+            #"{"Version": 1, "AccessKeyId": "", "SecretAccessKey": "s"}"#,
+        ] {
+            let error = #expect(throws: DBToolError.self, "\(json)") { try run(json) }
+            #expect(error?.status == .noPermission)
+            #expect(error?.message.contains("credential_process of the profile prod") == true, "\(String(describing: error))")
+        }
+        let failing = #expect(throws: DBToolError.self) { try ObjectCredentials.fromProcess("false", profile: profile) }
+        #expect(failing?.message.contains("exited with status 1") == true, "\(String(describing: failing))")
+        let missing = #expect(throws: DBToolError.self) { try ObjectCredentials.fromProcess("no-such-credential-helper", profile: profile) }
+        #expect(missing?.status == .noPermission)
+    }
 }
