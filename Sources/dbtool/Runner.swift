@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBToolCore
+import DatabaseKit
 import Foundation
 
 /// Runs one command line: parses it, runs the command, and turns whatever
@@ -13,33 +14,75 @@ enum CommandRunner {
     /// The error to exit with: nil for success, an `ExitCode` once the
     /// error was printed, or ArgumentParser's own error for it to print.
     static func run(_ arguments: [String]) -> (any Error)? {
+        let json = requestsJSON(arguments)
         var command: any ParsableCommand
         do {
             command = try DBTool.parseAsRoot(arguments)
         } catch {
+            if json {
+                reportJSON(usageError: error)
+                try? StandardStreams.flush()
+            }
             return error
         }
+        let outcome: (any Error)?
+        var reported: DBToolError?
         do {
             try command.run()
-            try StandardStreams.flush()
-            return nil
+            outcome = nil
         } catch let code as ExitCode {
-            try? StandardStreams.flush()
-            return code
+            outcome = code
+            reported = lastFailure.withLock { $0 }
         } catch let error as any ReportableError {
-            try? StandardStreams.flush()
-            return failed(error)
+            outcome = failed(error)
+            reported = error.toolError
         } catch let failure as any PartialFailure {
-            try? StandardStreams.flush()
-            return failed(failure.error)
+            outcome = failed(failure.error)
+            reported = failure.error
         } catch {
-            try? StandardStreams.flush()
             // ArgumentParser's errors thrown from `run()` (a ValidationError
             // of a check that needs the disk): its usage message, status 64.
-            return error
+            if json { reportJSON(usageError: error) }
+            outcome = error
         }
+        if json, let reported, !StandardStreams.wroteOutput {
+            try? StandardStreams.write(jsonDocument(ErrorDocument(error: reported.summary)) + "\n")
+        }
+        do {
+            try StandardStreams.flush()
+        } catch {
+            return outcome ?? failed(error)
+        }
+        return outcome
+    }
+
+    /// Whether the command line asks for `--format json` (before a `--`):
+    /// then a failure prints one JSON document on stdout too, even one
+    /// found while parsing.
+    static func requestsJSON(_ arguments: [String]) -> Bool {
+        let options = arguments.prefix { $0 != "--" }
+        guard !options.contains("--quiet") else { return false }  // nothing on stdout, even then
+        return options.contains("--format=json") || zip(options, options.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+    }
+
+    /// Prints the JSON document of an error ArgumentParser reports (a usage
+    /// error: status 64), unless it is help or a version, which succeed.
+    private static func reportJSON(usageError error: any Error) {
+        let status = DBTool.exitCode(for: error)
+        guard status != .success else { return }
+        let summary = DBToolError(ExitStatus(rawValue: status.rawValue) ?? .usage, DBTool.message(for: error)).summary
+        try? StandardStreams.write(jsonDocument(ErrorDocument(error: summary)) + "\n")
     }
 }
+
+/// What `--format json` prints on stdout for a failure that made no report.
+struct ErrorDocument: Encodable {
+    var error: DBToolError.Summary
+}
+
+/// The last error ``failed(_:)`` printed: a command that reported its error
+/// itself throws only the `ExitCode`.
+let lastFailure = Locked<DBToolError?>(nil)
 
 /// Runs an operation and prints its report in `output.format` (nothing with
 /// `--quiet`), or its error on stderr and then throws the documented exit
@@ -83,6 +126,7 @@ func failed(_ error: any Error) -> ExitCode {
     // Messages quote paths, SQL and names: no control character reaches the terminal.
     let hint = toolError.hint.map { "\n" + TerminalText.escaped($0) } ?? ""
     StandardStreams.writeError("dbtool: error: \(TerminalText.escaped(toolError.message))\(hint)\n")
+    lastFailure.withLock { $0 = toolError }
     return ExitCode(toolError.status.rawValue)
 }
 

@@ -15,7 +15,7 @@ import DatabaseKit
 /// - Standard error is written at once, and its failures are ignored:
 ///   there is nowhere left to report them.
 public enum StandardStreams {
-    private static let buffer = Locked<[UInt8]>([])
+    private static let buffer = Locked<(bytes: [UInt8], wroteAny: Bool)>(([], false))
     private static let bufferSize = 64 * 1024
 
     /// Appends `text` to standard output, writing it out when the buffer is full.
@@ -23,16 +23,22 @@ public enum StandardStreams {
     /// - throws: ``DBToolError`` 74 when standard output can not be written.
     public static func write(_ text: String) throws {
         try buffer.withLock { buffer in
-            buffer.append(contentsOf: text.utf8)
-            if buffer.count >= bufferSize { try drain(&buffer) }
+            buffer.bytes.append(contentsOf: text.utf8)
+            buffer.wroteAny = true
+            if buffer.bytes.count >= bufferSize { try drain(&buffer.bytes) }
         }
     }
+
+    /// Whether anything was written to standard output so far: a failure
+    /// under `--format json` prints its error document only when no report
+    /// came first, so that stdout always holds one document.
+    public static var wroteOutput: Bool { buffer.withLock { $0.wroteAny } }
 
     /// Writes out what standard output has buffered.
     ///
     /// - throws: ``DBToolError`` 74 when standard output can not be written.
     public static func flush() throws {
-        try buffer.withLock { try drain(&$0) }
+        try buffer.withLock { try drain(&$0.bytes) }
     }
 
     /// Writes `text` to standard error at once; a failure is ignored.
