@@ -10,6 +10,8 @@ struct JSONFailureTests {
     func failures() throws {
         let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
+        // A text file: libarchive would read it as an mtree listing if every format were on.
+        try "hello\nworld\n".write(toFile: scratch.file("notes.txt"), atomically: true, encoding: .utf8)
         for (arguments, status, message) in [
             (["migrate", "--database", scratch.file("none")], 64 as Int32, "migrations directory"),
             (["migrate", "--database", database, "--migrations", scratch.file("nowhere")], 66, "no migrations directory"),
@@ -17,6 +19,7 @@ struct JSONFailureTests {
             (["backup", "list", scratch.file("nowhere")], 66, "no directory"),
             (["exec", "--database", database, "SELEC 1"], 65, "syntax error"),
             (["restore", scratch.file("none.tar.zst"), scratch.file("restored")], 66, "none.tar.zst"),
+            (["backup", "verify", scratch.file("notes.txt")], 65, "is not an archive"),
             (["schema", "--database", database, "--no-such-option"], 64, "no-such-option"),
         ] {
             for style in [["--format", "json"], ["--format=json"]] {

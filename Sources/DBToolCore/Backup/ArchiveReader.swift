@@ -66,8 +66,12 @@ final class ArchiveReader {
     }
 
     private func prepare(passphrase: String?) throws {
-        archive_read_support_filter_all(archive)
-        archive_read_support_format_all(archive)
+        // Only what `dbtool backup` writes: tar (compressed with zstd, gzip
+        // or xz, or not) and zip. With every format on, libarchive reads a
+        // text file as an mtree listing of paths.
+        for filter in [archive_read_support_filter_zstd, archive_read_support_filter_gzip, archive_read_support_filter_xz] { _ = filter(archive) }
+        archive_read_support_format_tar(archive)
+        archive_read_support_format_zip(archive)
         if let passphrase, archive_read_add_passphrase(archive, passphrase) != ARCHIVE_OK {
             throw DBToolError(.software, "libarchive refused the passphrase")
         }
@@ -127,7 +131,12 @@ final class ArchiveReader {
         {
             return DBToolError(
                 .noPermission, "\(what) \(path): \(message)",
-                hint: "The archive is encrypted: pass the passphrase it was written with, with --passphrase-file FILE.")
+                hint: "The archive is encrypted: pass the passphrase it was written with (--passphrase-file, --passphrase-command or DBTOOL_PASSPHRASE).")
+        }
+        if message.hasPrefix("Unrecognized archive format") {
+            return DBToolError(
+                .dataError, "\(path) is not an archive: it is none of the formats dbtool backup writes (tar, tar.gz, tar.xz, tar.zst, zip)",
+                hint: "Check the path; list the archives with `dbtool backup list DIR`.")
         }
         return DBToolError(.dataError, "\(what) \(path): \(message) (the archive is truncated or corrupt)")
     }
