@@ -26,6 +26,12 @@ struct BadInputTests {
 
     static let cases: [Case] = [
         Case(
+            name: "a mistyped command", prepare: { s in ["migrat", "--database", s.file("db")] }, status: 64,
+            message: ["unknown command 'dbtool migrat': did you mean 'dbtool migrate'?"]),
+        Case(
+            name: "a mistyped subcommand", prepare: { s in ["backup", "verfy", s.file("b.tar.zst")] }, status: 64,
+            message: ["did you mean 'dbtool backup verify'?"]),
+        Case(
             name: "nonexistent database path", prepare: { s in ["exec", "--database", s.file("nothing"), "SELECT 1"] },
             status: 66, message: ["no database at $S/nothing"]),
         Case(
