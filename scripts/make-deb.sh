@@ -50,6 +50,7 @@ Architecture: $architecture
 Maintainer: DatabaseKit maintainers <maintainers@databasekit.invalid>
 Installed-Size: $size
 Depends: $depends_line
+Recommends: bash-completion
 Section: database
 Priority: optional
 Homepage: https://github.com/databasekit/databasekit
