@@ -14,7 +14,7 @@ struct DBTool: ParsableCommand {
             Examples:
               dbtool init /var/lib/myapp/db --migrations ./migrations
               dbtool migrate --database /var/lib/myapp/db --migrations ./migrations
-              dbtool exec --database /var/lib/myapp/db "SELECT COUNT(*) FROM player"
+              dbtool exec --database /var/lib/myapp/db "SELECT COUNT(*) FROM book"
               dbtool checkpoint --database /var/lib/myapp/db --mode truncate
               dbtool snapshot --database /var/lib/myapp/db --output-dir /backups --keep 7
               dbtool backup --database /var/lib/myapp/db --output-dir /backups --keep 14

@@ -126,6 +126,6 @@ public struct MigrationDirectory: Sendable {
         guard migrations.isEmpty else { return }
         throw DBToolError(
             .noInput, "no migration files in \(path)",
-            hint: "Migration files are named VERSION_name.sql (0001_create_player.sql); `dbtool migrate new NAME` creates one.")
+            hint: "Migration files are named VERSION_name.sql (0001_create_author.sql); `dbtool migrate new NAME` creates one.")
     }
 }

@@ -25,7 +25,7 @@ struct ExecCommand: ParsableCommand {
             object per line). Blobs are hex in text formats, base64 in JSON.
 
             Examples:
-              dbtool exec --database db "SELECT * FROM player WHERE score > ?" --arg 100
+              dbtool exec --database db "SELECT * FROM book WHERE author_id = ?" --arg 1
               dbtool exec --database db "SELECT * FROM place WHERE zip = ?" --arg text:0171
               sqlite3 old.db .dump > dump.sql && dbtool exec --database db --file dump.sql
               echo "SELECT 1" | dbtool exec --database db --format json

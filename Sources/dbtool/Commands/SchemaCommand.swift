@@ -15,7 +15,7 @@ struct SchemaCommand: ParsableCommand {
 
             Examples:
               dbtool schema --database /var/lib/myapp/db
-              dbtool schema --database /var/lib/myapp/db --table player --format json
+              dbtool schema --database /var/lib/myapp/db --table book --format json
               dbtool schema --database /var/lib/myapp/db --sql > schema.sql
             """)
 
