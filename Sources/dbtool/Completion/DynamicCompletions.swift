@@ -49,11 +49,16 @@ extension CompletionKind {
 
     /// Candidates as the requesting shell reads them: zsh's `value:description`
     /// (a colon in the value escaped), fish's `value<TAB>description`, bash's
-    /// bare values.
+    /// bare values. bash completes with `-o filenames`, which adds the slash
+    /// of a directory itself: its directories come without one (else
+    /// `backups//`).
     private static func format(_ candidates: [CompletionCandidate]) -> [String] {
         let shell = CompletionShell.requesting
         return candidates.map { candidate in
-            guard let description = candidate.description else { return candidate.value }
+            guard let description = candidate.description else {
+                if shell == .bash, candidate.value.count > 1, candidate.value.hasSuffix("/") { return String(candidate.value.dropLast()) }
+                return candidate.value
+            }
             switch shell {
             case .zsh?: return candidate.value.replacingOccurrences(of: ":", with: "\\:") + ":" + description
             case .fish?: return candidate.value + "\t" + description
