@@ -71,3 +71,28 @@ private func sqliteFormat(_ format: String, _ value: Double) -> String {
         return String(cString: text)
     }
 }
+
+/// The rows of the formats that print one line per row (`debug`, `list`,
+/// `quote`): the line of column names before the first row of each
+/// statement, when asked, then a line per row.
+struct SeparatedRows: Sendable {
+    private var isFirstRow = true
+
+    /// Writes the current row of `statement`, after its header when it is
+    /// the statement's first row and `header` is true.
+    mutating func write(
+        _ statement: Statement, header: Bool, separator: String, to stream: inout DumpStream,
+        name: (String) -> String = { $0 }, value: (SQLiteStatement, CInt) -> String
+    ) {
+        let indexes = statement.dumpedColumnIndexes
+        if isFirstRow {
+            isFirstRow = false
+            if header { stream.writeLine(indexes.map { name(statement.columnNames[Int($0)]) }.joined(separator: separator)) }
+        }
+        let sqliteStatement = statement.sqliteStatement
+        stream.writeLine(indexes.map { value(sqliteStatement, $0) }.joined(separator: separator))
+    }
+
+    /// Ends a statement: the next row written is the first of another.
+    mutating func end() { isFirstRow = true }
+}

@@ -19,7 +19,7 @@ public struct DebugDumpFormat: Sendable {
     public var separator: String
     /// The text of NULL.
     public var nullValue: String
-    private var isFirstRow = true
+    private var rows = SeparatedRows()
 
     /// A format with the given options.
     public init(header: Bool = false, separator: String = "|", nullValue: String = "") {
@@ -31,17 +31,12 @@ public struct DebugDumpFormat: Sendable {
 
 extension DebugDumpFormat: DumpFormat {
     public mutating func writeRow(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        let indexes = statement.dumpedColumnIndexes
-        if isFirstRow {
-            isFirstRow = false
-            if header { stream.writeLine(indexes.map { statement.columnNames[Int($0)] }.joined(separator: separator)) }
-        }
-        let sqliteStatement = statement.sqliteStatement
-        stream.writeLine(indexes.map { text(sqliteStatement, $0) }.joined(separator: separator))
+        let format = self
+        rows.write(statement, header: header, separator: separator, to: &stream) { format.text($0, $1) }
     }
 
     public mutating func finalize(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        isFirstRow = true
+        rows.end()
     }
 
     private func text(_ statement: SQLiteStatement, _ index: CInt) -> String {

@@ -13,7 +13,7 @@ public struct ListDumpFormat: Sendable {
     public var separator: String
     /// The text of NULL.
     public var nullValue: String
-    private var isFirstRow = true
+    private var rows = SeparatedRows()
 
     /// A format with the given options.
     public init(header: Bool = false, separator: String = "|", nullValue: String = "") {
@@ -25,18 +25,12 @@ public struct ListDumpFormat: Sendable {
 
 extension ListDumpFormat: DumpFormat {
     public mutating func writeRow(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        let indexes = statement.dumpedColumnIndexes
-        if isFirstRow {
-            isFirstRow = false
-            if header { stream.writeLine(indexes.map { statement.columnNames[Int($0)] }.joined(separator: separator)) }
-        }
-        let sqliteStatement = statement.sqliteStatement
-        let values = indexes.map { DumpedText.plain(sqliteStatement, $0, nullValue: nullValue) }
-        stream.writeLine(values.joined(separator: separator))
+        let nullValue = nullValue
+        rows.write(statement, header: header, separator: separator, to: &stream) { DumpedText.plain($0, $1, nullValue: nullValue) }
     }
 
     public mutating func finalize(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        isFirstRow = true
+        rows.end()
     }
 }
 

@@ -12,7 +12,7 @@ public struct QuoteDumpFormat: Sendable {
     public var header: Bool
     /// The text between two values.
     public var separator: String
-    private var isFirstRow = true
+    private var rows = SeparatedRows()
 
     /// A format with the given options.
     public init(header: Bool = false, separator: String = ",") {
@@ -23,21 +23,13 @@ public struct QuoteDumpFormat: Sendable {
 
 extension QuoteDumpFormat: DumpFormat {
     public mutating func writeRow(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        let indexes = statement.dumpedColumnIndexes
-        if isFirstRow {
-            isFirstRow = false
-            if header {
-                let names = indexes.map { statement.columnNames[Int($0)].databaseValue.sqlLiteral }
-                stream.writeLine(names.joined(separator: separator))
-            }
+        rows.write(statement, header: header, separator: separator, to: &stream, name: { $0.databaseValue.sqlLiteral }) {
+            DatabaseValue(sqliteStatement: $0, index: $1).quotedSQL(db)
         }
-        let sqliteStatement = statement.sqliteStatement
-        let values = indexes.map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0).quotedSQL(db) }
-        stream.writeLine(values.joined(separator: separator))
     }
 
     public mutating func finalize(_ db: Database, statement: Statement, to stream: inout DumpStream) {
-        isFirstRow = true
+        rows.end()
     }
 }
 
