@@ -87,6 +87,19 @@ struct LitestreamInteropTests {
         return (applier.txid, applier.checksum, try applier.computedChecksum())
     }
 
+    /// A WAL database at `path` with a table `t` of `rows` rows, whose `v`
+    /// is the SQL `value` (of the row number `x`).
+    static func makeDatabase(_ path: String, rows: Int, value: String) throws -> DatabaseQueue {
+        let dbQueue = try DatabaseQueue(path: path)
+        try dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+            try db.execute(
+                sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT \(value) FROM c")
+        }
+        return dbQueue
+    }
+
     /// The rows of `t` in a database file.
     static func rows(_ path: String) throws -> [String] {
         let dbQueue = try DatabaseQueue(path: path)
@@ -102,15 +115,7 @@ struct LitestreamInteropTests {
         let directory = TemporaryDirectory()
         let databasePath = directory.file("app.db")
         let replica = directory.file("replica")
-        let dbQueue = try DatabaseQueue(path: databasePath)
-        try dbQueue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
-            try db.execute(
-                sql:
-                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000) INSERT INTO t(v) SELECT hex(randomblob(60)) FROM c"
-            )
-        }
+        let dbQueue = try Self.makeDatabase(databasePath, rows: 2000, value: "hex(randomblob(60))")
         let config = directory.file("litestream.yml")
         try "dbs:\n  - path: \(databasePath)\n    replicas:\n      - type: file\n        path: \(replica)\n        sync-interval: 100ms\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
@@ -177,15 +182,7 @@ struct LitestreamInteropTests {
         let directory = TemporaryDirectory()
         let databasePath = directory.file("app.db")
         let replica = directory.file("replica")
-        let dbQueue = try DatabaseQueue(path: databasePath)
-        try dbQueue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
-            try db.execute(
-                sql:
-                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) INSERT INTO t(v) SELECT 'first ' || x FROM c"
-            )
-        }
+        let dbQueue = try Self.makeDatabase(databasePath, rows: 3000, value: "'first ' || x")
         try dbQueue.close()
         let first = try Self.pages(of: databasePath)
         let firstRows = try Self.rows(databasePath)
