@@ -37,6 +37,7 @@ struct PassphraseSourceTests {
         for (command, status, named) in [
             ("false", 77 as Int32, "false"), ("no-such-program-here --flag", 77, "no-such-program-here"), ("true", 64, "is empty"),
             ("'unclosed", 64, "not a command line"), ("sh -c 'printf \"a\\nb\"'", 64, "more than one line"),
+            ("yes", 64, "printed more than 64 KiB"),
         ] {
             let output = scratch.file("out-\(status).zip")
             let result = try dbtool(["backup", "--database", database, "--output", output, "--encrypt", "--passphrase-command", command])
@@ -53,6 +54,26 @@ struct PassphraseSourceTests {
         #expect(both.status == 64 && both.stderr.contains("exclude each other"), "\(both.stderr)")
         let none = try dbtool(["backup", "--database", database, "--output", scratch.file("y.zip"), "--encrypt"], environment: ["DBTOOL_PASSPHRASE": ""])
         #expect(none.status == 64 && none.stderr.contains("DBTOOL_PASSPHRASE"), "\(none.stderr)")
+    }
+
+    @Test("a command that ignores SIGTERM is killed 2 seconds after dbtool was told to stop: 130, nothing left running")
+    func stubbornCommand() throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        let marker = scratch.file("started")
+        let tool = try BackgroundTool(
+            [
+                "backup", "--database", database, "--output", scratch.file("b.zip"), "--encrypt", "--passphrase-command",
+                "sh -c 'trap \"\" TERM; touch \(marker); exec sleep 59.125'",
+            ],
+            scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: marker) })
+        let sent = Date()
+        tool.send(SIGTERM)
+        let result = tool.wait(timeout: 10)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(sent) < 5)
+        #expect(waitUntil(timeout: 3) { (try? run("/usr/bin/pgrep", ["-f", "sleep 59.125"]))?.stdout.isEmpty == true })
     }
 
     @Test("SIGTERM while the command waits ends dbtool (130) and the command within moments")

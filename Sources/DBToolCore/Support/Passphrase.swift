@@ -43,6 +43,11 @@ public enum Passphrase {
                 .noPermission, "can not run the passphrase command \(words[0]): \(error.errno)",
                 hint: "Check that \(words[0]) is installed and on PATH.")
         }
+        guard outcome.output.count <= limit else {
+            throw DBToolError(
+                .usage, "the passphrase command \"\(command)\" printed more than \(limit / 1024) KiB: that is not a passphrase",
+                hint: "Give a command that prints the passphrase alone, on one line.")
+        }
         guard outcome.status == 0 else {
             throw DBToolError(
                 .noPermission, "the passphrase command \"\(command)\" failed with exit status \(outcome.status)",

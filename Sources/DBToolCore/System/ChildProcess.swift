@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import Dispatch
 
 /// A program dbtool runs and reads (a secret manager's command): started
 /// without a shell, found on `PATH`, with default signal handling and no
@@ -26,7 +27,8 @@ enum ChildProcess {
         // Neither end leaks into the program (its output is a dup2 of the write end).
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let reader = FileDescriptor(rawValue: ends[0], path: arguments[0])
-        defer { reader.close() }
+        var readerOpen = true
+        defer { if readerOpen { reader.close() } }
         let pid: pid_t
         do {
             defer { _ = close(ends[1]) }
@@ -41,12 +43,33 @@ enum ChildProcess {
         } catch {
             readError = error
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Closed before the wait: a program that prints more than the limit
+        // then gets EPIPE (or SIGPIPE) instead of blocking on a full pipe.
+        reader.close()
+        readerOpen = false
+        let status = wait(for: pid)
         try Interruption.check()
         if let readError { throw readError }
         let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Outcome(status: exit, output: output)
+    }
+
+    /// Waits for the program to end and returns its wait status. Once
+    /// SIGINT or SIGTERM reached dbtool (and SIGTERM the program), a program
+    /// that has not ended within 2 seconds is killed.
+    private static func wait(for pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        var deadline: UInt64?
+        while true {
+            let result = waitpid(pid, &status, Interruption.isRequested ? WNOHANG : 0)
+            if result == pid { return status }
+            if result < 0 && errno != EINTR { return status }
+            guard Interruption.isRequested else { continue }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if deadline == nil { deadline = now + 2_000_000_000 }
+            if let deadline, now >= deadline { kill(pid, SIGKILL) }
+            usleep(20_000)
+        }
     }
 
     /// Starts the program with `output` as its standard output.
