@@ -19,7 +19,7 @@ struct JSONFailureTests {
             (["backup", "list", scratch.file("nowhere")], 66, "no directory"),
             (["exec", "--database", database, "SELEC 1"], 65, "syntax error"),
             (["restore", scratch.file("none.tar.zst"), scratch.file("restored")], 66, "none.tar.zst"),
-            (["backup", "verify", scratch.file("notes.txt")], 65, "is not an archive"),
+            (["backup", "verify", scratch.file("notes.txt")], 65, "is not a tar or zip archive"),
             (["schema", "--database", database, "--no-such-option"], 64, "no-such-option"),
         ] {
             for style in [["--format", "json"], ["--format=json"]] {

@@ -135,7 +135,7 @@ final class ArchiveReader {
         }
         if message.hasPrefix("Unrecognized archive format") {
             return DBToolError(
-                .dataError, "\(path) is not an archive: it is none of the formats dbtool backup writes (tar, tar.gz, tar.xz, tar.zst, zip)",
+                .dataError, "the archive \(path) is not a tar or zip archive, the formats dbtool backup writes (compressed with zstd, gzip or xz, or not)",
                 hint: "Check the path; list the archives with `dbtool backup list DIR`.")
         }
         return DBToolError(.dataError, "\(what) \(path): \(message) (the archive is truncated or corrupt)")
