@@ -25,7 +25,7 @@ struct PassphraseOptions: ParsableArguments {
     var isGiven: Bool { passphraseFile != nil || passphraseCommand != nil }
 
     /// Whether a passphrase will be found: an option, or the variable.
-    var isAvailable: Bool { isGiven || !(ProcessInfo.processInfo.environment[Passphrase.variable] ?? "").isEmpty }
+    var isAvailable: Bool { isGiven || Passphrase.isSet(in: ProcessInfo.processInfo.environment) }
 
     /// The passphrase, read from its source; nil when none is given.
     func passphrase() throws -> String? {

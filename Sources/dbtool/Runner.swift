@@ -1,6 +1,5 @@
 import ArgumentParser
 import DBToolCore
-import DatabaseKit
 import Foundation
 
 /// Runs one command line: parses it, runs the command, and turns whatever
@@ -37,17 +36,15 @@ enum CommandRunner {
             try command.run()
             outcome = nil
         } catch let code as ExitCode {
+            // A status that is not a failure to report (`migrate status --exit-code`).
             outcome = code
-            reported = lastFailure.withLock { $0 }
-        } catch let error as any ReportableError {
+        } catch let error where error is any ReportableError || error is any PartialFailure || DBTool.exitCode(for: error) == .failure {
+            // dbtool's errors, and any other (70): printed here.
+            reported = toolError(error)
             outcome = failed(error)
-            reported = error.toolError
-        } catch let failure as any PartialFailure {
-            outcome = failed(failure.error)
-            reported = failure.error
         } catch {
-            // ArgumentParser's errors thrown from `run()` (a ValidationError
-            // of a check that needs the disk): its usage message, status 64.
+            // ArgumentParser's own, thrown from `run()` (help, a ValidationError
+            // of a check that needed the disk): it prints them.
             if json { reportJSON(usageError: error) }
             outcome = error
         }
@@ -86,14 +83,10 @@ struct ErrorDocument: Encodable {
     var error: DBToolError.Summary
 }
 
-/// The last error ``failed(_:)`` printed: a command that reported its error
-/// itself throws only the `ExitCode`.
-let lastFailure = Locked<DBToolError?>(nil)
-
 /// Runs an operation and prints its report in `output.format` (nothing with
-/// `--quiet`), or its error on stderr and then throws the documented exit
-/// status as an `ExitCode`. A failure that carries what was done before it
-/// (``PartialFailure``) prints that report first.
+/// `--quiet`). A failure that carries what was done before it
+/// (``PartialFailure``) prints that report first; ``CommandRunner`` prints
+/// every error and exits with its documented status.
 func runReporting<Report: Encodable>(
     _ output: OutputOptions,
     operation: () throws -> Report,
@@ -104,11 +97,7 @@ func runReporting<Report: Encodable>(
     } catch let failure as any PartialFailure {
         // What ran before the failure stays done: report it, then the error.
         if let report = failure.partialReport as? Report { try printReport(report, output, text: text) }
-        throw failed(failure.error)
-    } catch let code as ExitCode {
-        throw code
-    } catch {
-        throw failed(error)
+        throw failure
     }
 }
 
@@ -123,16 +112,19 @@ func printReport<Report: Encodable>(_ report: Report, _ output: OutputOptions, t
     }
 }
 
-/// Prints an error on stderr and returns its exit status, for the command
-/// to throw.
-func failed(_ error: any Error) -> ExitCode {
-    let toolError =
-        (error as? any ReportableError)?.toolError ?? (error as? any PartialFailure)?.error
+/// The documented error an error stands for: its own, or 70 for one dbtool
+/// did not expect.
+func toolError(_ error: any Error) -> DBToolError {
+    (error as? any ReportableError)?.toolError ?? (error as? any PartialFailure)?.error
         ?? DBToolError(.software, "unexpected error: \(error)")
+}
+
+/// Prints an error on stderr and returns its exit status.
+func failed(_ error: any Error) -> ExitCode {
+    let toolError = toolError(error)
     // Messages quote paths, SQL and names: no control character reaches the terminal.
     let hint = toolError.hint.map { "\n" + TerminalText.escaped($0) } ?? ""
     StandardStreams.writeError("dbtool: error: \(TerminalText.escaped(toolError.message))\(hint)\n")
-    lastFailure.withLock { $0 = toolError }
     return ExitCode(toolError.status.rawValue)
 }
 

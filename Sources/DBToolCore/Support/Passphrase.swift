@@ -17,8 +17,13 @@ public enum Passphrase {
     public static func resolve(file: String?, command: String?, environment: [String: String]) throws -> String? {
         if let file { return try read(file: file) }
         if let command { return try run(command: command) }
-        if let value = environment[variable], !value.isEmpty { return try check(Array(value.utf8), from: variable) }
+        if isSet(in: environment), let value = environment[variable] { return try check(Array(value.utf8), from: variable) }
         return nil
+    }
+
+    /// Whether ``variable`` gives a passphrase (an empty one counts as unset).
+    public static func isSet(in environment: [String: String]) -> Bool {
+        !(environment[variable] ?? "").isEmpty
     }
 
     /// The first line a command prints, the command run without a shell:

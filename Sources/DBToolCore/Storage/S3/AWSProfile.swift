@@ -30,9 +30,9 @@ struct AWSProfile: Sendable {
         configFile = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
         if let option {
             (name, selectedBy) = (option, "--profile")
-        } else if let value = environment["AWS_DEFAULT_PROFILE"], !value.isEmpty {
+        } else if let value = environment.awsVariable("AWS_DEFAULT_PROFILE") {
             (name, selectedBy) = (value, "AWS_DEFAULT_PROFILE")
-        } else if let value = environment["AWS_PROFILE"], !value.isEmpty {
+        } else if let value = environment.awsVariable("AWS_PROFILE") {
             (name, selectedBy) = (value, "AWS_PROFILE")
         } else {
             (name, selectedBy) = ("default", nil)
@@ -48,6 +48,9 @@ struct AWSProfile: Sendable {
                 hint: "Check its name, or unset \(selectedBy) to use the default profile.")
         }
     }
+
+    /// Whether `--profile` named it: then it outranks the key variables.
+    var isNamedByOption: Bool { selectedBy == "--profile" }
 
     /// How messages name the profile.
     var description: String { "profile \(name)" + (selectedBy.map { " (from \($0))" } ?? "") }
@@ -110,5 +113,13 @@ struct ProfileFile {
             sections[current, default: [:]][key] = value
         }
         self.sections = sections
+    }
+}
+
+extension [String: String] {
+    /// The AWS variable `name`, nil when unset or empty: the AWS tools read
+    /// an empty variable as an unset one.
+    func awsVariable(_ name: String) -> String? {
+        self[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -20,11 +20,11 @@ struct ObjectCredentials: Sendable, CustomStringConvertible {
     static func resolve(profile: AWSProfile, environment: [String: String]) throws -> ObjectCredentials {
         // An explicit --profile outranks the key variables, as in botocore;
         // a profile chosen by a variable does not.
-        if profile.selectedBy != "--profile", let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"],
-            !key.isEmpty, !secret.isEmpty
+        if !profile.isNamedByOption, let key = environment.awsVariable("AWS_ACCESS_KEY_ID"),
+            let secret = environment.awsVariable("AWS_SECRET_ACCESS_KEY")
         {
             return ObjectCredentials(
-                accessKeyId: key, secretAccessKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+                accessKeyId: key, secretAccessKey: secret, sessionToken: environment.awsVariable("AWS_SESSION_TOKEN"),
                 source: "AWS_ACCESS_KEY_ID")
         }
         // botocore's order: the credentials file's keys, then a

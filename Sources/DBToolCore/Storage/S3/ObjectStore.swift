@@ -45,7 +45,7 @@ final class ObjectStore {
     /// `--ca-bundle`, else `AWS_CA_BUNDLE`, else the profile's `ca_bundle`,
     /// checked to be a file dbtool can read (66 or 77 naming it and its source).
     static func caBundle(_ options: ObjectStoreOptions, profile: AWSProfile) throws -> String? {
-        let variable = options.environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 }
+        let variable = options.environment.awsVariable("AWS_CA_BUNDLE")
         let found: (path: String, source: String)? =
             options.caBundle.map { ($0, "--ca-bundle") } ?? variable.map { ($0, "AWS_CA_BUNDLE") }
             ?? profile.config?["ca_bundle"].map { ($0, "ca_bundle of the \(profile.description)") }

@@ -47,8 +47,7 @@ struct ObjectEndpoint: Sendable, Equatable {
     var pathStyle: Bool
 
     init(_ options: ObjectStoreOptions, profile: AWSProfile) throws {
-        // An empty variable is an unset one, as for the AWS tools.
-        func variable(_ name: String) -> String? { options.environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let variable = options.environment.awsVariable
         region = options.region ?? variable("AWS_REGION") ?? variable("AWS_DEFAULT_REGION") ?? profile.region ?? "us-east-1"
         guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw DBToolError(.usage, "the region \(region) is not a region name", hint: "Pass --region (us-east-1, eu-west-3...).")
