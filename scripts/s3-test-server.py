@@ -1,20 +1,55 @@
 """A real S3-API server on loopback for dbtool's tests: moto in server mode.
 
 Starts moto on a free port with IAM authentication on (so a wrong secret is
-refused as AWS refuses it), creates a user allowed s3:* and a bucket named
-`backups`, prints one JSON line (endpoint, access key, secret), then serves
-until its stdin closes. Run by the tests with the Python of `make s3-deps`.
+refused as AWS refuses it), creates a user allowed s3:*, an administrator, a
+role allowed s3:* and a bucket named `backups`, prints one JSON line
+(endpoint, keys, role), then serves until its stdin closes. Run by the tests with the Python of `make s3-deps`.
 """
 import json
 import os
 import sys
+import time
 
-# The first 4 actions (the set-up below) are unauthenticated; every later
-# request must be signed by the user's key.
-os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "4"
+# The first 9 actions (the set-up below) are unauthenticated; every later
+# request must be signed by a key moto knows.
+os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "9"
 
 import boto3  # noqa: E402
+from moto.core.authorization import ActionAuthenticatorMixin  # noqa: E402
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
+
+# AWS takes AssumeRoleWithWebIdentity unsigned (the identity token is the
+# proof), as the SDKs send it; moto's authentication expects every request
+# signed and fails on it. Let that one action through unsigned, as AWS does.
+authenticate = ActionAuthenticatorMixin._authenticate_and_authorize_action
+
+
+def authenticate_as_aws(self, iam_request_cls, resource="*"):
+    if "Authorization" not in self.headers and self._get_action() == "AssumeRoleWithWebIdentity":
+        return
+    return authenticate(self, iam_request_cls, resource)
+
+
+ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate_as_aws
+
+# A slow link for the tests that need a long upload without a large
+# archive: every request for a key under `backups/slow/` takes 0.5 s more.
+dispatch = DomainDispatcherApplication.__call__
+
+
+def dispatch_slowly(self, environ, start_response):
+    if environ.get("PATH_INFO", "").startswith("/backups/slow/"):
+        time.sleep(0.5)
+    return dispatch(self, environ, start_response)
+
+
+DomainDispatcherApplication.__call__ = dispatch_slowly
+
+
+def allow(actions):
+    return json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]})
+
 
 server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
 server.start()
@@ -22,14 +57,26 @@ host, port = server.get_host_and_port()
 endpoint = f"http://{host}:{port}"
 setup = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
 iam = boto3.client("iam", **setup)
+# `backup` may use S3 and assume roles; `admin` may do anything (the tests'
+# own set-up: users and keys that come and go); the role `replicator` may
+# use S3 and assume roles (chains of roles), and anyone may assume it.
 iam.create_user(UserName="backup")
 key = iam.create_access_key(UserName="backup")["AccessKey"]
-policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-iam.put_user_policy(UserName="backup", PolicyName="backups", PolicyDocument=json.dumps(policy))
+iam.put_user_policy(UserName="backup", PolicyName="backups", PolicyDocument=allow(["s3:*", "sts:AssumeRole"]))
+iam.create_user(UserName="admin")
+admin = iam.create_access_key(UserName="admin")["AccessKey"]
+iam.put_user_policy(UserName="admin", PolicyName="all", PolicyDocument=allow("*"))
+trust = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity"]}]}
+role = iam.create_role(RoleName="replicator", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+iam.put_role_policy(RoleName="replicator", PolicyName="s3", PolicyDocument=allow(["s3:*", "sts:AssumeRole"]))
 s3 = boto3.client(
     "s3", endpoint_url=endpoint, region_name="us-east-1",
     aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
 s3.create_bucket(Bucket="backups")
-print(json.dumps({"endpoint": endpoint, "accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}), flush=True)
+print(json.dumps({
+    "endpoint": endpoint, "accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"],
+    "adminAccessKeyId": admin["AccessKeyId"], "adminSecretAccessKey": admin["SecretAccessKey"], "roleArn": role["Arn"],
+}), flush=True)
 sys.stdin.read()
 server.stop()

@@ -16,11 +16,20 @@ struct ToolResult {
 func dbtool(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: String? = nil) throws
     -> ToolResult
 {
-    var env = ProcessInfo.processInfo.environment
-    env.removeValue(forKey: "DBTOOL_DATABASE")
+    var env = testEnvironment
     env.merge(environment) { _, new in new }
     return try run(executable ?? toolURL.path, arguments, environment: env, stdin: stdin)
 }
+
+/// The environment dbtool runs in: the test runner's, without a default
+/// database, and without the EC2 instance metadata service (on a CI machine
+/// that runs on EC2 it would answer, and hand dbtool that machine's role).
+let testEnvironment: [String: String] = {
+    var environment = ProcessInfo.processInfo.environment
+    environment.removeValue(forKey: "DBTOOL_DATABASE")
+    environment["AWS_EC2_METADATA_DISABLED"] = "true"
+    return environment
+}()
 
 /// The dbtool under test: the one built beside the tests, or
 /// `$DBTOOL_TEST_BINARY` (to run the suite against another build, such as
@@ -163,8 +172,7 @@ final class BackgroundTool {
         self.scratch = scratch
         process.executableURL = toolURL
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "DBTOOL_DATABASE")
+        var env = testEnvironment
         env.merge(environment) { _, new in new }
         process.environment = env
         _ = FileManager.default.createFile(atPath: scratch.file(name + ".out"), contents: nil)

@@ -16,18 +16,38 @@ public final class ObjectStorageServer: @unchecked Sendable {  // immutable afte
         .deletingLastPathComponent().path
     public static let python = ProcessInfo.processInfo.environment["DBTOOL_S3_PYTHON"] ?? packageRoot + "/.build/s3-venv/bin/python"
 
+    /// The administrator's key (anything allowed), for the tests' set-up.
+    public let adminAccessKeyId: String
+    public let adminSecretAccessKey: String
+    /// A role allowed s3:* that anyone may assume.
+    public let roleArn: String
+
     public init() throws {
+        (process, input, values) = try Self.start("s3-test-server.py", [])
+        endpoint = values["endpoint"] ?? ""
+        accessKeyId = values["accessKeyId"] ?? ""
+        secretAccessKey = values["secretAccessKey"] ?? ""
+        adminAccessKeyId = values["adminAccessKeyId"] ?? ""
+        adminSecretAccessKey = values["adminSecretAccessKey"] ?? ""
+        roleArn = values["roleArn"] ?? ""
+    }
+
+    private let values: [String: String]
+
+    /// Starts `scripts/NAME` with the Python of `make s3-deps` and returns
+    /// the JSON line it prints once it serves; it stops when `input` closes.
+    static func start(_ script: String, _ arguments: [String]) throws -> (Process, Pipe, [String: String]) {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run `make s3-deps` first")
-        process = Process()
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.packageRoot + "/scripts/s3-test-server.py"]
-        input = Pipe()
+        process.arguments = [Self.packageRoot + "/scripts/" + script] + arguments
+        let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // The JSON line, after whatever moto prints first.
+        // The JSON line, after whatever the server prints first.
         var buffer = Data()
         var line: [String: String]?
         while line == nil {
@@ -38,10 +58,11 @@ public final class ObjectStorageServer: @unchecked Sendable {  // immutable afte
                 line = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
             }
         }
-        let values = try #require(line, "the S3 test server did not start")
-        endpoint = values["endpoint"] ?? ""
-        accessKeyId = values["accessKeyId"] ?? ""
-        secretAccessKey = values["secretAccessKey"] ?? ""
+        if line == nil {
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        return (process, input, try #require(line, "\(script) did not start"))
     }
 
     deinit {
@@ -63,13 +84,15 @@ public final class ObjectStorageServer: @unchecked Sendable {  // immutable afte
         }
     }
 
-    /// The environment dbtool reads: this endpoint and key, and no profile
-    /// or shared file of the machine's user.
+    /// The environment dbtool reads: this endpoint and key, and no profile,
+    /// shared file, web identity, container or instance role of the machine.
     public var environment: [String: String] {
         [
             "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": accessKeyId, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_SESSION_TOKEN": "",
             "AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "", "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": "",
             "AWS_CONFIG_FILE": "/nonexistent/aws-config", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+            "AWS_EC2_METADATA_DISABLED": "true", "AWS_WEB_IDENTITY_TOKEN_FILE": "", "AWS_ROLE_ARN": "",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "",
         ]
     }
 

@@ -48,7 +48,9 @@ struct AWSProfileTests {
         var options = ObjectStoreOptions(environment: try files(config: Self.config, credentials: Self.credentials).merging(environment) { $1 })
         options.profile = option
         let profile = try AWSProfile(option: option, environment: options.environment)
-        return (profile, try? ObjectCredentials.resolve(profile: profile, environment: options.environment), try ObjectEndpoint(options, profile: profile))
+        options.environment["AWS_EC2_METADATA_DISABLED"] = "true"
+        let credentials = try? CredentialChain.provider(options, profile: profile, caBundle: nil).current()
+        return (profile, credentials, try ObjectEndpoint(options, profile: profile))
     }
 
     @Test("AWS_DEFAULT_PROFILE outranks AWS_PROFILE, --profile outranks both and the key variables; a variable's profile does not")
@@ -111,7 +113,7 @@ struct AWSProfileTests {
             let script = scratch.file("print-\(abs(json.hashValue))")
             try "#!/bin/sh\ncat <<'EOF'\n\(json)\nEOF\n".write(toFile: script, atomically: true, encoding: .utf8)
             chmod(script, 0o700)
-            return try ObjectCredentials.fromProcess("'\(script)'", profile: profile)
+            return try ProcessCredentials(command: "'\(script)'", profile: profile).fetch()
         }
         let good = try run(#"{"Version": 1, "AccessKeyId": "AKIAPROC", "SecretAccessKey": "s", "SessionToken": "t"}"#)
         #expect(good.accessKeyId == "AKIAPROC" && good.sessionToken == "t")
@@ -125,9 +127,9 @@ struct AWSProfileTests {
             #expect(error?.status == .noPermission)
             #expect(error?.message.contains("credential_process of the profile prod") == true, "\(String(describing: error))")
         }
-        let failing = #expect(throws: DBToolError.self) { try ObjectCredentials.fromProcess("false", profile: profile) }
+        let failing = #expect(throws: DBToolError.self) { try ProcessCredentials(command: "false", profile: profile).fetch() }
         #expect(failing?.message.contains("exited with status 1") == true, "\(String(describing: failing))")
-        let missing = #expect(throws: DBToolError.self) { try ObjectCredentials.fromProcess("no-such-credential-helper", profile: profile) }
+        let missing = #expect(throws: DBToolError.self) { try ProcessCredentials(command: "no-such-credential-helper", profile: profile).fetch() }
         #expect(missing?.status == .noPermission)
     }
 }

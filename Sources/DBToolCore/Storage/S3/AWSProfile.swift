@@ -25,19 +25,27 @@ struct AWSProfile: Sendable {
 
     /// The profile selected by `option` (`--profile`) or `environment`.
     init(option: String?, environment: [String: String]) throws {
+        if let option {
+            try self.init(name: option, selectedBy: "--profile", environment: environment)
+        } else if let value = environment.awsVariable("AWS_DEFAULT_PROFILE") {
+            try self.init(name: value, selectedBy: "AWS_DEFAULT_PROFILE", environment: environment)
+        } else if let value = environment.awsVariable("AWS_PROFILE") {
+            try self.init(name: value, selectedBy: "AWS_PROFILE", environment: environment)
+        } else {
+            try self.init(name: "default", selectedBy: nil, environment: environment)
+        }
+    }
+
+    /// The profile `name`, which must exist when `selectedBy` names what
+    /// chose it (an option, a variable, another profile's `source_profile`).
+    init(name: String, selectedBy: String?, environment: [String: String]) throws {
         let home = environment["HOME"] ?? NSHomeDirectory()
         credentialsFile = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
         configFile = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
-        if let option {
-            (name, selectedBy) = (option, "--profile")
-        } else if let value = environment.awsVariable("AWS_DEFAULT_PROFILE") {
-            (name, selectedBy) = (value, "AWS_DEFAULT_PROFILE")
-        } else if let value = environment.awsVariable("AWS_PROFILE") {
-            (name, selectedBy) = (value, "AWS_PROFILE")
-        } else {
-            (name, selectedBy) = ("default", nil)
+        (self.name, self.selectedBy) = (name, selectedBy)
+        guard !name.isEmpty else {
+            throw DBToolError(.usage, "\(selectedBy ?? "--profile") is empty", hint: "Name a profile of \(configFile).")
         }
-        guard !name.isEmpty else { throw DBToolError(.usage, "--profile is empty", hint: "Name a profile of \(configFile).") }
         let configSections = try ProfileFile(path: configFile)
         credentials = try ProfileFile(path: credentialsFile)?.sections[name]
         config = configSections?.sections[name == "default" ? "default" : "profile \(name)"]
@@ -58,12 +66,19 @@ struct AWSProfile: Sendable {
     /// The profile's `region`.
     var region: String? { config?["region"] }
 
-    /// The S3 endpoint the profile configures: its services section's
-    /// `s3.endpoint_url`, else its own `endpoint_url`; none when the profile
-    /// sets `ignore_configured_endpoint_urls`.
-    var endpoint: String? {
-        if config?["ignore_configured_endpoint_urls"]?.lowercased() == "true" { return nil }
-        return services?["s3.endpoint_url"] ?? config?["endpoint_url"]
+    /// The endpoint the profile configures for `service` (`s3`, `sts`): its
+    /// services section's `SERVICE.endpoint_url`, else its own
+    /// `endpoint_url`; none when the profile sets
+    /// `ignore_configured_endpoint_urls`.
+    func endpoint(service: String) -> String? {
+        if ignoresConfiguredEndpoints { return nil }
+        return services?["\(service).endpoint_url"] ?? config?["endpoint_url"]
+    }
+
+    /// A setting of the profile: the credentials file's, else the config
+    /// file's (`role_arn`, `source_profile`...).
+    subscript(_ key: String) -> String? {
+        credentials?[key].flatMap { $0.isEmpty ? nil : $0 } ?? config?[key].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Whether the profile turns configured endpoints off (variables included).

@@ -14,7 +14,9 @@ final class ObjectStore {
     /// which make stores of their own from it.
     struct Configuration: Sendable {
         var endpoint: ObjectEndpoint
-        var credentials: ObjectCredentials
+        /// The key of each request, refreshed ahead of its expiry; shared
+        /// by the stores of every thread.
+        var credentials: CredentialProvider
         var retries: Int
         /// The PEM file TLS endpoints are checked against, or nil for the system's.
         var caBundle: String? = nil
@@ -23,17 +25,16 @@ final class ObjectStore {
     let configuration: Configuration
     private let connection: HTTPConnection
     var endpoint: ObjectEndpoint { configuration.endpoint }
-    private var credentials: ObjectCredentials { configuration.credentials }
+    private var credentials: CredentialProvider { configuration.credentials }
     private var retries: Int { configuration.retries }
 
     /// Resolves the credentials and the endpoint (no request is made).
     convenience init(_ options: ObjectStoreOptions) throws {
         let profile = try AWSProfile(option: options.profile, environment: options.environment)
-        let credentials = try ObjectCredentials.resolve(profile: profile, environment: options.environment)
-        try self.init(
-            Configuration(
-                endpoint: ObjectEndpoint(options, profile: profile), credentials: credentials, retries: max(0, options.retries),
-                caBundle: Self.caBundle(options, profile: profile)))
+        let endpoint = try ObjectEndpoint(options, profile: profile)
+        let caBundle = try Self.caBundle(options, profile: profile)
+        let credentials = try CredentialChain.provider(options, profile: profile, caBundle: caBundle)
+        try self.init(Configuration(endpoint: endpoint, credentials: credentials, retries: max(0, options.retries), caBundle: caBundle))
     }
 
     /// A store on a connection of its own.
@@ -269,12 +270,14 @@ final class ObjectStore {
         }
         let retries = cleanup ? min(self.retries, 1) : self.retries
         let hash = payloadHash ?? SHA256.hash(data: body ?? UnsafeRawBufferPointer(start: nil, count: 0)).hexString
-        request.headers = headers + ["x-amz-content-sha256: \(hash)"]
-        if let token = credentials.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
-        request.signing = ("aws:amz:\(endpoint.region):s3", "\(credentials.accessKeyId):\(credentials.secretAccessKey)")
         var attempt = 0
+        var refreshed = false
         while true {
             if !cleanup { try Interruption.check() }
+            let signer = try credentials.current()
+            request.headers = headers + ["x-amz-content-sha256: \(hash)"]
+            if let token = signer.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
+            request.signing = ("aws:amz:\(endpoint.region):s3", "\(signer.accessKeyId):\(signer.secretAccessKey)")
             let outcome: Result<HTTPResponse, HTTPTransportError>
             do {
                 outcome = .success(try connection.perform(request, body: body))
@@ -284,6 +287,10 @@ final class ObjectStore {
             switch outcome {
             case .success(let response) where (200..<300).contains(response.status) || accept.contains(response.status):
                 return response
+            case .success(let response) where !refreshed && Self.refusesKey(response) && credentials.discard(signer):
+                // A temporary key expired early (a clock off) or was revoked: once, with a new one.
+                refreshed = true
+                continue
             case .success(let response) where !Self.isRetryable(response) || attempt >= retries:
                 throw failure(response, what, attempts: attempt + 1)
             case .failure(let error) where error.isUntrustedCertificate:
@@ -304,6 +311,13 @@ final class ObjectStore {
                 }
             }
         }
+    }
+
+    /// Whether the store refused the key itself as expired or unknown.
+    private static func refusesKey(_ response: HTTPResponse) -> Bool {
+        guard response.status == 400 || response.status == 403 else { return false }
+        let code = XMLNode.parse(response.body)?["Code"]
+        return code == "ExpiredToken" || code == "TokenRefreshRequired" || code == "InvalidAccessKeyId" || code == "InvalidToken"
     }
 
     private static func isRetryable(_ response: HTTPResponse) -> Bool {

@@ -47,33 +47,54 @@ struct ObjectEndpoint: Sendable, Equatable {
     var pathStyle: Bool
 
     init(_ options: ObjectStoreOptions, profile: AWSProfile) throws {
-        let variable = options.environment.awsVariable
-        region = options.region ?? variable("AWS_REGION") ?? variable("AWS_DEFAULT_REGION") ?? profile.region ?? "us-east-1"
-        guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-            throw DBToolError(.usage, "the region \(region) is not a region name", hint: "Pass --region (us-east-1, eu-west-3...).")
-        }
-        let ignoresConfigured = variable("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")?.lowercased() == "true" || profile.ignoresConfiguredEndpoints
-        let configured = ignoresConfigured ? nil : variable("AWS_ENDPOINT_URL_S3") ?? variable("AWS_ENDPOINT_URL") ?? profile.endpoint
-        if let given = options.endpoint ?? configured {
-            guard let url = URL(string: given), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
-            else {
-                throw DBToolError(
-                    .usage, "the endpoint \(given) is not an http(s)://HOST[:PORT] URL",
-                    hint: "Pass --endpoint https://s3.example.com (no path, no credentials).")
-            }
-            if scheme == "http" && !options.allowInsecureEndpoint && !Self.isLoopback(host) {
-                throw DBToolError(
-                    .usage, "the endpoint \(given) is plain HTTP: credentials and backups would cross the network unencrypted",
-                    hint: "Use https://, or pass --allow-insecure-endpoint if this network is trusted.")
-            }
-            let hostPart = host.contains(":") ? "[\(host)]" : host
-            base = "\(scheme)://\(hostPart)" + (url.port.map { ":\($0)" } ?? "")
+        region = try Self.region(options, profile: profile)
+        if let given = options.endpoint ?? Self.configured(service: "s3", options, profile: profile) {
+            base = try Self.checkedBase(given, options)
             pathStyle = true
         } else {
             base = "https://s3.\(region).amazonaws.com"
             pathStyle = false
         }
+    }
+
+    /// `--region`, else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's,
+    /// else `us-east-1`.
+    static func region(_ options: ObjectStoreOptions, profile: AWSProfile) throws -> String {
+        let variable = options.environment.awsVariable
+        let region = options.region ?? variable("AWS_REGION") ?? variable("AWS_DEFAULT_REGION") ?? profile.region ?? "us-east-1"
+        guard !region.isEmpty, region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+            throw DBToolError(.usage, "the region \(region) is not a region name", hint: "Pass --region (us-east-1, eu-west-3...).")
+        }
+        return region
+    }
+
+    /// The endpoint configured for `service` (`s3`, `sts`) as botocore finds
+    /// it: `AWS_ENDPOINT_URL_<SERVICE>`, `AWS_ENDPOINT_URL`, then the
+    /// profile's; nil when none is, or when configured endpoints are off.
+    static func configured(service: String, _ options: ObjectStoreOptions, profile: AWSProfile) -> String? {
+        let variable = options.environment.awsVariable
+        if variable("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")?.lowercased() == "true" || profile.ignoresConfiguredEndpoints { return nil }
+        return variable("AWS_ENDPOINT_URL_\(service.uppercased())") ?? variable("AWS_ENDPOINT_URL") ?? profile.endpoint(service: service)
+    }
+
+    /// `given` as `scheme://host[:port]`, refused (64) when it is not an
+    /// http(s) URL without a path, or plain HTTP off loopback without
+    /// `--allow-insecure-endpoint`.
+    static func checkedBase(_ given: String, _ options: ObjectStoreOptions) throws -> String {
+        guard let url = URL(string: given), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
+        else {
+            throw DBToolError(
+                .usage, "the endpoint \(given) is not an http(s)://HOST[:PORT] URL",
+                hint: "Pass --endpoint https://s3.example.com (no path, no credentials).")
+        }
+        if scheme == "http" && !options.allowInsecureEndpoint && !Self.isLoopback(host) {
+            throw DBToolError(
+                .usage, "the endpoint \(given) is plain HTTP: credentials and backups would cross the network unencrypted",
+                hint: "Use https://, or pass --allow-insecure-endpoint if this network is trusted.")
+        }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)" + (url.port.map { ":\($0)" } ?? "")
     }
 
     static func isLoopback(_ host: String) -> Bool {
