@@ -14,8 +14,8 @@ enum CommandRunner {
     /// error was printed, or ArgumentParser's own error for it to print.
     static func run(_ arguments: [String]) -> (any Error)? {
         let json = requestsJSON(arguments)
-        if let suggestion = SubcommandSuggestion.message(for: arguments) {
-            let error = DBToolError(.usage, suggestion, hint: "See 'dbtool --help' for the commands.")
+        if let suggestion = SubcommandSuggestion.message(for: arguments) ?? OptionSuggestion.message(for: arguments) {
+            let error = DBToolError(.usage, suggestion, hint: "See 'dbtool --help' for the commands, and 'dbtool COMMAND --help' for their options.")
             if json { try? StandardStreams.write(jsonDocument(ErrorDocument(error: error.summary)) + "\n") }
             try? StandardStreams.flush()
             return failed(error)

@@ -32,6 +32,18 @@ struct BadInputTests {
             name: "a mistyped subcommand", prepare: { s in ["backup", "verfy", s.file("b.tar.zst")] }, status: 64,
             message: ["did you mean 'dbtool backup verify'?"]),
         Case(
+            name: "a mistyped option, hidden by the command's own checks in ArgumentParser",
+            prepare: { s in ["backup", "--database", s.file("db"), "--output-directory", s.file("out")] }, status: 64,
+            message: ["unknown option '--output-directory' of 'dbtool backup create': did you mean '--output-dir'?"]),
+        Case(
+            name: "a mistyped option of a subcommand",
+            prepare: { s in ["migrate", "up", "--database", s.file("db"), "--dry-rn"] }, status: 64,
+            message: ["unknown option '--dry-rn' of 'dbtool migrate up': did you mean '--dry-run'?"]),
+        Case(
+            name: "an option far from every other: no guess",
+            prepare: { s in ["snapshot", "--database", s.file("db"), "--foo"] }, status: 64,
+            message: ["unknown option '--foo' of 'dbtool snapshot'"]),
+        Case(
             name: "nonexistent database path", prepare: { s in ["exec", "--database", s.file("nothing"), "SELECT 1"] },
             status: 66, message: ["no database at $S/nothing"]),
         Case(
