@@ -91,17 +91,24 @@ check-readme:
 	@lines=$$(wc -l < README.md); if [ "$$lines" -gt 300 ]; then \
 	    echo "README.md has $$lines lines, more than 300: move the detail into docs/"; exit 1; fi
 
-## docs: DatabaseKit's DocC catalog, in .build/docs; any warning (a symbol link
-## that does not resolve, an undocumented parameter) fails the build
+## docs: the DocC catalogs of DatabaseKit and DBToolCore, in .build/docs; any
+## warning (a symbol link that does not resolve, an undocumented parameter)
+## fails the build
+TARGET_TRIPLE = $$($(SWIFT)c -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
 docs: deps
-	$(SWIFT) build --target DatabaseKit
-	rm -rf .build/symbol-graphs .build/docs && mkdir -p .build/symbol-graphs
+	$(SWIFT) build --target DBToolCore
+	rm -rf .build/symbol-graphs .build/docs && mkdir -p .build/symbol-graphs/DatabaseKit .build/symbol-graphs/DBToolCore .build/docs
 	swift-symbolgraph-extract -module-name DatabaseKit -I $(BIN_PATH)/Modules -I Sources/DatabaseKitSQLite \
-		-target $$($(SWIFT)c -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1) \
-		-minimum-access-level public -output-dir .build/symbol-graphs
-	docc convert Sources/DatabaseKit/DatabaseKit.docc --additional-symbol-graph-dir .build/symbol-graphs \
+		-target $(TARGET_TRIPLE) -minimum-access-level public -output-dir .build/symbol-graphs/DatabaseKit
+	docc convert Sources/DatabaseKit/DatabaseKit.docc --additional-symbol-graph-dir .build/symbol-graphs/DatabaseKit \
 		--fallback-display-name DatabaseKit --fallback-bundle-identifier org.databasekit.DatabaseKit \
-		--output-path .build/docs --warnings-as-errors
+		--output-path .build/docs/DatabaseKit --warnings-as-errors
+	swift-symbolgraph-extract -module-name DBToolCore -I $(BIN_PATH)/Modules -I Sources/DatabaseKitSQLite \
+		-I Sources/DBToolLZ4 -I Sources/DBToolCurl -I Sources/DBToolLibArchive \
+		-target $(TARGET_TRIPLE) -minimum-access-level public -output-dir .build/symbol-graphs/DBToolCore
+	docc convert Sources/DBToolCore/DBToolCore.docc --additional-symbol-graph-dir .build/symbol-graphs/DBToolCore \
+		--fallback-display-name DBToolCore --fallback-bundle-identifier org.databasekit.DBToolCore \
+		--output-path .build/docs/DBToolCore --warnings-as-errors
 
 ## test-asan: the library tests under AddressSanitizer and LeakSanitizer; any report fails the run.
 ## ld.gold says "Cannot export local symbol" once per ASan-instrumented global of the

@@ -92,6 +92,13 @@ struct ManPage {
         ("DBTOOL_DATABASE", "The database, for the commands that take \\fB\\-\\-database\\fR, when that option is not given."),
         ("DBTOOL_MIGRATIONS", "The migrations directory, when \\fB\\-\\-migrations\\fR is not given."),
         ("DBTOOL_MIGRATE_SNAPSHOT", "When \\fB1\\fR, \\fBmigrate\\fR snapshots the database first, as with \\fB\\-\\-snapshot\\fR."),
+        ("DBTOOL_PASSPHRASE", "The passphrase of encrypted backups, when neither \\fB\\-\\-passphrase\\-file\\fR nor \\fB\\-\\-passphrase\\-command\\fR is given."),
+        ("AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN", "The key for \\fIs3://\\fR repositories, unless \\fB\\-\\-profile\\fR names a profile."),
+        ("AWS_PROFILE, AWS_DEFAULT_PROFILE, AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE", "The profile of the AWS shared files, and where they are (\\fI~/.aws/config\\fR, \\fI~/.aws/credentials\\fR)."),
+        ("AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_STS, AWS_REGION, AWS_CA_BUNDLE", "Where the object store and STS are, and the certificates their TLS is checked against."),
+        ("AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN, AWS_ROLE_SESSION_NAME", "A web identity whose role's keys STS gives (Kubernetes service accounts)."),
+        ("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI, AWS_CONTAINER_CREDENTIALS_FULL_URI, AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "Container credentials (ECS tasks, EKS pod identity)."),
+        ("AWS_EC2_METADATA_SERVICE_ENDPOINT, AWS_EC2_METADATA_DISABLED", "The EC2 instance metadata service, whose role's keys come last in the chain (IMDSv2); \\fBtrue\\fR turns it off."),
         ("TMPDIR", "Where \\fBbackup verify\\fR extracts the archive it checks (default \\fI/tmp\\fR); the copy is removed afterwards."),
     ]
 

@@ -3,7 +3,7 @@ import Foundation
 /// `dbtool backup list REPOSITORY`: the archives in a directory or under
 /// an object storage prefix, oldest first, with what dbtool recorded of
 /// each (database, page count, last migration, SHA-256) and whether it
-/// trusts it (see ``ArchiveCatalog``): only trusted archives count for
+/// trusts it (see `ArchiveCatalog`): only trusted archives count for
 /// retention and can be `latest`.
 public struct BackupListOperation: Sendable {
     /// A directory, or `s3://BUCKET/PREFIX/`.

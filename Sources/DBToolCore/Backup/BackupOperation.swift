@@ -8,8 +8,8 @@ import Foundation
 ///
 /// The database file streams into the archive under a read transaction,
 /// while writers go on; only the WAL and SHM (or, in rollback-journal mode,
-/// the database) are staged, under the write lock (see ``ConsistentCopy``).
-/// A `quick_check` of the database runs meanwhile (``SourceCheck``): the
+/// the database) are staged, under the write lock (see `ConsistentCopy`).
+/// A `quick_check` of the database runs meanwhile (`SourceCheck`): the
 /// archive of a corrupt database is kept as evidence under a name no
 /// retention counts, and the backup fails (65) without pruning anything.
 ///
@@ -18,7 +18,7 @@ import Foundation
 /// whole under its name or not at all (a temp file renamed, a multipart
 /// upload completed), then its record is written beside it, then the
 /// retention rules prune this database's older archives, those the
-/// repository can attribute and trust (see ``ArchiveCatalog``). Memory
+/// repository can attribute and trust (see `ArchiveCatalog`). Memory
 /// stays flat: files stream through fixed buffers.
 public struct BackupOperation: Sendable {
     /// The database, and how long to wait for it.

@@ -4,7 +4,7 @@ import Foundation
 /// archives of a directory or prefix, as restic's `forget` applies them:
 /// to each database's archives on its own (or to one database's, with
 /// `--database`), counting and deleting only the archives dbtool trusts
-/// (see ``ArchiveCatalog``). `backup --keep…` runs the same code after a
+/// (see `ArchiveCatalog`). `backup --keep…` runs the same code after a
 /// successful backup.
 public struct PruneOperation: Sendable {
     /// A directory, or `s3://BUCKET/PREFIX/`.

@@ -4,7 +4,7 @@ import Foundation
 /// `dbtool restore ARCHIVE DIR`: the database directory of a backup, back
 /// in DIR, checked, or nothing changed at all.
 ///
-/// The archive is read once (``ArchiveUnpacking``): checked and extracted
+/// The archive is read once (`ArchiveUnpacking`): checked and extracted
 /// in the same pass into a private staging directory beside DIR, whose
 /// files must then be exactly those of the manifest, with their SHA-256,
 /// and whose database must pass `PRAGMA integrity_check`. A malicious,
@@ -16,7 +16,7 @@ import Foundation
 ///   last rename fails, and removed once the restore is complete. Files are
 ///   only swapped under databases nobody uses: every SQLite database of DIR
 ///   (by its header, whatever its name, and what links in DIR lead to) is
-///   held with a ``DatabaseExclusion`` across the swap, and a DIR in use is
+///   held with a `DatabaseExclusion` across the swap, and a DIR in use is
 ///   refused (75), nothing changed.
 /// - With `--live`, DIR's database is restored in place, through SQLite's
 ///   online backup API, in one write transaction of the live database: its

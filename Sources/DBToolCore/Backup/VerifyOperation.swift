@@ -5,7 +5,7 @@ import Foundation
 /// manifest, and its database passes `integrity_check` and
 /// `foreign_key_check` once extracted to a temp directory (removed after).
 ///
-/// The archive is read once (``ArchiveUnpacking``), from a file, a pipe or
+/// The archive is read once (`ArchiveUnpacking`), from a file, a pipe or
 /// an object. The scratch copy is private (0700, files 0600, whatever the
 /// archive says) and needs no durability: nothing is synced.
 public struct VerifyOperation: Sendable {

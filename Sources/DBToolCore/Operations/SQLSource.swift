@@ -11,7 +11,7 @@ public enum SQLSource: Sendable, Equatable {
     ///
     /// - throws: ``DBToolError``: 66 when the file is missing or is a
     ///   directory, 77 when it can not be read, 65 when it is not UTF-8 or
-    ///   holds a NUL byte (see ``SQLText``).
+    ///   holds a NUL byte (see `SQLText`).
     public func read() throws -> String {
         switch self {
         case .text(let sql):

@@ -31,7 +31,7 @@ public struct SchemaOperation: Sendable {
         }
     }
 
-    /// The SQL of the schema, one statement per line (``Database/schemaSQL()``).
+    /// The SQL of the schema, one statement per line (`Database.schemaSQL()`).
     public func runSQL() throws -> String {
         let dbQueue = try database.openForReading(readonly: false)
         return try database.reportingErrors {

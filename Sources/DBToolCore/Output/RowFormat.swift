@@ -33,8 +33,10 @@ public final class RowWriter {
     private var jsonArrayIsOpen = false
     private var hasHeader = false
 
-    /// - parameter write: Receives the output, piece by piece; what it
-    ///   throws (a failed write) stops the writer.
+    /// - parameters:
+    ///   - format: How rows are written.
+    ///   - write: Receives the output, piece by piece; what it throws (a
+    ///     failed write) stops the writer.
     public init(format: RowFormat, write: @escaping (String) throws -> Void) {
         self.format = format
         self.write = write

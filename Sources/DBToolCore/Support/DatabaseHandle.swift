@@ -4,7 +4,7 @@ import Foundation
 /// One database as dbtool's operations reach it: where it is, how long to
 /// wait for its locks, and the policy they all follow. The database must
 /// exist (a connection would create it); connections wait up to ``timeout``
-/// for SQLite's locks; dbtool's own lock (``ExclusiveLock``) is taken before
+/// for SQLite's locks; dbtool's own lock (`ExclusiveLock`) is taken before
 /// a migration or a backup; and database errors become ``DBToolError``s that
 /// name the file and the wait. The CLI builds it once from `--database`,
 /// `--file-name` and `--timeout`.

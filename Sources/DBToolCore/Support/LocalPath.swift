@@ -10,7 +10,9 @@ public enum LocalPath {
     /// `path`, absolute (relative to the working directory) and standardized
     /// (`.`, `..` and repeated `/` removed; links are not resolved).
     ///
-    /// - parameter what: What the path is, for the error: `--database`, `DIR`.
+    /// - parameters:
+    ///   - path: The path as given.
+    ///   - what: What the path is, for the error: `--database`, `DIR`.
     /// - throws: ``DBToolError`` 64 for an empty path, or one with a NUL byte.
     public static func resolve(_ path: String, what: String) throws -> String {
         try check(path, what: what)

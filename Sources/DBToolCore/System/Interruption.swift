@@ -12,13 +12,13 @@ import Synchronization
 ///
 /// Waits end early too: the handler is installed without `SA_RESTART`, so a
 /// call blocked in the kernel (reading a pipe, opening a FIFO, sleeping)
-/// returns `EINTR`, and ``retryingInterrupted(_:)`` stops retrying once a
+/// returns `EINTR`, and `retryingInterrupted(_:)` stops retrying once a
 /// signal was received. dbtool's own threads block both signals
-/// (``blockInCurrentThread()``), so that the kernel delivers them to the
-/// thread that waits. Sleeps (``sleep(seconds:)``), lock waits and SQLite's
+/// (`blockInCurrentThread()`), so that the kernel delivers them to the
+/// thread that waits. Sleeps (`sleep(seconds:)`), lock waits and SQLite's
 /// busy handler (``DatabaseHandle``) wake at least every 50 ms to look.
 /// A statement that runs long (a query, a `quick_check`) is stopped by
-/// `sqlite3_interrupt`: the actions registered with ``onSignal(_:)`` run on
+/// `sqlite3_interrupt`: the actions registered with `onSignal(_:)` run on
 /// a watcher thread, woken by the handler through a pipe.
 public enum Interruption {
     /// The signal received, or 0.

@@ -63,11 +63,14 @@ struct CreateBackupCommand: ParsableCommand {
             nothing is staged on local disk but the -wal). The object appears under its key only \
             once complete: an error or signal aborts the upload, and the next run aborts those of \
             killed runs. Its metadata holds its SHA-256, page count and last migration, for \
-            `backup list`. Credentials, as the AWS CLI v1 and boto3 find them: --profile NAME, \
-            else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else the \
-            profile AWS_DEFAULT_PROFILE or AWS_PROFILE names (or default) in ~/.aws/credentials \
-            and ~/.aws/config, whose endpoint_url applies unless AWS_ENDPOINT_URL is set; a \
-            profile named but not found is 64. Retention applies to the prefix as to a directory.
+            `backup list`. The key comes from the AWS SDKs' credential chain, in their order: \
+            AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (unless --profile is given), a profile's \
+            role_arn (STS AssumeRole), a web identity (AWS_WEB_IDENTITY_TOKEN_FILE and \
+            AWS_ROLE_ARN), the profile's keys or credential_process (--profile, else \
+            AWS_DEFAULT_PROFILE, AWS_PROFILE, default; a profile named but not found is 64), \
+            container credentials, then the EC2 instance's role (IMDSv2); temporary keys are \
+            refreshed before they expire. The profile's endpoint_url applies unless \
+            AWS_ENDPOINT_URL is set. Retention applies to the prefix as to a directory.
 
             --encrypt writes a zip archive whose entries are encrypted with AES-256 (WinZip AE-2, \
             readable by 7z and bsdtar); entry names and sizes stay visible. The passphrase comes \

@@ -337,7 +337,7 @@ final class ObjectStore {
             "AllAccessDisabled", "AccountProblem":
             return DBToolError(
                 .noPermission, "\(what) was refused: \(said)",
-                hint: "Check the credentials (\(credentials)) and that the key may use this bucket (README: Off-site backups).")
+                hint: "Check the credentials (\(credentials)) and that the key may use this bucket (docs/off-site.md: the IAM policy).")
         case "NoSuchBucket":
             return DBToolError(.noInput, "\(what) failed: \(said)", hint: "Create the bucket, or check the URL and --endpoint.")
         case "NoSuchKey":
