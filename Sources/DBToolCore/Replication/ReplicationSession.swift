@@ -1,0 +1,261 @@
+import DatabaseKit
+import Foundation
+
+/// Ships the committed transactions of a live WAL database to a replica
+/// directory as LTX files, in Litestream 0.5's layout
+/// (`ltx/0/<min TXID>-<max TXID>.ltx`, the first one a snapshot of every
+/// page at TXID 1), reading SQLite's log itself.
+///
+/// No frame is lost to a checkpoint: the session holds a read transaction
+/// (``run(every:until:)`` keeps it open), and while one is open SQLite
+/// never restarts the log — a checkpoint copies frames into the database
+/// only up to the reader's snapshot, and the log is rewritten from its
+/// start only once every frame was copied and no reader uses it. The
+/// session lets the log restart at its own checkpoints only
+/// (``checkpoint()``): under the write lock, it ships the log to its end,
+/// ends its read transaction, checkpoints, and begins a new one before it
+/// lets writers in again. Applications' own checkpoints stay harmless.
+///
+/// Confined to the thread that calls it.
+final class ReplicationSession {
+    /// The database file.
+    let path: String
+    /// The replica directory.
+    let replica: String
+    /// The last TXID written to the replica; 0 before the snapshot.
+    private(set) var txid: UInt64 = 0
+    /// Where the next read of the log starts; nil before the snapshot.
+    private(set) var position: WALPosition?
+    private var pageSize: UInt32 = 0
+
+    /// Every file written, in order (for the status and the tests).
+    private(set) var written: [LTXFileName] = []
+
+    /// The connection whose read transaction pins the log, one that takes
+    /// the write lock, and one that checkpoints.
+    private let reader: DatabaseQueue
+    private let locker: DatabaseQueue
+    private let checkpointer: DatabaseQueue
+    private var isReading = false
+
+    init(database path: String, replica: String) throws {
+        self.path = path
+        self.replica = replica
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        locker = try DatabaseQueue(path: path, configuration: configuration)
+        // The one connection whose transaction outlives an access: the read that pins the log.
+        configuration.allowsUnsafeTransactions = true
+        reader = try DatabaseQueue(path: path, configuration: configuration)
+        checkpointer = try DatabaseQueue(path: path, configuration: configuration)
+        let mode = try reader.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        guard mode?.lowercased() == "wal" else {
+            throw DBToolError(
+                .dataError, "\(path) is not in WAL mode (journal_mode is \(mode ?? "unknown")): replication reads SQLite's write-ahead log",
+                hint: "Run `dbtool exec --database DIR \"PRAGMA journal_mode = WAL\"` once.")
+        }
+    }
+
+    /// Ends the read transaction: checkpoints may copy and restart the
+    /// log again as they like.
+    func close() throws { try endReading() }
+
+    deinit {
+        if isReading { try? reader.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") } }
+    }
+
+    // MARK: - The read transaction
+
+    private func beginReading() throws {
+        try reader.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN DEFERRED")
+            // A read transaction starts at its first read.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+        }
+        isReading = true
+    }
+
+    private func endReading() throws {
+        guard isReading else { return }
+        try reader.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        isReading = false
+    }
+
+    /// Runs `body` with SQLite's write lock held by the session's own
+    /// connection: no transaction commits meanwhile.
+    private func withWriteLock<T>(_ body: () throws -> T) throws -> T {
+        try locker.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            defer { try? db.execute(sql: "ROLLBACK") }
+            return try body()
+        }
+    }
+
+    // MARK: - Reading the log
+
+    private func walHeader(_ wal: FileDescriptor) throws -> WALHeader? {
+        let bytes = try wal.read(fromAbsoluteOffset: 0, count: WALHeader.size)
+        return bytes.withUnsafeBytes { WALHeader($0) }
+    }
+
+    private func openWAL() throws -> FileDescriptor? {
+        try FileDescriptor.openIfExists(path + "-wal", .readOnly)
+    }
+
+    // MARK: - Snapshot
+
+    /// Writes the snapshot: every page of the database at TXID 1, taken
+    /// under the write lock (only while the log is scanned: the pages are
+    /// read after the read transaction that pins them began).
+    func snapshot() throws {
+        let database = try FileDescriptor.open(path, .readOnly)
+        defer { database.close() }
+        let wal = try openWAL()
+        defer { wal?.close() }
+        let (header, transactions) = try withWriteLock { () throws -> (WALHeader?, WALTransactions?) in
+            let header = try wal.flatMap { try walHeader($0) }
+            let transactions = try header.map { try $0.transactions(in: wal!, after: WALPosition(start: $0)) }
+            try beginReading()
+            return (header, transactions)
+        }
+        let fileHeader = try database.read(fromAbsoluteOffset: 0, count: 100)
+        let rawPageSize = fileHeader.withUnsafeBytes { $0.bigEndian(at: 16) as UInt16 }
+        pageSize = rawPageSize == 1 ? 65536 : UInt32(rawPageSize)
+        if let header, header.pageSize != pageSize {
+            throw DBToolError(.dataError, "\(path)-wal has page size \(header.pageSize), the database \(pageSize)")
+        }
+        var commit = fileHeader.withUnsafeBytes { $0.bigEndian(at: 28) as UInt32 }
+        if let transactions, !transactions.isEmpty { commit = transactions.commit }
+        var ltx = LTXHeader(pageSize: pageSize, commit: commit, minTXID: 1, maxTXID: 1, timestamp: Self.now())
+        ltx.flags = LTXHeader.noChecksumFlag
+        try writeFile(LTXFileName(level: 0, minTXID: 1, maxTXID: 1), header: ltx) { encoder in
+            var page = [UInt8](repeating: 0, count: Int(pageSize))
+            for number in 1...max(commit, 1) where number != ltx.lockPage && number <= commit {
+                if let offset = transactions?.pages[number], let wal {
+                    try page.withUnsafeMutableBytes { _ = try wal.read(fromAbsoluteOffset: offset, into: $0) }
+                } else {
+                    let count = try page.withUnsafeMutableBytes { try database.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: $0) }
+                    guard count == page.count else {
+                        throw DBToolError(.dataError, "\(path) is shorter than its \(commit) pages")
+                    }
+                }
+                try page.withUnsafeBytes { try encoder.add(page: number, data: $0) }
+            }
+        }
+        txid = 1
+        position = transactions?.end ?? header.map { WALPosition(start: $0) }
+    }
+
+    // MARK: - Syncing
+
+    /// Ships the transactions committed since the last sync as one level-0
+    /// file; returns its name, or nil when there was nothing to ship.
+    ///
+    /// - throws: ``DBToolError`` 65 when the log is not the one the session
+    ///   was reading (the database was replaced under it).
+    @discardableResult
+    func sync() throws -> LTXFileName? {
+        guard let wal = try openWAL() else { return nil }
+        defer { wal.close() }
+        guard let header = try walHeader(wal) else { return nil }
+        var start = position ?? WALPosition(start: header)
+        if !start.belongs(to: header) {
+            // The log restarted: only after a checkpoint of the session's,
+            // which shipped the old one to its end, can that be.
+            guard restartExpected else {
+                throw DBToolError(
+                    .dataError, "the write-ahead log of \(path) restarted under replication: the database was replaced or checkpointed by force",
+                    hint: "Start replication again: it takes a new snapshot.")
+            }
+            start = WALPosition(start: header)
+        }
+        let transactions = try header.transactions(in: wal, after: start)
+        guard !transactions.isEmpty else { return nil }
+        restartExpected = false
+        let name = LTXFileName(level: 0, minTXID: txid + 1, maxTXID: txid + 1)
+        var ltx = LTXHeader(pageSize: pageSize, commit: transactions.commit, minTXID: txid + 1, maxTXID: txid + 1, timestamp: Self.now())
+        ltx.flags = LTXHeader.noChecksumFlag
+        ltx.walOffset = start.offset
+        ltx.walSize = transactions.end.offset - start.offset
+        ltx.walSalt1 = header.salt1
+        ltx.walSalt2 = header.salt2
+        try writeFile(name, header: ltx) { encoder in
+            var page = [UInt8](repeating: 0, count: Int(pageSize))
+            for (number, offset) in transactions.pages.sorted(by: { $0.key < $1.key }) where number != ltx.lockPage {
+                try page.withUnsafeMutableBytes { _ = try wal.read(fromAbsoluteOffset: offset, into: $0) }
+                try page.withUnsafeBytes { try encoder.add(page: number, data: $0) }
+            }
+        }
+        txid += 1
+        position = transactions.end
+        return name
+    }
+
+    /// Set by a checkpoint of the session's: the next log may be a new one.
+    private var restartExpected = false
+
+    /// Lets the log restart: under the write lock, ships it to its end,
+    /// ends the read transaction, checkpoints every frame into the
+    /// database, and begins a new read transaction, so that the next
+    /// writer starts the log over without a frame unshipped.
+    func checkpoint() throws {
+        try withWriteLock {
+            try sync()
+            try endReading()
+            _ = try checkpointer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+            restartExpected = true
+            try beginReading()
+        }
+    }
+
+    /// The size of the log, in pages.
+    func walPages() -> Int64 {
+        guard pageSize > 0 else { return 0 }
+        return FileSystem.size(path + "-wal") / (24 + Int64(pageSize))
+    }
+
+    /// Snapshots, then syncs every `interval` seconds until `stop` says so
+    /// (with a last sync), checkpointing once the log holds
+    /// `checkpointPages` pages.
+    func run(every interval: Double, checkpointPages: Int64 = 1000, until stop: () -> Bool) throws {
+        if position == nil && txid == 0 { try snapshot() }
+        while !stop() {
+            try sync()
+            if walPages() >= checkpointPages { try checkpoint() }
+            Thread.sleep(forTimeInterval: interval)
+        }
+        try sync()
+    }
+
+    // MARK: - Writing files
+
+    /// Writes one LTX file into the replica: a private temp file, synced,
+    /// renamed into place, its directory synced.
+    private func writeFile(_ name: LTXFileName, header: LTXHeader, pages: (inout LTXEncoder) throws -> Void) throws {
+        let directory = replica + "/ltx/\(name.level)"
+        for folder in [replica, replica + "/ltx", directory] where !FileSystem.isDirectory(folder) {
+            try FileSystem.createDirectory(folder)
+        }
+        let final = replica + "/" + name.path
+        let temporary = final + ".tmp"
+        _ = try? FileSystem.remove(temporary)
+        let file = try FileDescriptor.createNew(temporary)
+        do {
+            var encoder = try LTXEncoder(header: header) { try file.writeAll($0) }
+            try pages(&encoder)
+            _ = try encoder.finish(postApplyChecksum: .zero)
+            try file.sync()
+            file.close()
+            try FileSystem.rename(temporary, to: final)
+            try FileSystem.sync(directory)
+        } catch {
+            file.close()
+            _ = try? FileSystem.remove(temporary)
+            throw error
+        }
+        written.append(name)
+    }
+
+    /// Milliseconds since 1970, as LTX headers record time.
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}

@@ -1,0 +1,86 @@
+import DatabaseKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import DBToolCore
+
+/// The replication session against a database another connection writes:
+/// its files rebuild the database page for page, and the real Litestream
+/// restores them, at the latest TXID and at an earlier one.
+@Suite("Replication: the WAL shipped as LTX files", .serialized)
+struct ReplicationSessionTests {
+    typealias Interop = LitestreamInteropTests
+
+    @Test("every commit, through the application's checkpoints and the session's, reaches the replica; Litestream restores it")
+    func shipsEveryCommit() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let replica = directory.file("replica")
+        let app = try Interop.makeDatabase(path, rows: 500, value: "hex(randomblob(40))")
+        let session = try ReplicationSession(database: path, replica: replica)
+        try session.snapshot()
+        var rowsAt: [UInt64: [String]] = [:]
+        for round in 1...40 {
+            try app.write { db in
+                try db.execute(sql: "INSERT INTO t(v) SELECT 'round \(round) ' || hex(randomblob(200)) FROM t LIMIT 20")
+                if round % 10 == 0 { try db.execute(sql: "DELETE FROM t WHERE id % 7 = \(round % 7)") }
+            }
+            // The application checkpoints too: harmless, the session pins the log.
+            if round % 9 == 0 { try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") } }
+            if round % 3 == 0, let name = try session.sync() {
+                rowsAt[name.maxTXID] = try app.read { db in try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id") }
+            }
+            if round % 13 == 0 { try session.checkpoint() }
+        }
+        try session.sync()
+        let finalRows = try app.read { db in try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id") }
+        let names = Interop.files(in: replica, level: 0)
+        #expect(names.map(\.maxTXID) == Array(1...session.txid), "\(names)")
+        // The session's checkpoints let the log start over: files come from several of its lives.
+        let salts = try Set(names.dropFirst().map { try LTXDecoder(from: Interop.source("\(replica)/\($0.path)")).header.walSalt1 })
+        #expect(salts.count >= 3, "the log never restarted: \(salts)")
+
+        // Our applier: the latest state, page for page.
+        let built = directory.file("built.db")
+        let applied = try Interop.apply(names.map { "\(replica)/\($0.path)" }, into: built)
+        #expect(applied.txid == session.txid)
+        // While the session reads, a TRUNCATE checkpoint can not finish: that is the point.
+        let pinned = try app.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(pinned?[0] as Int? == 1, "a checkpoint restarted the log under the session")
+        try session.close()
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(FileManager.default.contents(atPath: built) == FileManager.default.contents(atPath: path), "not the same pages")
+
+        // Litestream: the latest, and an earlier TXID.
+        let latest = directory.file("latest.db")
+        try Interop.run(["restore", "-o", latest, "file://\(replica)"])
+        #expect(try Interop.rows(latest) == finalRows)
+        let (earlierTXID, earlierRows) = try #require(rowsAt.min { $0.key < $1.key })
+        let earlier = directory.file("earlier.db")
+        try Interop.run(["restore", "-o", earlier, "-txid", LTXFileName.hex(earlierTXID), "file://\(replica)"])
+        #expect(try Interop.rows(earlier) == earlierRows)
+        try app.close()
+    }
+
+    @Test("a log that is not the one the session read (the database replaced under it) is refused (65), not shipped")
+    func replacedLogRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let app = try Interop.makeDatabase(path, rows: 10, value: "x")
+        let session = try ReplicationSession(database: path, replica: directory.file("replica"))
+        try session.snapshot()
+        try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('a')") }
+        #expect(try session.sync() != nil)
+        // Another database's live log, moved over this one's.
+        let other = try Interop.makeDatabase(directory.file("other.db"), rows: 10, value: "'y'")
+        try other.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        try other.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('b')") }
+        try FileManager.default.copyItem(atPath: directory.file("other.db-wal"), toPath: directory.file("copy-wal"))
+        #expect(rename(directory.file("copy-wal"), path + "-wal") == 0)
+        let error = #expect(throws: DBToolError.self) { try session.sync() }
+        #expect(error?.status == .dataError && error?.message.contains("restarted under replication") == true, "\(String(describing: error))")
+        #expect(Interop.files(in: directory.file("replica"), level: 0).count == 2)
+        try other.close()
+    }
+}
