@@ -30,6 +30,8 @@ final class ReplicationSession {
 
     /// Every file written, in order (for the status and the tests).
     private(set) var written: [LTXFileName] = []
+    /// How many of the session's checkpoints let the log restart.
+    private(set) var checkpoints = 0
 
     /// The connection whose read transaction pins the log, one that takes
     /// the write lock, and one that checkpoints.
@@ -42,8 +44,9 @@ final class ReplicationSession {
         self.path = path
         self.replica = replica
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(1)
         locker = try DatabaseQueue(path: path, configuration: configuration)
+        configuration.busyMode = .timeout(5)
         // The one connection whose transaction outlives an access: the read that pins the log.
         configuration.allowsUnsafeTransactions = true
         reader = try DatabaseQueue(path: path, configuration: configuration)
@@ -82,12 +85,31 @@ final class ReplicationSession {
     }
 
     /// Runs `body` with SQLite's write lock held by the session's own
-    /// connection: no transaction commits meanwhile.
-    private func withWriteLock<T>(_ body: () throws -> T) throws -> T {
+    /// connection: no transaction commits meanwhile. Nil when the lock did
+    /// not come within a second (a busy writer: the caller tries again later).
+    private func withWriteLock<T>(_ body: () throws -> T) throws -> T? {
         try locker.writeWithoutTransaction { db in
-            try db.execute(sql: "BEGIN IMMEDIATE")
+            do {
+                try db.execute(sql: "BEGIN IMMEDIATE")
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                return nil
+            }
             defer { try? db.execute(sql: "ROLLBACK") }
             return try body()
+        }
+    }
+
+    /// ``withWriteLock(_:)``, tried until `seconds` passed.
+    private func waitingForWriteLock<T>(seconds: Double, _ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let result = try withWriteLock(body) { return result }
+            try Interruption.check()
+            guard Date() < deadline else {
+                throw DBToolError(
+                    .tempFail, "\(path) stayed locked by writers for \(Int(seconds)) s: replication could not take its snapshot",
+                    hint: "Try again when the database is quieter.")
+            }
         }
     }
 
@@ -112,7 +134,7 @@ final class ReplicationSession {
         defer { database.close() }
         let wal = try openWAL()
         defer { wal?.close() }
-        let (header, transactions) = try withWriteLock { () throws -> (WALHeader?, WALTransactions?) in
+        let (header, transactions) = try waitingForWriteLock(seconds: 30) { () throws -> (WALHeader?, WALTransactions?) in
             let header = try wal.flatMap { try walHeader($0) }
             let transactions = try header.map { try $0.transactions(in: wal!, after: WALPosition(start: $0)) }
             try beginReading()
@@ -197,15 +219,20 @@ final class ReplicationSession {
     /// Lets the log restart: under the write lock, ships it to its end,
     /// ends the read transaction, checkpoints every frame into the
     /// database, and begins a new read transaction, so that the next
-    /// writer starts the log over without a frame unshipped.
-    func checkpoint() throws {
-        try withWriteLock {
+    /// writer starts the log over without a frame unshipped. Returns false
+    /// when writers kept the lock for a second: nothing was done, and the
+    /// log keeps growing until a later try.
+    @discardableResult
+    func checkpoint() throws -> Bool {
+        let done: Void? = try withWriteLock { () throws -> Void in
             try sync()
             try endReading()
             _ = try checkpointer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
             restartExpected = true
             try beginReading()
         }
+        if done != nil { checkpoints += 1 }
+        return done != nil
     }
 
     /// The size of the log, in pages.

@@ -83,4 +83,54 @@ struct ReplicationSessionTests {
         #expect(Interop.files(in: directory.file("replica"), level: 0).count == 2)
         try other.close()
     }
+
+    @Test("a writer committing every 0.2 ms, checkpointing every 50 pages, while the session syncs and checkpoints: no commit lost")
+    func concurrentWriter() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let replica = directory.file("replica")
+        try Interop.makeDatabase(path, rows: 100, value: "x").close()
+        let stop = Locked(false)
+        let commits = Locked(0)
+        let writer = Thread {
+            recordingErrors {
+                var configuration = Configuration()
+                configuration.busyMode = .timeout(10)
+                let app = try DatabaseQueue(path: path, configuration: configuration)
+                try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 50") }
+                while !stop.withLock({ $0 }) {
+                    try app.write { db in
+                        try db.execute(sql: "INSERT INTO t(v) VALUES (hex(randomblob(100)))")
+                        try db.execute(sql: "UPDATE t SET v = 'changed' WHERE id = abs(random()) % 100")
+                    }
+                    commits.withLock { $0 += 1 }
+                    usleep(200)
+                }
+                try app.close()
+            }
+        }
+        writer.start()
+        let session = try ReplicationSession(database: path, replica: replica)
+        let deadline = Date().addingTimeInterval(3)
+        try session.run(every: 0.02, checkpointPages: 40) {
+            if Date() >= deadline { stop.withLock { $0 = true } }
+            return Date() >= deadline && commits.withLock { _ in writer.isFinished }
+        }
+        try session.close()
+        #expect(commits.withLock { $0 } > 100)
+        #expect(session.checkpoints > 0, "the session never got the write lock from the writer")
+        let names = Interop.files(in: replica, level: 0)
+        #expect(names.map(\.maxTXID) == Array(1...session.txid))
+        let built = directory.file("built.db")
+        _ = try Interop.apply(names.map { "\(replica)/\($0.path)" }, into: built)
+        let app = try DatabaseQueue(path: path)
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        let rows = try app.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+        #expect(rows == 100 + commits.withLock { $0 })
+        #expect(FileManager.default.contents(atPath: built) == FileManager.default.contents(atPath: path), "not the same pages")
+        try app.close()
+        let latest = directory.file("latest.db")
+        try Interop.run(["restore", "-o", latest, "file://\(replica)"])
+        #expect(FileManager.default.contents(atPath: latest) == FileManager.default.contents(atPath: path), "Litestream's restore differs")
+    }
 }
