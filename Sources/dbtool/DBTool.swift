@@ -26,6 +26,6 @@ struct DBTool: ParsableCommand {
         version: "dbtool \(DBToolVersion.current) (SQLite \(Database.sqliteLibVersion))",
         subcommands: [
             InitCommand.self, MigrateCommand.self, ExecCommand.self, CheckpointCommand.self, SnapshotCommand.self,
-            BackupCommand.self, RestoreCommand.self, SchemaCommand.self,
+            BackupCommand.self, RestoreCommand.self, ReplicateCommand.self, SchemaCommand.self,
         ])
 }

@@ -158,6 +158,7 @@ struct ArchivePlan {
     /// dbtool's lock files and the temp files of its commands.
     private static func isDBToolScratch(_ name: String) -> Bool {
         name.hasPrefix(".dbtool-")
-            && (name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix))
+            && (name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix)
+                || name == ReplicateOperation.outboxName)
     }
 }

@@ -48,6 +48,16 @@ public struct RestoreOperation: Sendable {
     public var objectStore = ObjectStoreOptions()
     /// The passphrase of an encrypted archive.
     public var passphrase: String?
+    /// With a replica: the TXID to restore (default: the latest).
+    public var txid: UInt64?
+    /// With a replica: the time to restore, the state of the last file
+    /// written before it (default: the latest).
+    public var time: Date?
+    /// Succeed without restoring when DIR already holds a database (a
+    /// container's boot script).
+    public var ifDatabaseNotExists = false
+    /// With a replica: succeed without restoring when it holds nothing.
+    public var ifReplicaExists = false
 
     public init(archive: String, directory: String) {
         self.archive = archive
@@ -56,11 +66,16 @@ public struct RestoreOperation: Sendable {
 
     /// What the restore did.
     public struct Report: Codable, Sendable, Equatable {
+        /// The archive or replica restored from.
         public var archive: String
         public var directory: String
         public var database: String
-        /// The backup's manifest.
-        public var manifest: BackupManifest
+        /// The backup's manifest (an archive's restore).
+        public var manifest: BackupManifest?
+        /// The state restored (a replica's restore).
+        public var replica: ReplicaPoint?
+        /// Why nothing was restored (--if-db-not-exists, --if-replica-exists).
+        public var skipped: String?
         public var integrity: String
         /// True when DIR held data that was replaced (--force, --live).
         public var replaced: Bool
@@ -71,7 +86,40 @@ public struct RestoreOperation: Sendable {
         public var writerStallMs: Int64?
     }
 
+    /// The state of a replica a restore rebuilt.
+    public struct ReplicaPoint: Codable, Sendable, Equatable {
+        /// Its TXID, 16 hexadecimal digits as in file names.
+        public var txid: String
+        /// When its last file was written.
+        public var time: Date
+        /// How many files were applied.
+        public var files: Int
+    }
+
     static let tempPrefix = ".dbtool-restore-"
+
+    /// Where the restore reads from.
+    private enum Source {
+        case archive(OpenedArchive)
+        case replica(any ReplicaStore)
+    }
+
+    /// A replica: a directory (holding `ltx/`) or an `s3://BUCKET/PREFIX/`
+    /// (ending with `/`); nil for an archive.
+    private func replicaStore() throws -> (any ReplicaStore)? {
+        if archive.hasPrefix("s3://") {
+            let location = try ObjectLocation(archive)
+            guard location.key.isEmpty || location.key.hasSuffix("/") else { return nil }
+            return try ObjectReplicaStore(location, options: objectStore)
+        }
+        guard archive != "-", FileSystem.isDirectory(archive) else { return nil }
+        return DirectoryReplicaStore(try LocalPath.resolve(archive, what: "the replica"))
+    }
+
+    /// A report of a restore that was not needed.
+    private func skipped(_ reason: String, target: String, database: String = "") -> Report {
+        Report(archive: archive, directory: target, database: database, skipped: reason, integrity: "not run", replaced: false, live: false)
+    }
 
     /// What DIR was at the first look, to compare at the swap.
     private enum TargetState: Equatable {
@@ -94,8 +142,24 @@ public struct RestoreOperation: Sendable {
         guard target != "/" else { throw DBToolError(.usage, "restore does not replace /", hint: "Restore into a directory of its own.") }
         let parent = LocalPath.parent(of: target)
         let name = LocalPath.name(of: target)
-        let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
-        if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
+        if ifDatabaseNotExists, FileSystem.isDirectory(target), let existing = try DirectoryDatabases(scanning: target).databases.first {
+            return skipped("\(target) already holds a database", target: target, database: existing.path)
+        }
+        let source: Source
+        if let store = try replicaStore() {
+            if ifReplicaExists, try !ReplicaRestore.isReplica(store) {
+                return skipped("\(store.description) holds nothing to restore", target: target)
+            }
+            source = .replica(store)
+        } else {
+            guard txid == nil && time == nil else {
+                throw DBToolError(
+                    .usage, "--txid and --at restore a replica (a directory or s3://BUCKET/PREFIX/ that `dbtool replicate` writes), not the archive \(archive)")
+            }
+            let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
+            if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
+            source = .archive(opened)
+        }
 
         let createdParents = try createMissingDirectories(parent)
         var succeeded = false
@@ -133,16 +197,32 @@ public struct RestoreOperation: Sendable {
         let staging = try parentDirectory.openDirectory(stagingName)
         defer { staging.close() }
 
-        let reader = try ArchiveReader(source: opened.source, name: opened.name, passphrase: passphrase)
-        let unpacking = try ArchiveUnpacking(
-            archive: opened.name, reader: reader, into: staging, options: .init(keepsModes: keepsModes, isDurable: true))
-        let databaseFile = unpacking.manifest.databaseFile
+        let sourceName: String
+        let databaseFile: String
+        var manifest: BackupManifest?
+        var replicaPoint: ReplicaPoint?
+        var folderMode: mode_t?
+        switch source {
+        case .archive(let opened):
+            let reader = try ArchiveReader(source: opened.source, name: opened.name, passphrase: passphrase)
+            let unpacking = try ArchiveUnpacking(
+                archive: opened.name, reader: reader, into: staging, options: .init(keepsModes: keepsModes, isDurable: true))
+            (sourceName, databaseFile, manifest, folderMode) = (opened.name, unpacking.manifest.databaseFile, unpacking.manifest, unpacking.folderMode)
+        case .replica(let store):
+            // DIR's own database name with --live, else the default.
+            let existing = live && state != .missing ? try DirectoryDatabases(scanning: target).databases : []
+            databaseFile = existing.count == 1 ? existing[0].name ?? DatabaseLocation.defaultFileName : DatabaseLocation.defaultFileName
+            let target: RestorePlan.Target = txid.map { .txid($0) } ?? time.map { .time($0) } ?? .latest
+            let built = try ReplicaRestore(store: store, target: target).build(into: staging, fileName: databaseFile)
+            replicaPoint = ReplicaPoint(txid: built.txid, time: built.time, files: built.files)
+            sourceName = store.description
+        }
         let stagedDatabase = staging.path(of: databaseFile)
-        let integrity = try DatabaseCheck.run(database: stagedDatabase, archive: opened.name, foreignKeys: false)
+        let integrity = try DatabaseCheck.run(database: stagedDatabase, archive: sourceName, foreignKeys: false)
         try Interruption.check()
 
         var report = Report(
-            archive: opened.name, directory: target, database: target + "/" + databaseFile, manifest: unpacking.manifest,
+            archive: sourceName, directory: target, database: target + "/" + databaseFile, manifest: manifest, replica: replicaPoint,
             integrity: integrity, replaced: state != .missing && state != .empty, live: false)
         if live, let database = try liveDatabase(in: target, named: databaseFile) {
             let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: timeout).run()
@@ -151,7 +231,7 @@ public struct RestoreOperation: Sendable {
             report.writerStallMs = Int64((stall * 1000).rounded())
         } else {
             try swap(staging, named: stagingName, into: target, in: parentDirectory, expecting: state)
-            try staging.setPermissions(unpacking.folderMode ?? 0o700)
+            try staging.setPermissions(folderMode ?? 0o700)
         }
         succeeded = true
         return report

@@ -39,6 +39,14 @@ final class ReplicationSession {
     private let locker: DatabaseQueue
     private let checkpointer: DatabaseQueue
     private var isReading = false
+    /// The database file, read for full images. Opened once and closed only
+    /// after the connections: closing any descriptor of the file drops every
+    /// POSIX lock the process holds on it, SQLite's included ("How To
+    /// Corrupt An SQLite Database File", 2.2), and another process closing
+    /// its last connection would then checkpoint and delete the log under
+    /// the session.
+    private let databaseFile: FileDescriptor
+    private var isClosed = false
 
     init(database path: String, replica: String) throws {
         self.path = path
@@ -50,6 +58,7 @@ final class ReplicationSession {
         // The one connection whose transaction outlives an access: the read that pins the log.
         configuration.allowsUnsafeTransactions = true
         reader = try DatabaseQueue(path: path, configuration: configuration)
+        databaseFile = try FileDescriptor.open(path, .readOnly)
         checkpointer = try DatabaseQueue(path: path, configuration: configuration)
         let mode = try reader.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         guard mode?.lowercased() == "wal" else {
@@ -59,12 +68,22 @@ final class ReplicationSession {
         }
     }
 
-    /// Ends the read transaction: checkpoints may copy and restart the
-    /// log again as they like.
-    func close() throws { try endReading() }
+    /// Ends the read transaction (checkpoints may copy and restart the log
+    /// again as they like) and closes the connections, then the file.
+    func close() throws {
+        guard !isClosed else { return }
+        isClosed = true
+        defer {
+            try? reader.close()
+            try? locker.close()
+            try? checkpointer.close()
+            databaseFile.close()
+        }
+        try endReading()
+    }
 
     deinit {
-        if isReading { try? reader.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") } }
+        try? close()
     }
 
     // MARK: - The read transaction
@@ -124,23 +143,49 @@ final class ReplicationSession {
         try FileDescriptor.openIfExists(path + "-wal", .readOnly)
     }
 
-    // MARK: - Snapshot
+    // MARK: - Full images
 
-    /// Writes the snapshot: every page of the database at TXID 1, taken
-    /// under the write lock (only while the log is scanned: the pages are
-    /// read after the read transaction that pins them began).
-    func snapshot() throws {
-        let database = try FileDescriptor.open(path, .readOnly)
-        defer { database.close() }
+    /// Begins replication after TXID `last` (0 for an empty replica): writes
+    /// every page of the database as TXID `last + 1` at level 0 — the
+    /// snapshot that starts a replica (`1-1`), or, after a restart, a full
+    /// image that follows on the replica's last file without a gap — and
+    /// begins the read transaction that pins the log.
+    func start(after last: UInt64) throws {
+        try writeFullImage { LTXFileName(level: 0, minTXID: last == 0 ? 1 : last + 1, maxTXID: last + 1) }
+        txid = last + 1
+    }
+
+    /// Writes a snapshot of the database at the last TXID shipped, at level
+    /// 9 (`1-TXID`): what a restore starts from. The log is shipped to its
+    /// end first, under the write lock.
+    @discardableResult
+    func snapshot() throws -> LTXFileName {
+        try writeFullImage {
+            try sync()
+            return LTXFileName(level: LTXFileName.snapshotLevel, minTXID: 1, maxTXID: txid)
+        }
+    }
+
+    /// Writes every page, as the file `locked` names under the write lock:
+    /// the database file overlaid with the committed frames of the log,
+    /// scanned under that lock; the pages are read after it, while the
+    /// read transaction pins them (a checkpoint may copy frames into the
+    /// file meanwhile, but only the frames whose pages the overlay takes).
+    @discardableResult
+    private func writeFullImage(_ locked: () throws -> LTXFileName) throws -> LTXFileName {
+        let database = databaseFile
         let wal = try openWAL()
         defer { wal?.close() }
-        let (header, transactions) = try waitingForWriteLock(seconds: 30) { () throws -> (WALHeader?, WALTransactions?) in
+        let (name, header, transactions) = try waitingForWriteLock(seconds: 30) {
+            () throws -> (LTXFileName, WALHeader?, WALTransactions?) in
+            let name = try locked()
             let header = try wal.flatMap { try walHeader($0) }
             let transactions = try header.map { try $0.transactions(in: wal!, after: WALPosition(start: $0)) }
-            try beginReading()
-            return (header, transactions)
+            if !isReading { try beginReading() }
+            return (name, header, transactions)
         }
         let fileHeader = try database.read(fromAbsoluteOffset: 0, count: 100)
+        guard fileHeader.count == 100 else { throw DBToolError(.dataError, "\(path) is not a SQLite database: it is shorter than its header") }
         let rawPageSize = fileHeader.withUnsafeBytes { $0.bigEndian(at: 16) as UInt16 }
         pageSize = rawPageSize == 1 ? 65536 : UInt32(rawPageSize)
         if let header, header.pageSize != pageSize {
@@ -148,9 +193,9 @@ final class ReplicationSession {
         }
         var commit = fileHeader.withUnsafeBytes { $0.bigEndian(at: 28) as UInt32 }
         if let transactions, !transactions.isEmpty { commit = transactions.commit }
-        var ltx = LTXHeader(pageSize: pageSize, commit: commit, minTXID: 1, maxTXID: 1, timestamp: Self.now())
+        var ltx = LTXHeader(pageSize: pageSize, commit: commit, minTXID: name.minTXID, maxTXID: name.maxTXID, timestamp: Self.now())
         ltx.flags = LTXHeader.noChecksumFlag
-        try writeFile(LTXFileName(level: 0, minTXID: 1, maxTXID: 1), header: ltx) { encoder in
+        try writeFile(name, header: ltx) { encoder in
             var page = [UInt8](repeating: 0, count: Int(pageSize))
             for number in 1...max(commit, 1) where number != ltx.lockPage && number <= commit {
                 if let offset = transactions?.pages[number], let wal {
@@ -164,8 +209,8 @@ final class ReplicationSession {
                 try page.withUnsafeBytes { try encoder.add(page: number, data: $0) }
             }
         }
-        txid = 1
-        position = transactions?.end ?? header.map { WALPosition(start: $0) }
+        if name.level == 0 { position = transactions?.end ?? header.map { WALPosition(start: $0) } }
+        return name
     }
 
     // MARK: - Syncing
@@ -245,7 +290,7 @@ final class ReplicationSession {
     /// (with a last sync), checkpointing once the log holds
     /// `checkpointPages` pages.
     func run(every interval: Double, checkpointPages: Int64 = 1000, until stop: () -> Bool) throws {
-        if position == nil && txid == 0 { try snapshot() }
+        if txid == 0 { try start(after: 0) }
         while !stop() {
             try sync()
             if walPages() >= checkpointPages { try checkpoint() }

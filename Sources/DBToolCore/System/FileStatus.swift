@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -57,6 +58,11 @@ struct FileStatus {
 }
 
 extension FileStatus {
+    /// The modification time, to the nanosecond.
+    var modificationDate: Date {
+        Date(timeIntervalSince1970: Double(raw.st_mtim.tv_sec) + Double(raw.st_mtim.tv_nsec) / 1e9)
+    }
+
     /// The modification time, in whole seconds since 1970.
     var modificationSeconds: Int { Int(raw.st_mtim.tv_sec) }
 }

@@ -124,6 +124,16 @@ enum FileSystem {
         }
     }
 
+    /// Sets the access and modification times to `date`, to the nanosecond.
+    static func setTimes(_ path: String, date: Date) throws(FileSystemError) {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1e9))
+        var times = [time, time]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
+            throw FileSystemError(operation: "set the times of", path: path, errno: .current)
+        }
+    }
+
     /// Flushes a file or a directory (its entries: a rename in it) to the disk.
     static func sync(_ path: String) throws(FileSystemError) {
         let descriptor = try FileDescriptor.open(path, .readOnly)

@@ -93,6 +93,22 @@ public enum Interruption {
     /// True once SIGINT or SIGTERM was received.
     public static var isRequested: Bool { received.load(ordering: .relaxed) != 0 }
 
+    /// Takes the signal received as a request to finish rather than to
+    /// stop at once (`replicate`'s last sync): clears it, so that a last,
+    /// bounded piece of work runs, and returns its name; a later signal,
+    /// or ``requestAgain()``, interrupts that work.
+    static func acknowledge() -> String? {
+        let number = received.exchange(0, ordering: .relaxed)
+        guard number != 0 else { return nil }
+        return number == SIGTERM ? "SIGTERM" : "SIGINT"
+    }
+
+    /// Marks SIGTERM received again: what runs after ``acknowledge()`` is
+    /// stopped (its deadline passed).
+    static func requestAgain() {
+        received.store(SIGTERM, ordering: .relaxed)
+    }
+
     /// The error of an interrupted run: 130.
     static var error: DBToolError {
         let number = received.load(ordering: .relaxed)

@@ -38,16 +38,27 @@ struct RestoreCommand: ParsableCommand {
             An s3://BUCKET/KEY archive (s3://BUCKET/PREFIX/latest: the newest) is streamed the same \
             way. Encrypted archives take --passphrase-file, --passphrase-command or $DBTOOL_PASSPHRASE.
 
+            A replica that `dbtool replicate` (or Litestream 0.5) writes, a directory or an \
+            s3://BUCKET/PREFIX/ ending with /, is restored to its latest state, to --txid N (its \
+            hexadecimal TXID), or to --at TIME (ISO 8601: the state of the last sync before TIME): \
+            the newest snapshot before the target and the files after it are applied in the staging \
+            directory, each checked, and the same rules follow. --if-db-not-exists exits 0 without \
+            restoring when DIR already holds a database, --if-replica-exists when the replica holds \
+            nothing: a container's boot script restores only what is missing.
+
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --force
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db --live
               dbtool restore s3://backups/myapp/latest /var/lib/myapp/db --force
               ssh backup-host cat /bak/db.tar.zst | dbtool restore - ./db-restored
+              dbtool restore s3://bak/app-replica/ ./db --at 2026-11-26T21:55:21Z
+              dbtool restore s3://bak/app-replica/ /data/db --if-db-not-exists
             """)
 
     @Argument(
-        help: "The archive (any format dbtool backup writes), - for stdin, or s3://BUCKET/KEY (.../latest: the newest).",
+        help:
+            "The archive (any format dbtool backup writes), - for stdin, s3://BUCKET/KEY (.../latest: the newest), or a replica (a directory, s3://BUCKET/PREFIX/).",
         completion: .archives, transform: nonEmptyPath)
     var archive: String
 
@@ -70,8 +81,27 @@ struct RestoreCommand: ParsableCommand {
             valueName: "seconds"))
     var timeout: Double = DatabaseHandle.defaultTimeout
 
+    @Option(name: .long, help: ArgumentHelp("With a replica: the TXID to restore, in hexadecimal as in its file names.", valueName: "txid"))
+    var txid: String?
+
+    @Option(name: .long, help: ArgumentHelp("With a replica: the time to restore (ISO 8601, e.g. 2026-11-26T21:55:21Z).", valueName: "time"))
+    var at: String?
+
+    @Flag(name: .long, help: "Exit 0 without restoring when DIR already holds a database.")
+    var ifDbNotExists = false
+
+    @Flag(name: .long, help: "With a replica: exit 0 without restoring when it holds nothing.")
+    var ifReplicaExists = false
+
     func validate() throws {
         try validateTimeout(timeout)
+        if txid != nil && at != nil { throw ValidationError("--txid and --at exclude each other: give one target") }
+        if let txid, UInt64(txid, radix: 16) == nil {
+            throw ValidationError("--txid takes a hexadecimal TXID as in the replica's file names (got \(txid))")
+        }
+        if let at, ISOTime.parse(at) == nil {
+            throw ValidationError("--at takes an ISO 8601 time such as 2026-11-26T21:55:21Z (got \(at))")
+        }
         if live && force { throw ValidationError("--live and --force exclude each other: --live replaces the content in place") }
     }
 
@@ -88,6 +118,10 @@ struct RestoreCommand: ParsableCommand {
         operation.live = live
         operation.keepsModes = keepModes
         operation.timeout = timeout
+        operation.txid = txid.flatMap { UInt64($0, radix: 16) }
+        operation.time = at.flatMap(ISOTime.parse)
+        operation.ifDatabaseNotExists = ifDbNotExists
+        operation.ifReplicaExists = ifReplicaExists
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "restoring") : nil
         if let progress {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
@@ -100,9 +134,11 @@ struct RestoreCommand: ParsableCommand {
                 return try restore.run()
             },
             text: { report in
-                "Restored \(report.directory) from \(report.archive)"
+                if let skipped = report.skipped { return "Nothing restored: \(skipped).\n" }
+                return "Restored \(report.directory) from \(report.archive)"
+                    + (report.replica.map { " at TXID \($0.txid) (\(ISO8601DateFormatter().string(from: $0.time)), \($0.files) files)" } ?? "")
                     + (report.live ? " in place (live; writers waited \(report.writerStallMs ?? 0) ms)" : report.replaced ? " (its old content replaced)" : "")
-                    + "; integrity_check \(report.integrity).\n" + manifestSummary(report.manifest)
+                    + "; integrity_check \(report.integrity).\n" + (report.manifest.map(manifestSummary) ?? "")
             })
     }
 }

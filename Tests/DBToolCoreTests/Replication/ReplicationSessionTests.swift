@@ -19,7 +19,7 @@ struct ReplicationSessionTests {
         let replica = directory.file("replica")
         let app = try Interop.makeDatabase(path, rows: 500, value: "hex(randomblob(40))")
         let session = try ReplicationSession(database: path, replica: replica)
-        try session.snapshot()
+        try session.start(after: 0)
         var rowsAt: [UInt64: [String]] = [:]
         for round in 1...40 {
             try app.write { db in
@@ -69,7 +69,7 @@ struct ReplicationSessionTests {
         let path = directory.file("app.db")
         let app = try Interop.makeDatabase(path, rows: 10, value: "x")
         let session = try ReplicationSession(database: path, replica: directory.file("replica"))
-        try session.snapshot()
+        try session.start(after: 0)
         try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('a')") }
         #expect(try session.sync() != nil)
         // Another database's live log, moved over this one's.

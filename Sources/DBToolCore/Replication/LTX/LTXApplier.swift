@@ -26,7 +26,8 @@ struct LTXApplier {
     }
 
     /// Applies one file, read from `source`. The first must be a snapshot;
-    /// each next one starts at the transaction after the last applied.
+    /// each next one starts at the transaction after the last applied, or,
+    /// for a compacted file, before it, and ends after it.
     mutating func apply(from source: @escaping LTXDecoder.Source, name: String) throws {
         var decoder = try LTXDecoder(from: source)
         let header = decoder.header
@@ -34,8 +35,13 @@ struct LTXApplier {
             guard header.isSnapshot else { throw LTXError.malformed("\(name) is not a snapshot, and nothing was restored before it") }
             pageSize = header.pageSize
         } else {
-            guard header.minTXID == txid + 1 else {
-                throw LTXError.malformed("\(name) starts at transaction \(header.minTXID), not at \(txid + 1): the chain has a gap")
+            // A compacted file may start before the next transaction: its pages
+            // are those of its last one, so applying it again is harmless.
+            guard header.minTXID <= txid + 1, header.maxTXID > txid else {
+                throw LTXError.malformed("\(name) covers transactions \(header.minTXID)-\(header.maxTXID), not from \(txid + 1): the chain has a gap")
+            }
+            guard header.minTXID == txid + 1 || !header.tracksChecksum else {
+                throw LTXError.malformed("\(name) starts at transaction \(header.minTXID), not at \(txid + 1), and tracks a checksum")
             }
             guard header.pageSize == pageSize else { throw LTXError.malformed("\(name) has page size \(header.pageSize), not \(pageSize)") }
             if header.tracksChecksum, checksum != .zero, header.preApplyChecksum != checksum {

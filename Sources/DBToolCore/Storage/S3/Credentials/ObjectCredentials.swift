@@ -43,7 +43,7 @@ struct ObjectCredentials: Sendable, CustomStringConvertible {
         guard !document.accessKeyId.isEmpty, !document.secretAccessKey.isEmpty else { throw DocumentProblem("its JSON has an empty key") }
         var expiration: Date?
         if let text = document.expiration {
-            guard let date = parseTime(text) else { throw DocumentProblem("its Expiration \(text) is not an ISO 8601 time") }
+            guard let date = ISOTime.parse(text) else { throw DocumentProblem("its Expiration \(text) is not an ISO 8601 time") }
             guard date > now else { throw DocumentProblem("its keys expired at \(text)") }
             expiration = date
         }
@@ -57,14 +57,5 @@ struct ObjectCredentials: Sendable, CustomStringConvertible {
     struct DocumentProblem: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }
-    }
-
-    /// An ISO 8601 time as the AWS services write it, with or without
-    /// fractional seconds.
-    static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions.insert(.withFractionalSeconds)
-        return formatter.date(from: text)
     }
 }

@@ -98,7 +98,7 @@ struct SecurityTokenService: Sendable {
             }
             guard let found = document?.child("\(action)Result")?.child("Credentials"), let key = found["AccessKeyId"],
                 let secret = found["SecretAccessKey"], let token = found["SessionToken"],
-                let expiration = found["Expiration"].flatMap(ObjectCredentials.parseTime)
+                let expiration = found["Expiration"].flatMap(ISOTime.parse)
             else {
                 throw DBToolError(.tempFail, "no credentials from the \(source): the reply of STS at \(base) has no credentials")
             }

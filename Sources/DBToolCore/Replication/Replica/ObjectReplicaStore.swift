@@ -1,0 +1,91 @@
+import Foundation
+
+/// A replica under a prefix of S3-compatible storage: Litestream's `s3`
+/// replica. Each file is uploaded whole (one PUT, or a multipart upload
+/// for a large snapshot) with its header's time in the
+/// `x-amz-meta-litestream-timestamp` metadata Litestream reads.
+final class ObjectReplicaStore: ReplicaStore {
+    let prefix: ObjectLocation
+    let store: ObjectStore
+    let upload: UploadOptions
+
+    init(_ prefix: ObjectLocation, options: ObjectStoreOptions, upload: UploadOptions = UploadOptions()) throws {
+        self.prefix = ObjectLocation(bucket: prefix.bucket, key: prefix.prefix)
+        store = try ObjectStore(options)
+        self.upload = upload
+    }
+
+    var description: String { prefix.description }
+
+    private func location(_ name: LTXFileName) -> ObjectLocation { prefix.appending(name.path) }
+
+    func files(level: Int) throws -> [ReplicaFile] {
+        let levelPrefix = prefix.prefix + "ltx/\(level)/"
+        return try store.list(bucket: prefix.bucket, prefix: levelPrefix).compactMap { object -> ReplicaFile? in
+            guard let name = LTXFileName(level: level, fileName: String(object.key.dropFirst(levelPrefix.count))) else { return nil }
+            // The upload's time: never before the file's own (see ``exactTimestamp(of:)``).
+            let uploaded = ISOTime.parse(object.lastModified) ?? .distantFuture
+            return ReplicaFile(name: name, size: object.size, createdAt: uploaded)
+        }.sorted { $0.name < $1.name }
+    }
+
+    /// The time the file's header records, from its metadata (a HEAD).
+    func exactTimestamp(of name: LTXFileName) throws -> Date? {
+        guard let info = try store.head(location(name)) else { return nil }
+        return info.metadata["litestream-timestamp"].flatMap(ISOTime.parse)
+    }
+
+    func write(_ name: LTXFileName, from source: String, timestamp: Date) throws {
+        let headers =
+            ["x-amz-meta-litestream-timestamp: \(ISOTime.text(timestamp))"]
+            + (upload.storageClass.map { ["x-amz-storage-class: \($0)"] } ?? []) + (upload.serverSideEncryption?.headers ?? [])
+        let stream = MultipartUploadStream(
+            store: store, location: location(name), partSize: upload.partSize, threads: upload.threads, headers: headers)
+        let input: FileDescriptor
+        do {
+            input = try FileDescriptor.open(source, .readOnly)
+        } catch {
+            throw error.reported(.noInput)
+        }
+        defer { input.close() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            while true {
+                let count = try input.read(into: buffer)
+                if count == 0 { break }
+                guard stream.write(buffer.baseAddress!, count: count) else { break }
+            }
+        } catch {
+            stream.abort()
+            throw error.reported(.ioError)
+        }
+        do {
+            try stream.publish(as: nil)
+        } catch {
+            stream.abort()
+            throw error
+        }
+    }
+
+    func open(_ name: LTXFileName) throws -> LTXDecoder.Source {
+        let reader = try ObjectReader(store: store, location: location(name))
+        var block = UnsafeRawBufferPointer(start: nil, count: 0)
+        var used = 0
+        return { buffer in
+            if used == block.count {
+                block = try reader.nextBlock()
+                used = 0
+                if block.isEmpty { return 0 }
+            }
+            let count = min(buffer.count, block.count - used)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: block[used..<(used + count)]))
+            used += count
+            return count
+        }
+    }
+
+    func delete(_ name: LTXFileName) throws {
+        try store.delete(location(name))
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// `dbtool replicate`: ships every committed transaction of a live WAL
+/// database to a replica (a directory or an `s3://` prefix) within the sync
+/// interval, as LTX files in Litestream 0.5's layout, until SIGTERM.
+///
+/// Each sync writes one file into the outbox, a private directory beside
+/// the database (`.dbtool-replicate/`, never archived by `dbtool backup`),
+/// and the outbox is then uploaded in TXID order. A store that is away
+/// only delays the upload: files wait in the outbox (up to
+/// ``outboxLimit`` bytes; past it, syncs pause and SQLite's log holds the
+/// transactions instead, since the session keeps it pinned) and go up, in
+/// order, when it answers again. Nothing is lost on a full local disk
+/// either: the log stays pinned until a file could be written.
+///
+/// Replication takes over checkpoints (see ``ReplicationSession``): it
+/// checkpoints once the log holds ``checkpointPages`` pages. A snapshot of
+/// the whole database goes to level 9 every ``snapshotInterval``.
+///
+/// A restart (after SIGKILL, a reboot) writes a full image of the database
+/// as the TXID after the replica's last file: the replica's history goes on
+/// without a gap, whatever happened to the database meanwhile.
+///
+/// SIGTERM or SIGINT ends it: a last sync and upload, bounded by
+/// ``shutdownTimeout``, then it returns; a second signal stops at once.
+public struct ReplicateOperation: Sendable {
+    public var database: DatabaseLocation
+    /// `s3://BUCKET/PREFIX/` or a directory.
+    public var replica: String
+    public var syncInterval: TimeInterval = 1
+    public var checkpointPages: Int64 = 1000
+    public var snapshotInterval: TimeInterval = 86_400
+    public var shutdownTimeout: TimeInterval = 10
+    /// The most the outbox holds before syncs pause.
+    public var outboxLimit: Int64 = 1 << 30
+    public var objectStore = ObjectStoreOptions()
+    /// Receives one line per event (the CLI prints them on stderr).
+    public var log: @Sendable (String) -> Void = { _ in }
+    /// Called once the replica holds the first file: the service is ready.
+    public var ready: @Sendable () -> Void = {}
+
+    /// The outbox's name, in the database's directory.
+    public static let outboxName = ".dbtool-replicate"
+
+    public init(database: DatabaseLocation, replica: String) {
+        self.database = database
+        self.replica = replica
+    }
+
+    /// What the run did, once it stopped.
+    public struct Report: Codable, Sendable, Equatable {
+        public var database: String
+        public var replica: String
+        /// The last TXID in the replica, hexadecimal as in file names.
+        public var txid: String
+        /// Files uploaded during the run.
+        public var filesShipped: Int
+        /// Files left in the outbox (the store did not answer in time).
+        public var filesPending: Int
+        /// The signal that stopped it.
+        public var stoppedBy: String?
+    }
+
+    /// Runs until a signal; `until` (for tests and embedders) can stop it too.
+    ///
+    /// - throws: ``DBToolError``: 75 when another `replicate` runs for the
+    ///   database, 65 when it is not in WAL mode or its log was replaced under
+    ///   the session, 77 for refused credentials.
+    public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
+        let lock = try ExclusiveLock(for: database, purpose: .replicate, timeout: 0)
+        defer { withExtendedLifetime(lock) {} }
+        let store = try openReplicaStore(replica, objectStore: objectStore)
+        let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
+        let last = try store.allFiles().map(\.name.maxTXID).max() ?? 0
+        let session = try ReplicationSession(database: database.filePath, replica: outbox.path)
+        try session.start(after: last)
+        log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
+        var uploader = Uploader(store: store, outbox: outbox, log: log, shippedTXID: last)
+        try uploader.upload()
+        ready()
+        ServiceManager.notify("READY=1\nSTATUS=replicating to \(store.description)")
+        let watchdog = ServiceManager.watchdogInterval()
+        var lastHeartbeat = Date()
+        var lastSnapshot = Date()
+        var outboxFull = false
+        while !stop() && !Interruption.isRequested {
+            if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
+                ServiceManager.notify("WATCHDOG=1")
+                lastHeartbeat = Date()
+            }
+            do {
+                if outbox.size() < outboxLimit {
+                    if outboxFull { log("outbox below \(ByteCount.text(outboxLimit)): syncing again") }
+                    outboxFull = false
+                    try session.sync()
+                    if session.walPages() >= checkpointPages { try session.checkpoint() }
+                    if Date().timeIntervalSince(lastSnapshot) >= snapshotInterval {
+                        let name = try session.snapshot()
+                        log("snapshot: \(name.fileName) at level \(name.level)")
+                        lastSnapshot = Date()
+                    }
+                } else if !outboxFull {
+                    outboxFull = true
+                    log("outbox over \(ByteCount.text(outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
+                }
+            } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
+                // A full disk: nothing is lost, the log stays pinned; try again.
+                log("could not write to the outbox (\(error.message)): retrying")
+            }
+            try uploader.upload()
+            try? Interruption.sleep(seconds: syncInterval)
+        }
+        // The last sync: bounded, and a second signal stops it.
+        let stoppedBy = Interruption.acknowledge()
+        ServiceManager.notify("STOPPING=1")
+        let deadline = DispatchTime.now() + shutdownTimeout
+        let timer = DispatchWorkItem { Interruption.requestAgain() }
+        DispatchQueue.global().asyncAfter(deadline: deadline, execute: timer)
+        defer { timer.cancel() }
+        do {
+            try session.sync()
+            try uploader.upload(retrying: false)
+        } catch {
+            log("last sync incomplete: \(error)")
+        }
+        try? session.close()
+        let report = Report(
+            database: database.filePath, replica: store.description, txid: LTXFileName.hex(uploader.shippedTXID),
+            filesShipped: uploader.shippedFiles, filesPending: (try? outbox.files().count) ?? 0, stoppedBy: stoppedBy)
+        log("stopped\(stoppedBy.map { " by \($0)" } ?? ""): TXID \(report.txid) shipped, \(report.filesPending) files not shipped")
+        return report
+    }
+}
+
+/// The outbox: files written by the session, waiting for their upload.
+struct Outbox {
+    let path: String
+
+    /// Opens (creating, 0700) the outbox; files a killed run left there are
+    /// dropped: the new run's full image holds what they held.
+    init(path: String) throws {
+        self.path = path
+        if FileSystem.exists(path) { FileSystem.removeTree(path) }
+        do {
+            try FileSystem.createDirectory(path)
+        } catch {
+            throw error.reported(.cantCreate, hint: "Check the permissions of the database's directory.")
+        }
+    }
+
+    /// The files waiting, in the order they go up: by TXID, level 0 first.
+    func files() throws -> [LTXFileName] {
+        try ReplicaStoreLevels.all.flatMap { level -> [LTXFileName] in
+            let directory = path + "/ltx/\(level)"
+            guard FileSystem.isDirectory(directory) else { return [] }
+            return try FileSystem.contentsOfDirectory(directory).compactMap { LTXFileName(level: level, fileName: $0) }
+        }.sorted { ($0.maxTXID, $0.level) < ($1.maxTXID, $1.level) }
+    }
+
+    func file(_ name: LTXFileName) -> String { path + "/" + name.path }
+
+    /// The bytes waiting.
+    func size() -> Int64 {
+        ((try? files()) ?? []).reduce(0) { $0 + FileSystem.size(file($1)) }
+    }
+}
+
+/// Uploads the outbox in order, and reports when the store goes away and
+/// comes back.
+struct Uploader {
+    let store: any ReplicaStore
+    let outbox: Outbox
+    let log: @Sendable (String) -> Void
+    private var failing = false
+    /// The last TXID the replica holds at level 0.
+    private(set) var shippedTXID: UInt64
+    /// The files uploaded.
+    private(set) var shippedFiles = 0
+
+    init(store: any ReplicaStore, outbox: Outbox, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
+        self.store = store
+        self.outbox = outbox
+        self.log = log
+        self.shippedTXID = shippedTXID
+    }
+
+    /// Uploads what waits; a store that does not answer leaves it waiting
+    /// (reported once), unless `retrying` is false: then the error is thrown.
+    mutating func upload(retrying: Bool = true) throws {
+        for name in try outbox.files() {
+            let path = outbox.file(name)
+            do {
+                let timestamp = try Self.timestamp(of: path)
+                try store.write(name, from: path, timestamp: timestamp)
+            } catch let error as DBToolError where retrying && (error.status == .tempFail || error.status == .ioError) {
+                if !failing { log("the replica \(store.description) does not answer (\(error.message)): files wait in the outbox") }
+                failing = true
+                return
+            }
+            _ = try? FileSystem.remove(path)
+            if failing { log("the replica answers again: uploading the outbox") }
+            failing = false
+            shippedFiles += 1
+            if name.level == 0 { shippedTXID = max(shippedTXID, name.maxTXID) }
+        }
+    }
+
+    /// The time an LTX file's header records.
+    static func timestamp(of path: String) throws -> Date {
+        let descriptor = try FileDescriptor.open(path, .readOnly)
+        defer { descriptor.close() }
+        let bytes = try descriptor.read(fromAbsoluteOffset: 0, count: LTXHeader.size)
+        let header = try bytes.withUnsafeBytes { try LTXHeader(decoding: $0) }
+        return Date(timeIntervalSince1970: Double(header.timestamp) / 1000)
+    }
+}

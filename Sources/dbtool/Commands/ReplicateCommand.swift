@@ -1,0 +1,129 @@
+import ArgumentParser
+import DBToolCore
+import Foundation
+
+struct ReplicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replicate",
+        abstract: "Replicate a database continuously, in Litestream's format; show a replica's state.",
+        subcommands: [ReplicateRunCommand.self, ReplicateStatusCommand.self], defaultSubcommand: ReplicateRunCommand.self)
+}
+
+struct ReplicateRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Ship every committed transaction to a replica within --sync-interval (the default of `dbtool replicate`).",
+        discussion: """
+            A long-running process, for systemd (dbtool-replicate@.service, Type=notify with a \\
+            watchdog) or a container's supervisor. Every --sync-interval, the transactions committed \\
+            since the last sync go to the replica as one LTX file (the format and layout of \\
+            Litestream 0.5: `litestream restore` reads the replica, and `dbtool restore` reads \\
+            Litestream's). The first run writes the whole database; a restart writes a full image \\
+            after the replica's last file, so its history has no gap. A snapshot goes to level 9 \\
+            every --snapshot-interval.
+
+            Replication reads SQLite's write-ahead log, holding a read transaction so that no \\
+            checkpoint can overwrite a frame not yet shipped, and takes over checkpoints: it \\
+            checkpoints once the log holds --checkpoint-pages pages, under the write lock, after \\
+            shipping the log to its end. The application's own passive checkpoints stay harmless; \\
+            a blocking one (`dbtool checkpoint --mode truncate`) waits for replication's read and \\
+            exits 75. The database must be in WAL mode.
+
+            Files are written to an outbox beside the database (.dbtool-replicate/, never archived \\
+            by dbtool backup) and uploaded in order: while the store does not answer, they wait \\
+            there, up to --outbox-limit MiB (then syncs pause and the log holds the transactions), \\
+            and go up when it answers again. One line per event goes to stderr. SIGTERM or SIGINT: \\
+            a last sync and upload (at most --shutdown-timeout seconds), then exit 0; a second \\
+            signal stops at once. A second `replicate` of the same database exits 75.
+
+            Examples:
+              dbtool replicate --database /var/lib/myapp/db --to s3://backups/myapp-replica/
+              dbtool replicate --database /var/lib/myapp/db --to /mnt/replica/myapp
+              dbtool replicate status s3://backups/myapp-replica/
+              dbtool restore s3://backups/myapp-replica/ ./db --at 2026-11-26T21:55:21Z
+            """)
+
+    @Option(
+        name: .long, help: ArgumentHelp("The replica: s3://BUCKET/PREFIX/ or a directory.", valueName: "replica"),
+        completion: .directory, transform: nonEmptyPath)
+    var to: String
+
+    @Option(name: .long, help: ArgumentHelp("Seconds between syncs: the most a crash loses (default 1).", valueName: "seconds"))
+    var syncInterval: Double = 1
+
+    @Option(name: .long, help: ArgumentHelp("Checkpoint once the write-ahead log holds this many pages (default 1000).", valueName: "pages"))
+    var checkpointPages: Int64 = 1000
+
+    @Option(name: .long, help: ArgumentHelp("Hours between snapshots of the whole database (default 24).", valueName: "hours"))
+    var snapshotInterval: Double = 24
+
+    @Option(name: .long, help: ArgumentHelp("The most the outbox holds while the store is away, in MiB (default 1024).", valueName: "mib"))
+    var outboxLimit: Int64 = 1024
+
+    @Option(name: .long, help: ArgumentHelp("The longest the last sync takes after SIGTERM, in seconds (default 10).", valueName: "seconds"))
+    var shutdownTimeout: Double = 10
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard syncInterval >= 0.01 && syncInterval <= 3600 else { throw ValidationError("--sync-interval takes 0.01 to 3600 seconds") }
+        guard checkpointPages >= 1 else { throw ValidationError("--checkpoint-pages takes a positive number of pages") }
+        guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval takes a positive number of hours") }
+        guard outboxLimit >= 1 else { throw ValidationError("--outbox-limit takes a positive number of MiB") }
+        guard shutdownTimeout >= 0 && shutdownTimeout <= 3600 else { throw ValidationError("--shutdown-timeout takes 0 to 3600 seconds") }
+    }
+
+    func run() throws {
+        var operation = ReplicateOperation(database: try database.handle.location, replica: to)
+        operation.syncInterval = syncInterval
+        operation.checkpointPages = checkpointPages
+        operation.snapshotInterval = snapshotInterval * 3600
+        operation.outboxLimit = outboxLimit << 20
+        operation.shutdownTimeout = shutdownTimeout
+        operation.objectStore = objectStore.options
+        let quiet = output.quiet
+        let name = operation.database.filePath
+        operation.log = { line in
+            if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool replicate \(name): \(line)\n") }
+        }
+        let replicate = operation
+        try runReporting(output, operation: { try replicate.run() }) { report in
+            "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
+                + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
+        }
+    }
+}
+
+struct ReplicateStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show a replica's last TXID, its time and lag, and its files by level.",
+        discussion: """
+            Examples:
+              dbtool replicate status s3://backups/myapp-replica/
+              dbtool replicate status /mnt/replica/myapp --format json
+            """)
+
+    @Argument(help: "The replica: s3://BUCKET/PREFIX/ or a directory.", completion: .directory, transform: nonEmptyPath)
+    var replica: String
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var operation = ReplicaStatusOperation(replica: replica)
+        operation.objectStore = objectStore.options
+        try runReporting(output, operation: { try operation.run() }) { report in
+            guard let txid = report.txid, let time = report.time else { return "\(report.replica) is empty.\n" }
+            var text = "\(report.replica): TXID \(txid) at \(ISOTime.text(time)) (\(Int(report.lagSeconds ?? 0)) s ago)"
+            if let earliest = report.earliest { text += "; restorable from \(ISOTime.text(earliest))" }
+            text += "\n"
+            for level in report.levels {
+                text += "  level \(level.level): \(level.files) files, \(ByteCount.text(level.bytes)), TXID \(level.minTXID ?? "-") to \(level.maxTXID ?? "-")\n"
+            }
+            return text
+        }
+    }
+}
