@@ -18,6 +18,11 @@ import Foundation
 //       commit; once SIGNALS/stop exists, writes the sequence number of its
 //       last commit to SIGNALS/last, and the longest time one commit took
 //       (in ms) to SIGNALS/maxstall, and exits (1 on any error).
+//   TestWorkload ack-writer DATABASE SIGNALS
+//       an application that records what it was told is committed: a row
+//       inserted into `event` every 10 ms, and after each commit returns,
+//       "SEQ UNIXTIME" appended to SIGNALS/acks; until SIGNALS/stop exists
+//       or it is killed.
 //   TestWorkload hold-read DATABASE SIGNALS
 //       opens a read transaction (a snapshot of the WAL), creates
 //       SIGNALS/held, and ends it once SIGNALS/release exists.
@@ -84,6 +89,27 @@ func appWriter(path: String, signals: String) throws {
     _ = FileManager.default.createFile(atPath: signals + "/last", contents: Data("\(1_000_000 + last)".utf8))
 }
 
+/// Commits a row every 10 ms and logs each acknowledged commit with its time.
+func ackWriter(path: String, signals: String) throws {
+    var config = Configuration()
+    config.busyMode = .timeout(5)
+    let dbQueue = try DatabaseQueue(path: path, configuration: config)
+    try dbQueue.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL)") }
+    let acks = open(signals + "/acks", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard acks >= 0 else { throw POSIXError(.EIO) }
+    var seq = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM event") } ?? 0
+    while !FileManager.default.fileExists(atPath: signals + "/stop") {
+        seq += 1
+        let value = seq
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO event(seq, at) VALUES (?, julianday('now'))", arguments: [value]) }
+        let line = Array("\(seq) \(Date().timeIntervalSince1970)\n".utf8)
+        _ = line.withUnsafeBytes { write(acks, $0.baseAddress, $0.count) }
+        usleep(10_000)
+    }
+    close(acks)
+    try dbQueue.close()
+}
+
 /// Keeps a read transaction open until `signals/release` appears: a reader
 /// of an old snapshot, which a restart or truncate checkpoint must wait for.
 func holdRead(path: String, signals: String) throws {
@@ -130,8 +156,9 @@ do {
     case ("app-writer", 3): try appWriter(path: arguments[2], signals: arguments[3])
     case ("hold-open", 3): try holdOpen(path: arguments[2], signals: arguments[3])
     case ("hold-read", 3): try holdRead(path: arguments[2], signals: arguments[3])
+    case ("ack-writer", 3): try ackWriter(path: arguments[2], signals: arguments[3])
     default:
-        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|hold-open|hold-read DATABASE SIGNALS\n".utf8))
+        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|ack-writer|hold-open|hold-read DATABASE SIGNALS\n".utf8))
         exit(64)
     }
 } catch {

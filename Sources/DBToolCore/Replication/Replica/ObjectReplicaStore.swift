@@ -1,7 +1,7 @@
 import Foundation
 
 /// A replica under a prefix of S3-compatible storage: Litestream's `s3`
-/// replica. Each file is uploaded whole (one PUT, or a multipart upload
+/// replica (`PREFIX/0000/MIN-MAX.ltx` for level 0). Each file is uploaded whole (one PUT, or a multipart upload
 /// for a large snapshot) with its header's time in the
 /// `x-amz-meta-litestream-timestamp` metadata Litestream reads.
 final class ObjectReplicaStore: ReplicaStore {
@@ -17,10 +17,17 @@ final class ObjectReplicaStore: ReplicaStore {
 
     var description: String { prefix.description }
 
-    private func location(_ name: LTXFileName) -> ObjectLocation { prefix.appending(name.path) }
+    /// A level's folder: four hexadecimal digits (`0000/`, `0009/`), as
+    /// Litestream's S3 client names them (its file replica says `ltx/0/`).
+    private func levelFolder(_ level: Int) -> String {
+        let digits = String(level, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "/"
+    }
+
+    private func location(_ name: LTXFileName) -> ObjectLocation { prefix.appending(levelFolder(name.level) + name.fileName) }
 
     func files(level: Int) throws -> [ReplicaFile] {
-        let levelPrefix = prefix.prefix + "ltx/\(level)/"
+        let levelPrefix = prefix.prefix + levelFolder(level)
         return try store.list(bucket: prefix.bucket, prefix: levelPrefix).compactMap { object -> ReplicaFile? in
             guard let name = LTXFileName(level: level, fileName: String(object.key.dropFirst(levelPrefix.count))) else { return nil }
             // The upload's time: never before the file's own (see ``exactTimestamp(of:)``).

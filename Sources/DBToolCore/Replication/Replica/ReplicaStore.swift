@@ -3,8 +3,8 @@ import Foundation
 /// Where a replica's LTX files live, in Litestream 0.5's layout: a local
 /// directory (`DIR/ltx/LEVEL/MIN-MAX.ltx`, each file's modification time its
 /// header's timestamp) or a prefix of S3-compatible storage
-/// (`PREFIX/ltx/LEVEL/MIN-MAX.ltx`, the timestamp in the object's
-/// `litestream-timestamp` metadata), so that Litestream reads what dbtool
+/// (`PREFIX/LEVEL/MIN-MAX.ltx`, the level in four hexadecimal digits, the
+/// timestamp in the object's `litestream-timestamp` metadata), so that Litestream reads what dbtool
 /// writes, and the other way round.
 protocol ReplicaStore: AnyObject {
     /// The replica as given, for messages.

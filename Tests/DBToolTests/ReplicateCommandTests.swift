@@ -1,0 +1,277 @@
+import DatabaseKit
+import Foundation
+import Testing
+import TestSupport
+
+/// `dbtool replicate` and `dbtool restore` of a replica, end to end: the
+/// built binary, an application process that logs every commit it was told
+/// is durable, SIGKILL and SIGTERM, and the real Litestream 0.5.17 reading
+/// what dbtool wrote and writing what dbtool reads.
+@Suite("Continuous replication", .serialized)
+struct ReplicateCommandTests {
+    let scratch = TemporaryDirectory()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let litestream = ProcessInfo.processInfo.environment["DBTOOL_LITESTREAM"] ?? packageRoot + "/.build/s3-venv/bin/litestream"
+
+    /// An application committing a row every 10 ms, logging each commit it
+    /// was acknowledged with its time.
+    final class AckWriter {
+        let signals: String
+        let process: Process
+
+        init(database: String, scratch: TemporaryDirectory) throws {
+            signals = scratch.file("acks-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
+            process = try startWorkload(["ack-writer", database + "/db.sqlite", signals])
+            #expect(waitUntil { ((try? String(contentsOfFile: signals + "/acks", encoding: .utf8)) ?? "").count > 20 }, "no commit")
+        }
+
+        /// Every acknowledged commit: its sequence number and time.
+        func acks() -> [(seq: Int, time: Double)] {
+            let text = (try? String(contentsOfFile: signals + "/acks", encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let seq = Int(parts[0]), let time = Double(parts[1]) else { return nil }
+                return (seq, time)
+            }
+        }
+
+        func stop() {
+            _ = FileManager.default.createFile(atPath: signals + "/stop", contents: nil)
+            process.waitUntilExit()
+        }
+
+        func kill() {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        deinit { if process.isRunning { kill() } }
+    }
+
+    /// The `event` rows of a restored directory (or database file).
+    func events(_ path: String) throws -> [Int] {
+        let file = FileSystem.isDirectory(path) ? path + "/db.sqlite" : path
+        let dbQueue = try DatabaseQueue(path: file)
+        defer { try? dbQueue.close() }
+        return try dbQueue.read { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            return try Int.fetchAll(db, sql: "SELECT seq FROM event ORDER BY seq")
+        }
+    }
+
+    /// Runs Litestream with `arguments` (`AWS_CA_BUNDLE` unset: it refuses one with plain HTTP).
+    func litestream(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.litestream), "no \(Self.litestream): run `make s3-deps`")
+        var merged = testEnvironment.merging(environment) { $1 }
+        merged["AWS_CA_BUNDLE"] = nil
+        return try run(Self.litestream, arguments, environment: merged)
+    }
+
+    private struct FileSystem {
+        static func isDirectory(_ path: String) -> Bool {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
+    @Test(
+        "a directory replica: the machine dies (SIGKILL of both) and nothing acknowledged a sync before is lost; the restart goes on without a gap; Litestream restores it"
+    )
+    func killAndResume() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.2"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0/0000000000000001-0000000000000001.ltx") })
+        Thread.sleep(forTimeInterval: 2)
+        let second = try dbtool(["replicate", "--database", database, "--to", scratch.file("other")])
+        #expect(second.status == 75 && second.stderr.contains("dbtool replicate"), "\(second.stderr)")
+
+        // The machine dies: both at once.
+        replicate.send(SIGKILL)
+        app.kill()
+        let killedAt = Date().timeIntervalSince1970
+        _ = replicate.wait()
+        let acks = app.acks()
+        let restored = scratch.file("restored")
+        let restore = try dbtool(["restore", replica, restored, "--format", "json"])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let rows = Set(try events(restored))
+        let lost = acks.filter { $0.time < killedAt - 1.2 && !rows.contains($0.seq) }
+        #expect(lost.isEmpty, "\(lost.count) commits acknowledged over 1.2 s before the kill are missing (of \(acks.count))")
+        #expect(rows.count > acks.count / 2)
+        // Nothing the application was not acknowledged, beyond the commit in flight.
+        #expect((rows.max() ?? 0) <= (acks.last?.seq ?? 0) + 1)
+
+        // Litestream restores the same state.
+        let theirs = scratch.file("litestream.db")
+        let restoredByLitestream = try litestream(["restore", "-o", theirs, "file://\(replica)"])
+        #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stderr)")
+        #expect(Set(try events(theirs)) == rows)
+
+        // The next start resumes: a full image after the replica's last file.
+        let app2 = try AckWriter(database: database, scratch: scratch)
+        let resumed = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.2", "--format", "json"], scratch: scratch)
+        Thread.sleep(forTimeInterval: 1.5)
+        app2.stop()
+        Thread.sleep(forTimeInterval: 0.5)
+        resumed.send(SIGTERM)
+        let stopped = resumed.wait()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("resumed: a full image as TXID"), "\(stopped.stderr)")
+        #expect(stopped.stdout.contains("\"stoppedBy\" : \"SIGTERM\""), "\(stopped.stdout)")
+        let latest = scratch.file("latest")
+        #expect(try dbtool(["restore", replica, latest]).status == 0)
+        #expect(try events(latest) == events(database), "the latest state is not the database's")
+        let latestByLitestream = scratch.file("latest-litestream.db")
+        #expect(try litestream(["restore", "-o", latestByLitestream, "file://\(replica)"]).status == 0)
+        #expect(try events(latestByLitestream) == events(database))
+
+        // Status: the last TXID, its lag, the levels.
+        let status = try dbtool(["replicate", "status", replica, "--format", "json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect((report["txid"] as? String)?.count == 16 && report["lagSeconds"] != nil, "\(report)")
+        let text = try dbtool(["replicate", "status", replica])
+        #expect(text.stdout.contains("level 0:"), "\(text.stdout)")
+    }
+
+    @Test("restore --txid and --at: a state in the past, every commit acknowledged a second before it, none after it")
+    func pointInTime() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        Thread.sleep(forTimeInterval: 3)
+        app.stop()
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        let acks = app.acks()
+        try #require(acks.count > 50)
+        let commitTimes = try Dictionary(
+            uniqueKeysWithValues: DatabaseQueue(path: database + "/db.sqlite").read { db in
+                try Row.fetchAll(db, sql: "SELECT seq, (at - 2440587.5) * 86400 AS t FROM event")
+            }.map { ($0["seq"] as Int, $0["t"] as Double) })
+
+        for fraction in [0.3, 0.5, 0.8] {
+            let target = acks[Int(Double(acks.count) * fraction)].time
+            let at = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: target))
+            let directory = scratch.file("at-\(fraction)")
+            let restore = try dbtool(["restore", replica, directory, "--at", at])
+            #expect(restore.status == 0, "\(restore.stderr)")
+            let rows = Set(try events(directory))
+            let missing = acks.filter { $0.time < target - 1 && !rows.contains($0.seq) }
+            #expect(missing.isEmpty, "--at \(at): \(missing.count) commits acknowledged a second before are missing")
+            let late = rows.filter { (commitTimes[$0] ?? 0) > target + 0.001 }
+            #expect(late.isEmpty, "--at \(at): \(late.count) rows committed after it")
+        }
+        let early = try dbtool(["restore", replica, scratch.file("txid-3"), "--txid", "3", "--format", "json"])
+        #expect(early.status == 0 && early.stdout.contains("\"txid\" : \"0000000000000003\""), "\(early.stdout)\(early.stderr)")
+        let beyond = try dbtool(["restore", replica, scratch.file("txid-far"), "--txid", "ffffff"])
+        #expect(beyond.status == 66, "\(beyond.stderr)")
+        let past = try dbtool(["restore", replica, scratch.file("too-early"), "--at", "2001-01-01T00:00:00Z"])
+        #expect(past.status == 66, "\(past.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("too-early")))
+    }
+
+    @Test("boot scripts: --if-db-not-exists keeps a database that is there, --if-replica-exists an empty replica; both 0")
+    func bootRestore() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+
+        let kept = try dbtool(["restore", replica, database, "--if-db-not-exists"])
+        #expect(kept.status == 0 && kept.stdout.contains("Nothing restored"), "\(kept.stdout)\(kept.stderr)")
+        let fresh = try dbtool(["restore", replica, scratch.file("fresh"), "--if-db-not-exists"])
+        #expect(fresh.status == 0 && fresh.stdout.contains("Restored"), "\(fresh.stdout)\(fresh.stderr)")
+
+        try FileManager.default.createDirectory(atPath: scratch.file("empty-replica"), withIntermediateDirectories: false)
+        let nothing = try dbtool(["restore", scratch.file("empty-replica"), scratch.file("none"), "--if-replica-exists", "--format", "json"])
+        #expect(nothing.status == 0 && nothing.stdout.contains("\"skipped\""), "\(nothing.stdout)\(nothing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("none")))
+        let refused = try dbtool(["restore", scratch.file("empty-replica"), scratch.file("none")])
+        #expect(refused.status == 66, "\(refused.stderr)")
+    }
+
+    @Test("object storage both ways: Litestream restores what dbtool replicates to S3, dbtool restores what Litestream replicates")
+    func objectStorageInterop() throws {
+        let server = try ObjectStorageServer()
+        let database = try scratch.makeDatabase()
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", "s3://backups/ours/", "--sync-interval", "0.2"], environment: server.environment,
+            scratch: scratch)
+        Thread.sleep(forTimeInterval: 2)
+        app.stop()
+        Thread.sleep(forTimeInterval: 0.5)
+        replicate.send(SIGTERM)
+        let stopped = replicate.wait()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(try server.keys("ours/0000/").count > 3)
+
+        func config(_ path: String, prefix: String) throws -> String {
+            let file = scratch.file("litestream-\(prefix).yml")
+            try """
+                dbs:
+                  - path: \(path)
+                    replicas:
+                      - type: s3
+                        bucket: backups
+                        path: \(prefix)
+                        endpoint: \(server.endpoint)
+                        region: us-east-1
+                        force-path-style: true
+                        access-key-id: \(server.accessKeyId)
+                        secret-access-key: \(server.secretAccessKey)
+                        sync-interval: 200ms
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        let theirs = scratch.file("from-ours.db")
+        let restoredByLitestream = try litestream(["restore", "-config", try config(database + "/db.sqlite", prefix: "ours"), "-o", theirs, database + "/db.sqlite"])
+        #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stdout)\(restoredByLitestream.stderr)")
+        #expect(try events(theirs) == events(database))
+
+        // Litestream replicates another database; dbtool restores it.
+        let other = try scratch.makeDatabase("other")
+        let otherApp = try AckWriter(database: other, scratch: scratch)
+        let configuration = try config(other + "/db.sqlite", prefix: "theirs")
+        let process = Process()
+        process.executableURL = workloadURL
+        process.arguments = ["exec-unblocked", Self.litestream, "replicate", "-config", configuration]
+        var environment = testEnvironment
+        environment["AWS_CA_BUNDLE"] = nil
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        Thread.sleep(forTimeInterval: 2)
+        otherApp.stop()
+        Thread.sleep(forTimeInterval: 1)
+        process.terminate()
+        #expect(waitUntil(timeout: 15) { !process.isRunning })
+        let ours = scratch.file("from-theirs")
+        let restore = try dbtool(["restore", "s3://backups/theirs/", ours], environment: server.environment)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try events(ours) == events(other))
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// `2026-11-26T21:55:21.123Z`.
+    static var withMilliseconds: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
