@@ -33,6 +33,12 @@ public struct ReplicateOperation: Sendable {
     public var shutdownTimeout: TimeInterval = 10
     /// The most the outbox holds before syncs pause.
     public var outboxLimit: Int64 = 1 << 30
+    /// How far back a restore can go: older files are deleted once a
+    /// snapshot covers them.
+    public var retention: TimeInterval = 86_400
+    /// Whether files of levels 1 to 3 are merged (Litestream's intervals:
+    /// 30 s, 5 min, 1 h).
+    public var compacts = true
     public var objectStore = ObjectStoreOptions()
     /// Receives one line per event (the CLI prints them on stderr).
     public var log: @Sendable (String) -> Void = { _ in }
@@ -71,17 +77,25 @@ public struct ReplicateOperation: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let store = try openReplicaStore(replica, objectStore: objectStore)
         let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
-        let last = try store.allFiles().map(\.name.maxTXID).max() ?? 0
+        let existing = try store.allFiles()
+        let last = existing.map(\.name.maxTXID).max() ?? 0
         let session = try ReplicationSession(database: database.filePath, replica: outbox.path)
         try session.start(after: last)
         log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
+        // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
+        var lastSnapshot = existing.filter { $0.name.level == LTXFileName.snapshotLevel }.map(\.createdAt).max() ?? .distantPast
+        if lastSnapshot == .distantPast {
+            try session.snapshot()
+            lastSnapshot = Date()
+        }
         var uploader = Uploader(store: store, outbox: outbox, log: log, shippedTXID: last)
         try uploader.upload()
+        var compaction = Compaction(store: store, scratch: outbox.path)
+        var lastRetention = Date.distantPast
         ready()
         ServiceManager.notify("READY=1\nSTATUS=replicating to \(store.description)")
         let watchdog = ServiceManager.watchdogInterval()
         var lastHeartbeat = Date()
-        var lastSnapshot = Date()
         var outboxFull = false
         while !stop() && !Interruption.isRequested {
             if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
@@ -108,6 +122,9 @@ public struct ReplicateOperation: Sendable {
                 log("could not write to the outbox (\(error.message)): retrying")
             }
             try uploader.upload()
+            if uploader.isIdle {
+                maintain(&compaction, &lastRetention)
+            }
             try? Interruption.sleep(seconds: syncInterval)
         }
         // The last sync: bounded, and a second signal stops it.
@@ -129,6 +146,25 @@ public struct ReplicateOperation: Sendable {
             filesShipped: uploader.shippedFiles, filesPending: (try? outbox.files().count) ?? 0, stoppedBy: stoppedBy)
         log("stopped\(stoppedBy.map { " by \($0)" } ?? ""): TXID \(report.txid) shipped, \(report.filesPending) files not shipped")
         return report
+    }
+}
+
+extension ReplicateOperation {
+    /// Compacts the levels whose interval passed, and applies retention
+    /// once a minute; a failure is reported and tried again later: the
+    /// replica stays restorable from level 0 meanwhile.
+    fileprivate func maintain(_ compaction: inout Compaction, _ lastRetention: inout Date) {
+        guard compacts else { return }
+        do {
+            for name in try compaction.run() { log("compacted: \(name.fileName) at level \(name.level)") }
+            if Date().timeIntervalSince(lastRetention) >= 60 {
+                lastRetention = Date()
+                let deleted = try compaction.enforceRetention(retention)
+                if !deleted.isEmpty { log("retention: \(deleted.count) files older than \(Int(retention)) s deleted") }
+            }
+        } catch {
+            log("compaction failed, retrying later: \(error)")
+        }
     }
 }
 
@@ -176,6 +212,8 @@ struct Uploader {
     private(set) var shippedTXID: UInt64
     /// The files uploaded.
     private(set) var shippedFiles = 0
+    /// Whether the last upload emptied the outbox.
+    private(set) var isIdle = false
 
     init(store: any ReplicaStore, outbox: Outbox, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
         self.store = store
@@ -187,6 +225,7 @@ struct Uploader {
     /// Uploads what waits; a store that does not answer leaves it waiting
     /// (reported once), unless `retrying` is false: then the error is thrown.
     mutating func upload(retrying: Bool = true) throws {
+        isIdle = false
         for name in try outbox.files() {
             let path = outbox.file(name)
             do {
@@ -203,6 +242,7 @@ struct Uploader {
             shippedFiles += 1
             if name.level == 0 { shippedTXID = max(shippedTXID, name.maxTXID) }
         }
+        isIdle = true
     }
 
     /// The time an LTX file's header records.

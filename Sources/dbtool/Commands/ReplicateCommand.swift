@@ -63,6 +63,15 @@ struct ReplicateRunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The longest the last sync takes after SIGTERM, in seconds (default 10).", valueName: "seconds"))
     var shutdownTimeout: Double = 10
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.", valueName: "duration"),
+        transform: parseDuration)
+    var retention: TimeInterval = 86_400
+
+    @Flag(name: .long, help: "Do not merge files into levels 1 to 3 (a restore then reads every level-0 file since a snapshot).")
+    var noCompaction = false
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
@@ -82,6 +91,8 @@ struct ReplicateRunCommand: ParsableCommand {
         operation.snapshotInterval = snapshotInterval * 3600
         operation.outboxLimit = outboxLimit << 20
         operation.shutdownTimeout = shutdownTimeout
+        operation.retention = retention
+        operation.compacts = !noCompaction
         operation.objectStore = objectStore.options
         let quiet = output.quiet
         let name = operation.database.filePath
@@ -94,6 +105,15 @@ struct ReplicateRunCommand: ParsableCommand {
                 + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
         }
     }
+}
+
+/// `30s`, `30m`, `24h`, `7d` as seconds.
+@Sendable func parseDuration(_ text: String) throws -> TimeInterval {
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+    guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value > 0, value.isFinite else {
+        throw ValidationError("\(text) is not a duration: write a number and s, m, h or d (30m, 24h, 7d)")
+    }
+    return value * unit
 }
 
 struct ReplicateStatusCommand: ParsableCommand {
