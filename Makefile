@@ -239,6 +239,9 @@ install: release
 	install -m 0644 completions/dbtool.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool
 	install -m 0644 completions/dbtool.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish
 	install -m 0644 man/dbtool.1 $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|/usr/bin/dbtool|$(PREFIX)/bin/dbtool|' 'scripts/systemd/dbtool-replicate@.service' \
+	    > '$(DESTDIR)$(PREFIX)/lib/systemd/system/dbtool-replicate@.service'
 
 ## uninstall: remove what install put under PREFIX
 uninstall:
@@ -246,7 +249,8 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dbtool \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool \
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1
+	    $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1 \
+	    '$(DESTDIR)$(PREFIX)/lib/systemd/system/dbtool-replicate@.service'
 
 ## deb: a Debian package of the release binary, completions and man page, in
 ## .build-release/dbtool_VERSION_ARCH.deb (dpkg-deb only; Depends on the Debian libraries)

@@ -173,13 +173,13 @@ _dbtool() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|migrate|exec|checkpoint|snapshot|backup|restore|schema|help)
+    init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|help)
         # Offer subcommand argument completions
         "_dbtool_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore schema help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore replicate schema help' -- "${cur}"))
         ;;
     esac
 }
@@ -1017,14 +1017,20 @@ _dbtool_backup_prune() {
 
 _dbtool_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --live --keep-modes --allow-insecure-endpoint --quiet -q --version -h --help)
+    non_repeating_flags=(--force --live --keep-modes --if-db-not-exists --if-replica-exists --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--timeout --txid --at --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
     '--timeout')
+        return
+        ;;
+    '--txid')
+        return
+        ;;
+    '--at')
         return
         ;;
     '--passphrase-file')
@@ -1063,6 +1069,133 @@ _dbtool_restore() {
         return
         ;;
     2)
+        __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_dbtool_replicate() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __dbtool_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    run|status)
+        # Offer subcommand argument completions
+        "_dbtool_replicate_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'run status' -- "${cur}"))
+        ;;
+    esac
+}
+
+_dbtool_replicate_run() {
+    repeating_flags=()
+    non_repeating_flags=(--no-compaction --allow-insecure-endpoint --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --database --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--sync-interval')
+        return
+        ;;
+    '--checkpoint-pages')
+        return
+        ;;
+    '--snapshot-interval')
+        return
+        ;;
+    '--outbox-limit')
+        return
+        ;;
+    '--shutdown-timeout')
+        return
+        ;;
+    '--retention')
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion replicate run -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_replicate_status() {
+    repeating_flags=()
+    non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--endpoint --region --profile --ca-bundle --retries --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
         __dbtool_add_completions -d
         return
         ;;

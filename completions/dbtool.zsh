@@ -57,6 +57,7 @@ _dbtool() {
             'snapshot:Write a consistent single-file copy of the database.'
             'backup:Archive the whole database directory, consistent while the application writes.'
             'restore:Restore a database directory from an archive of dbtool backup.'
+            'replicate:Replicate a database continuously, in Litestream'\''s format; show a replica'\''s state.'
             'schema:Show the tables, columns, indexes and foreign keys of the database.'
             'help:Show subcommand help information.'
         )
@@ -64,7 +65,7 @@ _dbtool() {
         ;;
     arg)
         case "${words[1]}" in
-        init|migrate|exec|checkpoint|snapshot|backup|restore|schema|help)
+        init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|help)
             "_dbtool_${words[1]}" && ret=0
             ;;
         esac
@@ -555,8 +556,93 @@ _dbtool_restore() {
         '--live[Restore into DIR'\''s database in place, while applications keep it open.]'
         '--keep-modes[Keep the permissions the archive records for others (default\: nothing readable by others).]'
         '--timeout[With --live\: how long to wait for the database'\''s write lock before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--txid[With a replica\: the TXID to restore, in hexadecimal as in its file names.]:txid:'
+        '--at[With a replica\: the time to restore (ISO 8601, e.g. 2026-11-26T21\:55\:21Z).]:time:'
+        '--if-db-not-exists[Exit 0 without restoring when DIR already holds a database.]'
+        '--if-replica-exists[With a replica\: exit 0 without restoring when it holds nothing.]'
         '--passphrase-file[The file whose first line is the passphrase (a pipe works\: <(pass show backup)).]:passphrase-file:_files'
         '--passphrase-command[A command that prints the passphrase, run without a shell (default\: $DBTOOL_PASSPHRASE when set).]:command:'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
+        '--ca-bundle[The PEM certificates a https\:// endpoint is checked against, for a private CA (default\: $AWS_CA_BUNDLE, the profile'\''s ca_bundle).]:file:_files'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_replicate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'run:Ship every committed transaction to a replica within --sync-interval (the default of `dbtool replicate`).'
+            'status:Show a replica'\''s last TXID, its time and lag, and its files by level.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        run|status)
+            "_dbtool_replicate_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_dbtool_replicate_run() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--to[The replica\: s3\://BUCKET/PREFIX/ or a directory.]:replica:_files -/'
+        '--sync-interval[Seconds between syncs\: the most a crash loses (default 1).]:seconds:'
+        '--checkpoint-pages[Checkpoint once the write-ahead log holds this many pages (default 1000).]:pages:'
+        '--snapshot-interval[Hours between snapshots of the whole database (default 24).]:hours:'
+        '--outbox-limit[The most the outbox holds while the store is away, in MiB (default 1024).]:mib:'
+        '--shutdown-timeout[The longest the last sync takes after SIGTERM, in seconds (default 10).]:seconds:'
+        '--retention[How far back a restore can go\: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.]:duration:'
+        '--no-compaction[Do not merge files into levels 1 to 3 (a restore then reads every level-0 file since a snapshot).]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion replicate run -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
+        '--ca-bundle[The PEM certificates a https\:// endpoint is checked against, for a private CA (default\: $AWS_CA_BUNDLE, the profile'\''s ca_bundle).]:file:_files'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_replicate_status() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':replica:_files -/'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
         '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
         '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'

@@ -20,6 +20,7 @@ install -D -m 0644 completions/dbtool.bash "$package/usr/share/bash-completion/c
 install -D -m 0644 completions/dbtool.zsh "$package/usr/share/zsh/vendor-completions/_dbtool"
 install -D -m 0644 completions/dbtool.fish "$package/usr/share/fish/vendor_completions.d/dbtool.fish"
 install -D -m 0644 man/dbtool.1 "$package/usr/share/man/man1/dbtool.1"
+install -D -m 0644 scripts/systemd/dbtool-replicate@.service "$package/lib/systemd/system/dbtool-replicate@.service"
 gzip -9n "$package/usr/share/man/man1/dbtool.1"
 install -D -m 0644 LICENSE "$package/usr/share/doc/dbtool/copyright"
 

@@ -22,6 +22,7 @@ output=$(dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb"
     || fail "dpkg could not install $deb into $root: $output"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/man/man1/dbtool.1.gz || fail "the man page is not installed"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/bash-completion/completions/dbtool || fail "the bash completion is not installed"
+dpkg --root="$root" -L dbtool | grep -qx '/lib/systemd/system/dbtool-replicate@.service' || fail "the replication unit is not installed"
 
 binary="$root/usr/bin/dbtool"
 libraries=$(ldd "$binary")

@@ -202,6 +202,52 @@ struct ReplicateCommandTests {
         #expect(refused.status == 66, "\(refused.stderr)")
     }
 
+    @Test("under systemd: READY=1 once the replica holds the database, WATCHDOG=1 within its period, STOPPING=1 on SIGTERM")
+    func serviceNotifications() throws {
+        let database = try scratch.makeDatabase()
+        let socket = scratch.file("notify.sock")
+        // A listener on the notification socket, as systemd is.
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: ObjectStorageServer.python)
+        listener.arguments = [
+            "-c",
+            """
+            import socket, sys, time
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind(sys.argv[1])
+            open(sys.argv[1] + ".bound", "w").close()
+            s.settimeout(0.2)
+            end = time.time() + 8
+            while time.time() < end:
+                try:
+                    message = s.recv(4096).decode()
+                except socket.timeout:
+                    continue
+                print(repr(message), flush=True)
+                if message.startswith("STOPPING=1"):
+                    break
+            """, socket,
+        ]
+        let output = Pipe()
+        listener.standardOutput = output
+        try listener.run()
+        defer { if listener.isRunning { kill(listener.processIdentifier, SIGKILL) } }
+        #expect(waitUntil { FileManager.default.fileExists(atPath: socket + ".bound") })
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", scratch.file("replica"), "--sync-interval", "0.1"],
+            environment: ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": "400000"], scratch: scratch)
+        Thread.sleep(forTimeInterval: 1.5)
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        listener.waitUntilExit()
+        let messages = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = messages.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("'READY=1") == true, "\(messages)")
+        #expect(lines.filter { $0 == "'WATCHDOG=1'" }.count >= 3, "\(messages)")
+        #expect(lines.last == "'STOPPING=1'", "\(messages)")
+        #expect(FileManager.default.fileExists(atPath: scratch.file("replica") + "/ltx/0/0000000000000001-0000000000000001.ltx"))
+    }
+
     @Test("object storage both ways: Litestream restores what dbtool replicates to S3, dbtool restores what Litestream replicates")
     func objectStorageInterop() throws {
         let server = try ObjectStorageServer()

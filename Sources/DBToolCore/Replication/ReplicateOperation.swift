@@ -125,7 +125,15 @@ public struct ReplicateOperation: Sendable {
             if uploader.isIdle {
                 maintain(&compaction, &lastRetention)
             }
-            try? Interruption.sleep(seconds: syncInterval)
+            // Sleep till the next sync, telling systemd's watchdog on time.
+            let wake = Date().addingTimeInterval(syncInterval)
+            while Date() < wake && !stop() && !Interruption.isRequested {
+                try? Interruption.sleep(seconds: min(wake.timeIntervalSinceNow, (watchdog ?? syncInterval * 2) / 2))
+                if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
+                    ServiceManager.notify("WATCHDOG=1")
+                    lastHeartbeat = Date()
+                }
+            }
         }
         // The last sync: bounded, and a second signal stops it.
         let stoppedBy = Interruption.acknowledge()
