@@ -1087,13 +1087,13 @@ _dbtool_replicate() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    run|status)
+    run|status|verify)
         # Offer subcommand argument completions
         "_dbtool_replicate_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'run status' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'run status verify' -- "${cur}"))
         ;;
     esac
 }
@@ -1163,6 +1163,46 @@ _dbtool_replicate_run() {
 }
 
 _dbtool_replicate_status() {
+    repeating_flags=()
+    non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--endpoint --region --profile --ca-bundle --retries --format)
+    __dbtool_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--retries')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __dbtool_add_completions -d
+        return
+        ;;
+    esac
+}
+
+_dbtool_replicate_verify() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()

@@ -592,12 +592,13 @@ _dbtool_replicate() {
         local -ar subcommands=(
             'run:Ship every committed transaction to a replica within --sync-interval (the default of `dbtool replicate`).'
             'status:Show a replica'\''s last TXID, its time and lag, and its files by level.'
+            'verify:Read every file of a replica, check it and the chain, and say what is restorable.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        run|status)
+        run|status|verify)
             "_dbtool_replicate_${words[1]}" && ret=0
             ;;
         esac
@@ -639,6 +640,27 @@ _dbtool_replicate_run() {
 }
 
 _dbtool_replicate_status() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        ':replica:_files -/'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
+        '--ca-bundle[The PEM certificates a https\:// endpoint is checked against, for a private CA (default\: $AWS_CA_BUNDLE, the profile'\''s ca_bundle).]:file:_files'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_replicate_verify() {
     local -i ret=1
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(

@@ -139,6 +139,21 @@ struct ReplicateCommandTests {
         #expect((report["txid"] as? String)?.count == 16 && report["lagSeconds"] != nil, "\(report)")
         let text = try dbtool(["replicate", "status", replica])
         #expect(text.stdout.contains("level 0:"), "\(text.stdout)")
+
+        // Verify: sound; then a flipped byte, then a missing file, are 65 naming them.
+        let sound = try dbtool(["replicate", "verify", replica])
+        #expect(sound.status == 0 && sound.stdout.contains("is sound"), "\(sound.stdout)\(sound.stderr)")
+        let levelZero = try FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/0").sorted()
+        let victim = replica + "/ltx/0/" + levelZero[levelZero.count - 2]
+        var bytes = try #require(FileManager.default.contents(atPath: victim))
+        bytes[bytes.count - 20] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: victim))
+        let damaged = try dbtool(["replicate", "verify", replica])
+        #expect(damaged.status == 65 && damaged.stderr.contains(levelZero[levelZero.count - 2]), "\(damaged.stderr)")
+        try FileManager.default.removeItem(atPath: victim)
+        let gap = try dbtool(["replicate", "verify", replica, "--format", "json"])
+        #expect(gap.status == 65 && gap.stderr.contains("the chain stops at TXID"), "\(gap.stderr)")
+        #expect(gap.stdout.contains("\"status\" : 65"), "\(gap.stdout)")
     }
 
     @Test("restore --txid and --at: a state in the past, every commit acknowledged a second before it, none after it")
