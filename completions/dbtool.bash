@@ -1017,9 +1017,9 @@ _dbtool_backup_prune() {
 
 _dbtool_restore() {
     repeating_flags=()
-    non_repeating_flags=(--force --live --keep-modes --if-db-not-exists --if-replica-exists --allow-insecure-endpoint --quiet -q --version -h --help)
+    non_repeating_flags=(--force --live --keep-modes --if-db-not-exists --if-replica-exists --follow --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --txid --at --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--timeout --txid --at --follow-interval --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
@@ -1031,6 +1031,9 @@ _dbtool_restore() {
         return
         ;;
     '--at')
+        return
+        ;;
+    '--follow-interval')
         return
         ;;
     '--passphrase-file')

@@ -63,7 +63,7 @@ function __dbtool_parse_tokens -S
                 __dbtool_parse_subcommand 1 'keep=' 'keep-hourly=' 'keep-daily=' 'keep-weekly=' 'keep-monthly=' 'keep-yearly=' 'keep-within=' 'database=' 'file-name=' 'dry-run' 'prune-unverified' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             end
         case 'restore'
-            __dbtool_parse_subcommand 2 'force' 'live' 'keep-modes' 'timeout=' 'txid=' 'at=' 'if-db-not-exists' 'if-replica-exists' 'passphrase-file=' 'passphrase-command=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 2 'force' 'live' 'keep-modes' 'timeout=' 'txid=' 'at=' 'if-db-not-exists' 'if-replica-exists' 'follow' 'follow-interval=' 'passphrase-file=' 'passphrase-command=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
         case 'replicate'
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -404,6 +404,8 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" at' -l 'at' -d 'With a replica: the time to restore (ISO 8601, e.g. 2026-11-26T21:55:21Z).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" if-db-not-exists' -l 'if-db-not-exists' -d 'Exit 0 without restoring when DIR already holds a database.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" if-replica-exists' -l 'if-replica-exists' -d 'With a replica: exit 0 without restoring when it holds nothing.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" follow' -l 'follow' -d 'With a replica: keep DIR current with it, read-only, until SIGTERM.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" follow-interval' -l 'follow-interval' -d 'With --follow: seconds between looks at the replica (default 1).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" passphrase-file' -l 'passphrase-file' -d 'The file whose first line is the passphrase (a pipe works: <(pass show backup)).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" passphrase-command' -l 'passphrase-command' -d 'A command that prints the passphrase, run without a shell (default: $DBTOOL_PASSPHRASE when set).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool restore" endpoint' -l 'endpoint' -d 'An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile\'s endpoint_url, else AWS).' -rfka ''

@@ -560,6 +560,8 @@ _dbtool_restore() {
         '--at[With a replica\: the time to restore (ISO 8601, e.g. 2026-11-26T21\:55\:21Z).]:time:'
         '--if-db-not-exists[Exit 0 without restoring when DIR already holds a database.]'
         '--if-replica-exists[With a replica\: exit 0 without restoring when it holds nothing.]'
+        '--follow[With a replica\: keep DIR current with it, read-only, until SIGTERM.]'
+        '--follow-interval[With --follow\: seconds between looks at the replica (default 1).]:seconds:'
         '--passphrase-file[The file whose first line is the passphrase (a pipe works\: <(pass show backup)).]:passphrase-file:_files'
         '--passphrase-command[A command that prints the passphrase, run without a shell (default\: $DBTOOL_PASSPHRASE when set).]:command:'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'

@@ -217,6 +217,49 @@ struct ReplicateCommandTests {
         #expect(refused.status == 66, "\(refused.stderr)")
     }
 
+    @Test("--follow: a read-only copy that keeps up with the replica; every read sees a whole state, never half of a file")
+    func follow() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
+        let copy = scratch.file("copy")
+        let follower = try BackgroundTool(
+            ["restore", replica, copy, "--follow", "--follow-interval", "0.2", "--format", "json"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: copy + "/db.sqlite") })
+        // A reader of the copy: each state is whole (seq runs 1...max without a hole).
+        var reads = 0
+        var highest = 0
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline {
+            guard let reader = try? DatabaseQueue(path: copy + "/db.sqlite") else { continue }
+            let state = try reader.read { db -> (count: Int, max: Int)? in
+                guard try db.tableExists("event") else { return nil }
+                let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(max(seq), 0) AS m FROM event")!
+                return (row["n"], row["m"])
+            }
+            try reader.close()
+            if let state {
+                #expect(state.count == state.max, "a read saw \(state.count) rows up to seq \(state.max)")
+                highest = max(highest, state.max)
+                reads += 1
+            }
+            usleep(20_000)
+        }
+        #expect(reads > 20 && highest > 50, "\(reads) reads, up to seq \(highest)")
+        app.stop()
+        Thread.sleep(forTimeInterval: 1)
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        Thread.sleep(forTimeInterval: 0.6)
+        follower.send(SIGTERM)
+        let followed = follower.wait()
+        #expect(followed.status == 0, "\(followed.stderr)")
+        #expect(followed.stdout.contains("\"follow\""), "\(followed.stdout)")
+        #expect(try events(copy) == events(database), "the copy did not catch up")
+    }
+
     @Test("under systemd: READY=1 once the replica holds the database, WATCHDOG=1 within its period, STOPPING=1 on SIGTERM")
     func serviceNotifications() throws {
         let database = try scratch.makeDatabase()

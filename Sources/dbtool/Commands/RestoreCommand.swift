@@ -44,7 +44,11 @@ struct RestoreCommand: ParsableCommand {
             the newest snapshot before the target and the files after it are applied in the staging \
             directory, each checked, and the same rules follow. --if-db-not-exists exits 0 without \
             restoring when DIR already holds a database, --if-replica-exists when the replica holds \
-            nothing: a container's boot script restores only what is missing.
+            nothing: a container's boot script restores only what is missing. With --follow, DIR \
+            then stays a read-only copy that follows the replica: every --follow-interval seconds \
+            the new files are applied to a private shadow beside DIR, which goes into DIR's \
+            database in one transaction of SQLite's backup API (readers see the state before or \
+            after, never half of it), until SIGTERM or SIGINT (then 0).
 
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
@@ -54,6 +58,7 @@ struct RestoreCommand: ParsableCommand {
               ssh backup-host cat /bak/db.tar.zst | dbtool restore - ./db-restored
               dbtool restore s3://bak/app-replica/ ./db --at 2026-11-26T21:55:21Z
               dbtool restore s3://bak/app-replica/ /data/db --if-db-not-exists
+              dbtool restore s3://bak/app-replica/ /srv/read-copy --follow
             """)
 
     @Argument(
@@ -93,8 +98,17 @@ struct RestoreCommand: ParsableCommand {
     @Flag(name: .long, help: "With a replica: exit 0 without restoring when it holds nothing.")
     var ifReplicaExists = false
 
+    @Flag(name: .long, help: "With a replica: keep DIR current with it, read-only, until SIGTERM.")
+    var follow = false
+
+    @Option(name: .long, help: ArgumentHelp("With --follow: seconds between looks at the replica (default 1).", valueName: "seconds"))
+    var followInterval: Double = 1
+
     func validate() throws {
         try validateTimeout(timeout)
+        if follow && ifDbNotExists { throw ValidationError("--follow starts from a restore: it takes no --if-db-not-exists") }
+        if follow && (txid != nil || at != nil) { throw ValidationError("--follow follows the latest state: it takes no --txid or --at") }
+        guard followInterval >= 0.05 && followInterval <= 3600 else { throw ValidationError("--follow-interval takes 0.05 to 3600 seconds") }
         if txid != nil && at != nil { throw ValidationError("--txid and --at exclude each other: give one target") }
         if let txid, UInt64(txid, radix: 16) == nil {
             throw ValidationError("--txid takes a hexadecimal TXID as in the replica's file names (got \(txid))")
@@ -127,6 +141,10 @@ struct RestoreCommand: ParsableCommand {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
         }
         let restore = operation
+        if follow {
+            try runFollowing(restore, progress: progress)
+            return
+        }
         try runReporting(
             output,
             operation: {
@@ -139,6 +157,44 @@ struct RestoreCommand: ParsableCommand {
                     + (report.replica.map { " at TXID \($0.txid) (\(ISO8601DateFormatter().string(from: $0.time)), \($0.files) files)" } ?? "")
                     + (report.live ? " in place (live; writers waited \(report.writerStallMs ?? 0) ms)" : report.replaced ? " (its old content replaced)" : "")
                     + "; integrity_check \(report.integrity).\n" + (report.manifest.map(manifestSummary) ?? "")
+            })
+    }
+
+    /// A restore, then the copy kept current: one report at the end.
+    private func runFollowing(_ restore: RestoreOperation, progress: ProgressLine?) throws {
+        struct Followed: Encodable {
+            var restore: RestoreOperation.Report
+            var follow: FollowOperation.Report
+        }
+        let notice = output.notice
+        let quiet = output.quiet
+        let objectStore = objectStore.options
+        let interval = followInterval
+        let timeout = timeout
+        try runReporting(
+            output,
+            operation: { () throws -> Followed in
+                let restored: RestoreOperation.Report
+                do {
+                    defer { progress?.finishLine() }
+                    restored = try restore.run()
+                }
+                guard let point = restored.replica else {
+                    throw DBToolError(.usage, "--follow follows a replica (a directory or s3://BUCKET/PREFIX/), not the archive \(restored.archive)")
+                }
+                notice("restored \(restored.directory) at TXID \(point.txid); following \(restored.archive)")
+                var follow = FollowOperation(replica: restore.archive, directory: restored.directory, txid: point.txid)
+                follow.interval = interval
+                follow.objectStore = objectStore
+                follow.timeout = timeout
+                let name = restored.directory
+                follow.log = { line in
+                    if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool restore --follow \(name): \(line)\n") }
+                }
+                return Followed(restore: restored, follow: try follow.run())
+            },
+            text: { report in
+                "Followed \(report.restore.archive) into \(report.restore.directory) up to TXID \(report.follow.txid) (\(report.follow.updates) updates).\n"
             })
     }
 }

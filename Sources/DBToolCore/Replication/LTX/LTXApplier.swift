@@ -25,6 +25,14 @@ struct LTXApplier {
         self.database = database
     }
 
+    /// An applier that goes on with `database`, built up to `txid` with
+    /// pages of `pageSize` (a follower's copy, between two rounds).
+    init(database: FileDescriptor, resumingAt txid: UInt64, pageSize: UInt32) {
+        self.database = database
+        self.txid = txid
+        self.pageSize = pageSize
+    }
+
     /// Applies one file, read from `source`. The first must be a snapshot;
     /// each next one starts at the transaction after the last applied, or,
     /// for a compacted file, before it, and ends after it.
