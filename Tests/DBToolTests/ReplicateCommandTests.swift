@@ -260,6 +260,74 @@ struct ReplicateCommandTests {
         #expect(try events(copy) == events(database), "the copy did not catch up")
     }
 
+    @Test("the store away for seconds: files wait in the outbox, go up in order when it answers, and nothing is lost")
+    func storeAway() throws {
+        let server = try ObjectStorageServer()
+        // A proxy in front of the store that drops every connection while `blocked` exists.
+        let blocked = scratch.file("blocked")
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: ObjectStorageServer.python)
+        proxy.arguments = [
+            "-c",
+            """
+            import os, socket, sys, threading
+            target = sys.argv[1].rsplit(":", 1)
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(64)
+            print(listener.getsockname()[1], flush=True)
+            def pipe(a, b):
+                try:
+                    while data := a.recv(65536):
+                        b.sendall(data)
+                except OSError:
+                    pass
+                for s in (a, b):
+                    try: s.shutdown(socket.SHUT_RDWR)
+                    except OSError: pass
+            def serve(client):
+                if os.path.exists(sys.argv[2]):
+                    client.close()
+                    return
+                upstream = socket.create_connection((target[0].split("//")[1], int(target[1])))
+                threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+                pipe(upstream, client)
+            while True:
+                client, _ = listener.accept()
+                threading.Thread(target=serve, args=(client,), daemon=True).start()
+            """, server.endpoint, blocked,
+        ]
+        let output = Pipe()
+        proxy.standardOutput = output
+        try proxy.run()
+        defer { if proxy.isRunning { kill(proxy.processIdentifier, SIGKILL) } }
+        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var environment = server.environment
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(port)"
+
+        let database = try scratch.makeDatabase()
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "1"],
+            environment: environment, scratch: scratch)
+        #expect(waitUntil { (try? server.keys("away/0000/").count) ?? 0 > 0 })
+        _ = FileManager.default.createFile(atPath: blocked, contents: nil)
+        Thread.sleep(forTimeInterval: 4)
+        let waiting = (try? FileManager.default.contentsOfDirectory(atPath: database + "/.dbtool-replicate/ltx/0").count) ?? 0
+        #expect(waiting > 3, "\(waiting) files in the outbox while the store is away")
+        try FileManager.default.removeItem(atPath: blocked)
+        Thread.sleep(forTimeInterval: 3)
+        app.stop()
+        Thread.sleep(forTimeInterval: 1)
+        replicate.send(SIGTERM)
+        let stopped = replicate.wait()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("does not answer") && stopped.stderr.contains("answers again"), "\(stopped.stderr)")
+        let restored = scratch.file("restored")
+        #expect(try dbtool(["restore", "s3://backups/away/", restored], environment: server.environment).status == 0)
+        #expect(try events(restored) == events(database))
+    }
+
     @Test("under systemd: READY=1 once the replica holds the database, WATCHDOG=1 within its period, STOPPING=1 on SIGTERM")
     func serviceNotifications() throws {
         let database = try scratch.makeDatabase()
