@@ -19,7 +19,9 @@ import Foundation
 ///
 /// A restart (after SIGKILL, a reboot) writes a full image of the database
 /// as the TXID after the replica's last file: the replica's history goes on
-/// without a gap, whatever happened to the database meanwhile.
+/// without a gap, whatever happened to the database meanwhile. So does a
+/// database replaced under a running replication (a restore into its
+/// directory, a file moved in): the session starts over on the new file.
 ///
 /// SIGTERM or SIGINT ends it: a last sync and upload, bounded by
 /// ``shutdownTimeout``, then it returns; a second signal stops at once.
@@ -79,7 +81,7 @@ public struct ReplicateOperation: Sendable {
         let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
         let existing = try store.allFiles()
         let last = existing.map(\.name.maxTXID).max() ?? 0
-        let session = try ReplicationSession(database: database.filePath, replica: outbox.path)
+        var session = try ReplicationSession(database: database.filePath, replica: outbox.path)
         try session.start(after: last)
         log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
         // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
@@ -120,6 +122,13 @@ public struct ReplicateOperation: Sendable {
             } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
                 // A full disk: nothing is lost, the log stays pinned; try again.
                 log("could not write to the outbox (\(error.message)): retrying")
+            } catch let replaced as ReplicationSession.LogReplaced {
+                // A new database under the same name: its history follows on as a full image.
+                let next = session.txid
+                try? session.close()
+                session = try ReplicationSession(database: database.filePath, replica: outbox.path)
+                try session.start(after: next)
+                log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
             }
             try uploader.upload()
             if uploader.isIdle {

@@ -218,7 +218,7 @@ final class ReplicationSession {
     /// Ships the transactions committed since the last sync as one level-0
     /// file; returns its name, or nil when there was nothing to ship.
     ///
-    /// - throws: ``DBToolError`` 65 when the log is not the one the session
+    /// - throws: ``LogReplaced`` when the log is not the one the session
     ///   was reading (the database was replaced under it).
     @discardableResult
     func sync() throws -> LTXFileName? {
@@ -229,11 +229,7 @@ final class ReplicationSession {
         if !start.belongs(to: header) {
             // The log restarted: only after a checkpoint of the session's,
             // which shipped the old one to its end, can that be.
-            guard restartExpected else {
-                throw DBToolError(
-                    .dataError, "the write-ahead log of \(path) restarted under replication: the database was replaced or checkpointed by force",
-                    hint: "Start replication again: it takes a new snapshot.")
-            }
+            guard restartExpected else { throw LogReplaced(path: path) }
             start = WALPosition(start: header)
         }
         let transactions = try header.transactions(in: wal, after: start)
@@ -256,6 +252,17 @@ final class ReplicationSession {
         txid += 1
         position = transactions.end
         return name
+    }
+
+    /// The log is not the one the session was reading, and the session did
+    /// not restart it: the database was replaced under it (a restore, a
+    /// file moved in) or checkpointed by force. What it holds can not follow
+    /// the replica's last file: a full image must.
+    struct LogReplaced: Error, CustomStringConvertible {
+        var path: String
+        var description: String {
+            "the write-ahead log of \(path) restarted under replication: the database was replaced or checkpointed by force"
+        }
     }
 
     /// Set by a checkpoint of the session's: the next log may be a new one.
