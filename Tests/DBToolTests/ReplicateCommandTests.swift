@@ -185,6 +185,11 @@ struct ReplicateCommandTests {
             #expect(missing.isEmpty, "--at \(at): \(missing.count) commits acknowledged a second before are missing")
             let late = rows.filter { (commitTimes[$0] ?? 0) > target + 0.001 }
             #expect(late.isEmpty, "--at \(at): \(late.count) rows committed after it")
+            // Litestream's -timestamp reads the same moment from the same files.
+            let theirs = scratch.file("at-\(fraction)-litestream.db")
+            let restoredByLitestream = try litestream(["restore", "-o", theirs, "-timestamp", at, "file://\(replica)"])
+            #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stderr)")
+            #expect(Set(try events(theirs)) == rows, "-timestamp \(at) gives another state than --at")
         }
         let early = try dbtool(["restore", replica, scratch.file("txid-3"), "--txid", "3", "--format", "json"])
         #expect(early.status == 0 && early.stdout.contains("\"txid\" : \"0000000000000003\""), "\(early.stdout)\(early.stderr)")
@@ -408,6 +413,18 @@ struct ReplicateCommandTests {
                 """.write(toFile: file, atomically: true, encoding: .utf8)
             return file
         }
+        // A moment in the middle: object stores list upload times to the second only.
+        let acks = app.acks()
+        let target = acks[acks.count / 2].time
+        let atDirectory = scratch.file("at-s3")
+        let at = try dbtool(
+            ["restore", "s3://backups/ours/", atDirectory, "--at", ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: target))],
+            environment: server.environment)
+        #expect(at.status == 0, "\(at.stderr)")
+        let rowsAt = Set(try events(atDirectory))
+        #expect(acks.filter { $0.time < target - 1 && !rowsAt.contains($0.seq) }.isEmpty, "commits before --at are missing")
+        #expect(rowsAt.filter { seq in acks.first { $0.seq == seq }.map { $0.time > target + 0.2 } ?? true }.isEmpty, "rows acknowledged after --at")
+
         let theirs = scratch.file("from-ours.db")
         let restoredByLitestream = try litestream(["restore", "-config", try config(database + "/db.sqlite", prefix: "ours"), "-o", theirs, database + "/db.sqlite"])
         #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stdout)\(restoredByLitestream.stderr)")

@@ -160,7 +160,8 @@ final class ReplicationSession {
     /// end first, under the write lock.
     @discardableResult
     func snapshot() throws -> LTXFileName {
-        try writeFullImage {
+        try sync()  // most of the log before the lock, the tail under it
+        return try writeFullImage {
             try sync()
             return LTXFileName(level: LTXFileName.snapshotLevel, minTXID: 1, maxTXID: txid)
         }
@@ -271,20 +272,36 @@ final class ReplicationSession {
     /// Lets the log restart: under the write lock, ships it to its end,
     /// ends the read transaction, checkpoints every frame into the
     /// database, and begins a new read transaction, so that the next
-    /// writer starts the log over without a frame unshipped. Returns false
-    /// when writers kept the lock for a second: nothing was done, and the
-    /// log keeps growing until a later try.
+    /// writer starts the log over without a frame unshipped. Most of the
+    /// copy runs before, without the lock: a first locked step moves the
+    /// read transaction to the end of what is shipped, then a passive
+    /// checkpoint copies up to it. Returns false when writers kept the lock
+    /// for a second: the log keeps growing until a later try.
     @discardableResult
     func checkpoint() throws -> Bool {
+        // Writers wait only for two short steps: the long copy runs between
+        // them, without the lock, up to a read mark moved to what is shipped.
+        try sync()
+        guard try withWriteLock({ () throws -> Void in
+            try sync()
+            try endReading()
+            try beginReading()
+        }) != nil else { return false }
+        try passiveCheckpoint()
         let done: Void? = try withWriteLock { () throws -> Void in
             try sync()
             try endReading()
-            _ = try checkpointer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+            try passiveCheckpoint()
             restartExpected = true
             try beginReading()
         }
         if done != nil { checkpoints += 1 }
         return done != nil
+    }
+
+    /// Copies into the database the frames no reader needs, without waiting.
+    private func passiveCheckpoint() throws {
+        _ = try checkpointer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
     /// The size of the log, in pages.
@@ -308,8 +325,11 @@ final class ReplicationSession {
 
     // MARK: - Writing files
 
-    /// Writes one LTX file into the replica: a private temp file, synced,
-    /// renamed into place, its directory synced.
+    /// Writes one LTX file: a private temp file, renamed into place. Not
+    /// synced: the directory is an outbox whose files a crash makes
+    /// useless anyway (the next start writes a full image), and the store
+    /// makes each file durable when it takes it; an fsync here would run
+    /// under the write lock at checkpoints, stalling the application.
     private func writeFile(_ name: LTXFileName, header: LTXHeader, pages: (inout LTXEncoder) throws -> Void) throws {
         let directory = replica + "/ltx/\(name.level)"
         for folder in [replica, replica + "/ltx", directory] where !FileSystem.isDirectory(folder) {
@@ -323,10 +343,8 @@ final class ReplicationSession {
             var encoder = try LTXEncoder(header: header) { try file.writeAll($0) }
             try pages(&encoder)
             _ = try encoder.finish(postApplyChecksum: .zero)
-            try file.sync()
             file.close()
             try FileSystem.rename(temporary, to: final)
-            try FileSystem.sync(directory)
         } catch {
             file.close()
             _ = try? FileSystem.remove(temporary)

@@ -30,8 +30,9 @@ final class ObjectReplicaStore: ReplicaStore {
         let levelPrefix = prefix.prefix + levelFolder(level)
         return try store.list(bucket: prefix.bucket, prefix: levelPrefix).compactMap { object -> ReplicaFile? in
             guard let name = LTXFileName(level: level, fileName: String(object.key.dropFirst(levelPrefix.count))) else { return nil }
-            // The upload's time: never before the file's own (see ``exactTimestamp(of:)``).
-            let uploaded = ISOTime.parse(object.lastModified) ?? .distantFuture
+            // The upload's time, to the second: a second later is never before
+            // the file's own time (see ``exactTimestamp(of:)`` for that).
+            let uploaded = ISOTime.parse(object.lastModified).map { $0.addingTimeInterval(1) } ?? .distantFuture
             return ReplicaFile(name: name, size: object.size, createdAt: uploaded)
         }.sorted { $0.name < $1.name }
     }
