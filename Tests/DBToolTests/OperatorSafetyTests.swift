@@ -284,7 +284,7 @@ struct OperatorSafetyTests {
     // MARK: A full disk
 
     /// Mounts a tmpfs of `kilobytes` at `path`; false where mounting is not permitted.
-    private static func mountFullDisk(_ path: String, kilobytes: Int) -> Bool {
+    static func mountFullDisk(_ path: String, kilobytes: Int) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/mount")
         process.arguments = ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", path]
@@ -294,7 +294,7 @@ struct OperatorSafetyTests {
         return process.terminationStatus == 0
     }
 
-    private static func unmount(_ path: String) {
+    static func unmount(_ path: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/umount")
         process.arguments = [path]

@@ -333,6 +333,43 @@ struct ReplicateCommandTests {
         #expect(try events(restored) == events(database))
     }
 
+    @Test("a full disk under the database: syncs wait, the log keeps the commits, and all of them ship once space is back",
+        .enabled(if: getuid() == 0))
+    func fullDisk() throws {
+        let disk = scratch.file("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        try #require(OperatorSafetyTests.mountFullDisk(disk, kilobytes: 4096), "mounting a tmpfs failed: this test needs root with CAP_SYS_ADMIN")
+        defer { OperatorSafetyTests.unmount(disk) }
+        let database = disk + "/db"
+        #expect(try dbtool(["init", database, "--quiet"]).status == 0)
+        #expect(try dbtool(["exec", "--database", database, "CREATE TABLE event(seq INTEGER PRIMARY KEY, at REAL)"]).status == 0)
+        let replica = scratch.file("replica")
+        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "1"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/9") })
+        // Commits, then the disk fills before the next sync can write its file.
+        let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
+        for seq in 1...200 { try dbQueue.write { db in try db.execute(sql: "INSERT INTO event VALUES (?, 0)", arguments: [seq]) } }
+        let filler = disk + "/filler"
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        for size in [64 * 1024, 4096, 1] {
+            let block = Data(count: size)
+            while (try? handle.write(contentsOf: block)) != nil {}
+        }
+        try handle.close()
+        Thread.sleep(forTimeInterval: 2.5)
+        try FileManager.default.removeItem(atPath: filler)
+        Thread.sleep(forTimeInterval: 2)
+        replicate.send(SIGTERM)
+        let stopped = replicate.wait()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("could not write to the outbox"), "\(stopped.stderr)")
+        let restored = scratch.file("restored")
+        #expect(try dbtool(["restore", replica, restored]).status == 0)
+        #expect(try events(restored) == Array(1...200))
+        try dbQueue.close()
+    }
+
     @Test("under systemd: READY=1 once the replica holds the database, WATCHDOG=1 within its period, STOPPING=1 on SIGTERM")
     func serviceNotifications() throws {
         let database = try scratch.makeDatabase()

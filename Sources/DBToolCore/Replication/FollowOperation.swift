@@ -70,14 +70,8 @@ public struct FollowOperation: Sendable {
             if stop() || Interruption.isRequested { break }
             do {
                 let files = try store.allFiles()
-                var next: [ReplicaFile] = []
-                var reach = current
-                while let file = files.filter({ $0.name.level != LTXFileName.snapshotLevel && $0.name.minTXID <= reach + 1 && $0.name.maxTXID > reach })
-                    .max(by: { $0.name.maxTXID < $1.name.maxTXID })
-                {
-                    next.append(file)
-                    reach = file.name.maxTXID
-                }
+                let next = try RestorePlan.chain(after: current, in: files)
+                var reach = next.last?.name.maxTXID ?? current
                 let last = files.map(\.name.maxTXID).max() ?? current
                 if next.isEmpty && last > current {
                     // What follows is gone from the replica: start again from its snapshot.

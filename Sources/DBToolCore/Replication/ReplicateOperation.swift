@@ -122,6 +122,8 @@ public struct ReplicateOperation: Sendable {
             } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
                 // A full disk: nothing is lost, the log stays pinned; try again.
                 log("could not write to the outbox (\(error.message)): retrying")
+            } catch let error as FileSystemError where error.errno != .interrupted {
+                log("could not write to the outbox (\(error)): retrying")
             } catch let replaced as ReplicationSession.LogReplaced {
                 // A new database under the same name: its history follows on as a full image.
                 let next = session.txid

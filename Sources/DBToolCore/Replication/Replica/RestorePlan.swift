@@ -42,17 +42,25 @@ struct RestorePlan: Equatable {
         guard let snapshot = snapshots.max(by: { ($0.name.maxTXID, $0.name.level) < ($1.name.maxTXID, $1.name.level) }) else {
             return nil
         }
-        var files = [snapshot]
-        var current = snapshot.name.maxTXID
-        let chain = available.filter { $0.name.level != LTXFileName.snapshotLevel && $0.name.maxTXID > snapshot.name.maxTXID }
+        files = try [snapshot] + Self.chain(after: snapshot.name.maxTXID, in: available, where: within)
+    }
+
+    /// The files of levels 0 to 8 that carry a database at `txid` furthest
+    /// without a gap, each the one that reaches furthest, among those that
+    /// `include` accepts.
+    static func chain(
+        after txid: UInt64, in available: [ReplicaFile], where include: (ReplicaFile) throws -> Bool = { _ in true }
+    ) rethrows -> [ReplicaFile] {
+        var files: [ReplicaFile] = []
+        var current = txid
+        let candidates = available.filter { $0.name.level != LTXFileName.snapshotLevel && $0.name.maxTXID > txid }
         while true {
             // Files that start at or before the next TXID and end after the current one.
-            let next = try chain.filter { try $0.name.minTXID <= current + 1 && $0.name.maxTXID > current && within($0) }
+            let next = try candidates.filter { try $0.name.minTXID <= current + 1 && $0.name.maxTXID > current && include($0) }
                 .max { ($0.name.maxTXID, -$0.name.level) < ($1.name.maxTXID, -$1.name.level) }
-            guard let next else { break }
+            guard let next else { return files }
             files.append(next)
             current = next.name.maxTXID
         }
-        self.files = files
     }
 }
