@@ -13,7 +13,7 @@ import Foundation
 /// order, when it answers again. Nothing is lost on a full local disk
 /// either: the log stays pinned until a file could be written.
 ///
-/// Replication takes over checkpoints (see ``ReplicationSession``): it
+/// Replication takes over checkpoints (see `ReplicationSession`): it
 /// checkpoints once the log holds ``checkpointPages`` pages. A snapshot of
 /// the whole database goes to level 9 every ``snapshotInterval``.
 ///
