@@ -331,6 +331,21 @@ struct ReplicateCommandTests {
         let restored = scratch.file("restored")
         #expect(try dbtool(["restore", "s3://backups/away/", restored], environment: server.environment).status == 0)
         #expect(try events(restored) == events(database))
+
+        // SIGTERM while an upload waits out the store's retries: still a clean stop (0), the files left in the outbox said.
+        let again = try BackgroundTool(
+            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "5",
+             "--shutdown-timeout", "2", "--format", "json"],
+            environment: environment, scratch: scratch)
+        Thread.sleep(forTimeInterval: 1.5)  // started: the next uploads meet the store away
+        _ = FileManager.default.createFile(atPath: blocked, contents: nil)
+        let app2 = try AckWriter(database: database, scratch: scratch)
+        Thread.sleep(forTimeInterval: 1.5)
+        app2.stop()
+        again.send(SIGTERM)
+        let interrupted = again.wait(timeout: 30)
+        #expect(interrupted.status == 0, "\(interrupted.stderr)")
+        #expect(interrupted.stdout.contains("\"stoppedBy\" : \"SIGTERM\""), "\(interrupted.stdout)")
     }
 
     @Test("a full disk under the database: syncs wait, the log keeps the commits, and all of them ship once space is back",

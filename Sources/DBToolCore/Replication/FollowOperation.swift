@@ -101,6 +101,8 @@ public struct FollowOperation: Sendable {
                 log("at TXID \(LTXFileName.hex(current)) (readers waited \(Int((stall * 1000).rounded())) ms)")
             } catch let error as DBToolError where error.status == .tempFail {
                 log("the replica does not answer (\(error.message)): retrying")
+            } catch where Interruption.isRequested {
+                break  // the copy keeps its last whole state
             }
         }
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())

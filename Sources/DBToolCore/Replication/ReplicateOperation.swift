@@ -72,14 +72,21 @@ public struct ReplicateOperation: Sendable {
     /// Runs until a signal; `until` (for tests and embedders) can stop it too.
     ///
     /// - throws: ``DBToolError``: 75 when another `replicate` runs for the
-    ///   database, 65 when it is not in WAL mode or its log was replaced under
-    ///   the session, 77 for refused credentials.
+    ///   database, 65 when it is not in WAL mode, 77 for refused credentials.
     public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
         let lock = try ExclusiveLock(for: database, purpose: .replicate, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         let store = try openReplicaStore(replica, objectStore: objectStore)
         let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
-        let existing = try store.allFiles()
+        let existing: [ReplicaFile]
+        do {
+            existing = try store.allFiles()
+        } catch where Interruption.isRequested {
+            // Stopped before it began: nothing to ship, a clean stop.
+            let stoppedBy = Interruption.acknowledge()
+            log("stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
+            return Report(database: database.filePath, replica: store.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
+        }
         let last = existing.map(\.name.maxTXID).max() ?? 0
         var session = try ReplicationSession(database: database.filePath, replica: outbox.path)
         try session.start(after: last)
@@ -91,7 +98,12 @@ public struct ReplicateOperation: Sendable {
             lastSnapshot = Date()
         }
         var uploader = Uploader(store: store, outbox: outbox, log: log, shippedTXID: last)
-        try uploader.upload()
+        var stopping = false
+        do {
+            try uploader.upload()
+        } catch where Interruption.isRequested {
+            stopping = true  // the last sync follows
+        }
         var compaction = Compaction(store: store, scratch: outbox.path)
         var lastRetention = Date.distantPast
         ready()
@@ -99,7 +111,7 @@ public struct ReplicateOperation: Sendable {
         let watchdog = ServiceManager.watchdogInterval()
         var lastHeartbeat = Date()
         var outboxFull = false
-        while !stop() && !Interruption.isRequested {
+        while !stopping && !stop() && !Interruption.isRequested {
             if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
                 ServiceManager.notify("WATCHDOG=1")
                 lastHeartbeat = Date()
@@ -131,8 +143,14 @@ public struct ReplicateOperation: Sendable {
                 session = try ReplicationSession(database: database.filePath, replica: outbox.path)
                 try session.start(after: next)
                 log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
+            } catch where Interruption.isRequested {
+                break  // a signal cut a read or a write short: the last sync follows
             }
-            try uploader.upload()
+            do {
+                try uploader.upload()
+            } catch where Interruption.isRequested {
+                break
+            }
             if uploader.isIdle {
                 maintain(&compaction, &lastRetention)
             }
