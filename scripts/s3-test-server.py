@@ -3,7 +3,8 @@
 Starts moto on a free port with IAM authentication on (so a wrong secret is
 refused as AWS refuses it), creates a user allowed s3:*, an administrator, a
 role allowed s3:* and a bucket named `backups`, prints one JSON line
-(endpoint, keys, role), then serves until its stdin closes. Run by the tests with the Python of `make s3-deps`.
+(endpoint, keys, role), then serves until its stdin closes. An optional
+argument names a file that logs the requests of the slow link. Run by the tests with the Python of `make s3-deps`.
 """
 import json
 import os
@@ -34,12 +35,19 @@ def authenticate_as_aws(self, iam_request_cls, resource="*"):
 ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate_as_aws
 
 # A slow link for the tests that need a long upload without a large
-# archive: every request for a key under `backups/slow/` takes 0.5 s more.
+# archive: every request for a key under `backups/slow/` takes 0.5 s more,
+# and is logged (time, access key) to the file named by the first argument.
+request_log = sys.argv[1] if len(sys.argv) > 1 else None
 dispatch = DomainDispatcherApplication.__call__
 
 
 def dispatch_slowly(self, environ, start_response):
     if environ.get("PATH_INFO", "").startswith("/backups/slow/"):
+        if request_log:
+            # Which key signed each request, and when: the tests check none was expired.
+            credential = environ.get("HTTP_AUTHORIZATION", "").split("Credential=")[-1].split("/")[0]
+            with open(request_log, "a") as log:
+                log.write(json.dumps({"time": time.time(), "key": credential}) + "\n")
         time.sleep(0.5)
     return dispatch(self, environ, start_response)
 

@@ -15,7 +15,7 @@ struct CredentialChainTests {
     let database: String
 
     init() throws {
-        server = try ObjectStorageServer()
+        server = try ObjectStorageServer(requestLog: scratch.file("slow-requests.log"))
         database = try scratch.makeDatabase()
     }
 
@@ -235,8 +235,17 @@ struct CredentialChainTests {
         // The upload outlived several keys: each was replaced before it expired.
         try #require(elapsed > 2 * lifetime, "the upload took \(elapsed) s: too short to outlive a key")
         #expect(issued.count >= Int(elapsed / lifetime), "\(issued.count) keys in \(elapsed) s")
-        for (previous, next) in zip(issued, issued.dropFirst()) {
-            #expect(next.time < previous.time + lifetime, "a key was asked for only after the previous one expired")
+        // Every request of the upload was signed with a key that had not expired.
+        let expiry = Dictionary(issued.map { ($0.issued ?? "", $0.time + lifetime) }) { first, _ in first }
+        let text = try String(contentsOfFile: scratch.file("slow-requests.log"), encoding: .utf8)
+        let requests = text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(requests.count > 5)
+        for request in requests {
+            let key = request["key"] as? String ?? ""
+            let time = request["time"] as? Double ?? 0
+            #expect(time < (expiry[key] ?? 0), "a request at \(time) was signed with \(key), expired at \(expiry[key] ?? 0)")
         }
         let restore = try dbtool(["restore", "s3://backups/slow/refresh/latest", scratch.file("restored")], environment: server.environment)
         #expect(restore.status == 0, "\(restore.stderr)")

@@ -233,12 +233,15 @@ struct ReplicateCommandTests {
         let follower = try BackgroundTool(
             ["restore", replica, copy, "--follow", "--follow-interval", "0.2", "--format", "json"], scratch: scratch)
         #expect(waitUntil { FileManager.default.fileExists(atPath: copy + "/db.sqlite") })
-        // A reader of the copy: each state is whole (seq runs 1...max without a hole).
+        // A reader of the copy, waiting for locks as applications do: each
+        // state is whole (seq runs 1...max without a hole).
         var reads = 0
         var highest = 0
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
         let deadline = Date().addingTimeInterval(3)
         while Date() < deadline {
-            guard let reader = try? DatabaseQueue(path: copy + "/db.sqlite") else { continue }
+            guard let reader = try? DatabaseQueue(path: copy + "/db.sqlite", configuration: configuration) else { continue }
             let state = try reader.read { db -> (count: Int, max: Int)? in
                 guard try db.tableExists("event") else { return nil }
                 let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(max(seq), 0) AS m FROM event")!
