@@ -44,13 +44,8 @@ final class DirectoryReplicaStore: ReplicaStore {
             defer { input.close() }
             let output = try FileDescriptor.createNew(temporary)
             do {
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-                defer { buffer.deallocate() }
-                while true {
-                    let count = try input.read(into: buffer)
-                    if count == 0 { break }
-                    try output.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                }
+                var offset: Int64 = 0
+                while try output.copy(from: input, offset: &offset, count: 1 << 30) > 0 {}
                 try output.sync()
                 output.close()
                 try FileSystem.setTimes(temporary, date: timestamp)
