@@ -63,20 +63,19 @@ public struct FollowOperation: Sendable {
         defer { shadow.close() }
 
         var current = UInt64(txid, radix: 16) ?? 0
-        var pageSize = try rebuild(shadow, from: store, at: .txid(current))
+        var pageSize = try rebuild(shadow, from: store, at: .txid(current)).pageSize
         var updates = 0
         while !stop() && !Interruption.isRequested {
             try? Interruption.sleep(seconds: interval)
             if stop() || Interruption.isRequested { break }
             do {
-                let files = try store.allFiles()
+                let files = try store.files(after: current)
                 let next = try RestorePlan.chain(after: current, in: files)
                 var reach = next.last?.name.maxTXID ?? current
                 let last = files.map(\.name.maxTXID).max() ?? current
                 if next.isEmpty && last > current {
                     // What follows is gone from the replica: start again from its snapshot.
-                    pageSize = try rebuild(shadow, from: store, at: .latest)
-                    reach = try RestorePlan(files, target: .latest)?.txid ?? current
+                    (pageSize, reach) = try rebuild(shadow, from: store, at: .latest)
                     log("the replica no longer holds TXID \(LTXFileName.hex(current + 1)): the copy is rebuilt from its snapshot")
                 } else if next.isEmpty {
                     continue
@@ -108,15 +107,17 @@ public struct FollowOperation: Sendable {
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())
     }
 
-    /// Builds the shadow's database at `target`; returns its page size.
-    private func rebuild(_ shadow: DirectoryDescriptor, from store: any ReplicaStore, at target: RestorePlan.Target) throws -> UInt32 {
+    /// Builds the shadow's database at `target`; returns its page size and TXID.
+    private func rebuild(
+        _ shadow: DirectoryDescriptor, from store: any ReplicaStore, at target: RestorePlan.Target
+    ) throws -> (pageSize: UInt32, txid: UInt64) {
         _ = try? shadow.removeFile(DatabaseLocation.defaultFileName)
         for suffix in DatabaseFiles.walSuffixes { _ = try? shadow.removeFile(DatabaseLocation.defaultFileName + suffix) }
-        _ = try ReplicaRestore(store: store, target: target).build(into: shadow, fileName: DatabaseLocation.defaultFileName)
+        let built = try ReplicaRestore(store: store, target: target).build(into: shadow, fileName: DatabaseLocation.defaultFileName)
         let (file, _) = try shadow.openRegularFile(DatabaseLocation.defaultFileName)
         defer { file.close() }
         let header = try file.read(fromAbsoluteOffset: 16, count: 2)
         let raw = UInt32(header[0]) << 8 | UInt32(header[1])
-        return raw == 1 ? 65536 : raw
+        return (raw == 1 ? 65536 : raw, UInt64(built.txid, radix: 16) ?? 0)
     }
 }

@@ -78,21 +78,22 @@ public struct ReplicateOperation: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let store = try openReplicaStore(replica, objectStore: objectStore)
         let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
-        let existing: [ReplicaFile]
+        let snapshots: [ReplicaFile]
+        let last: UInt64
         do {
-            existing = try store.allFiles()
+            snapshots = try store.files(level: LTXFileName.snapshotLevel)
+            last = try store.lastTXID()
         } catch where Interruption.isRequested {
             // Stopped before it began: nothing to ship, a clean stop.
             let stoppedBy = Interruption.acknowledge()
             log("stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
             return Report(database: database.filePath, replica: store.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
-        let last = existing.map(\.name.maxTXID).max() ?? 0
         var session = try ReplicationSession(database: database.filePath, replica: outbox.path)
         try session.start(after: last)
         log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
         // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
-        var lastSnapshot = existing.filter { $0.name.level == LTXFileName.snapshotLevel }.map(\.createdAt).max() ?? .distantPast
+        var lastSnapshot = snapshots.map(\.createdAt).max() ?? .distantPast
         if lastSnapshot == .distantPast {
             try session.snapshot()
             lastSnapshot = Date()

@@ -24,6 +24,9 @@ struct Compaction {
     let scratch: String
     var levels = Compaction.defaultLevels
     private var lastRun: [Int: Date] = [:]
+    /// The last TXID of each level, once listed or written: a level is
+    /// listed whole once, and the level below only after that TXID.
+    private var lastTXID: [Int: UInt64] = [:]
 
     init(store: any ReplicaStore, scratch: String) {
         self.store = store
@@ -36,18 +39,32 @@ struct Compaction {
         for level in levels {
             if !force, let last = lastRun[level.level], now.timeIntervalSince(last) < level.interval { continue }
             lastRun[level.level] = now
-            if let name = try compact(into: level.level) { written.append(name) }
+            if let name = try compact(into: level.level) {
+                lastTXID[level.level] = name.maxTXID
+                written.append(name)
+            }
         }
         return written
     }
 
     /// Merges the files of `level - 1` after the last file of `level` into
     /// one file of `level`; nil when there is nothing new.
-    func compact(into level: Int) throws -> LTXFileName? {
-        let done = try store.files(level: level).map(\.name.maxTXID).max() ?? 0
+    mutating func compact(into level: Int) throws -> LTXFileName? {
+        let done: UInt64
+        if let known = lastTXID[level] {
+            done = known
+        } else {
+            done = try store.files(level: level).map(\.name.maxTXID).max() ?? 0
+            lastTXID[level] = done
+        }
         var sources: [ReplicaFile] = []
-        // The contiguous files after what the level holds (a full image, minTXID 1, may start it).
-        for file in try store.files(level: level - 1) where file.name.maxTXID > done {
+        // The contiguous files after what the level holds (a full image, minTXID 1, may start it);
+        // the files of the level below end where the level's do, so those after it start after it.
+        var below = try store.files(level: level - 1, firstTXIDs: (done + 1)...UInt64.max)
+        if let first = below.first, first.name.minTXID > done + 1 {
+            below = try store.files(level: level - 1)  // levels that do not line up: all of it
+        }
+        for file in below where file.name.maxTXID > done {
             if let last = sources.last?.name.maxTXID, file.name.minTXID > last + 1 { break }
             sources.append(file)
         }
@@ -120,7 +137,9 @@ struct Compaction {
             deleted.append(snapshot.name)
         }
         for level in 0..<LTXFileName.snapshotLevel {
-            for file in try store.files(level: level) where file.name.maxTXID <= base.name.maxTXID && file.createdAt < horizon {
+            // Only the files that start at or before the snapshot: the listing stops there.
+            for file in try store.files(level: level, firstTXIDs: 0...base.name.maxTXID)
+            where file.name.maxTXID <= base.name.maxTXID && file.createdAt < horizon {
                 try store.delete(file.name)
                 deleted.append(file.name)
             }

@@ -14,7 +14,7 @@ final class DirectoryReplicaStore: ReplicaStore {
 
     private func levelDirectory(_ level: Int) -> String { path + "/ltx/\(level)" }
 
-    func files(level: Int) throws -> [ReplicaFile] {
+    func files(level: Int, firstTXIDs: ClosedRange<UInt64>) throws -> [ReplicaFile] {
         let directory = levelDirectory(level)
         guard FileSystem.isDirectory(directory) else { return [] }
         let names: [String]
@@ -24,7 +24,7 @@ final class DirectoryReplicaStore: ReplicaStore {
             throw error.reported(.noInput, hint: "Check the permissions of \(directory).")
         }
         return try names.compactMap { fileName -> ReplicaFile? in
-            guard let name = LTXFileName(level: level, fileName: fileName),
+            guard let name = LTXFileName(level: level, fileName: fileName), firstTXIDs.contains(name.minTXID),
                 let info = try FileSystem.status(directory + "/" + fileName, followingLinks: false), info.kind == .regular
             else { return nil }
             return ReplicaFile(name: name, size: info.size, createdAt: info.modificationDate)

@@ -26,10 +26,18 @@ final class ObjectReplicaStore: ReplicaStore {
 
     private func location(_ name: LTXFileName) -> ObjectLocation { prefix.appending(levelFolder(name.level) + name.fileName) }
 
-    func files(level: Int) throws -> [ReplicaFile] {
+    func files(level: Int, firstTXIDs: ClosedRange<UInt64>) throws -> [ReplicaFile] {
         let levelPrefix = prefix.prefix + levelFolder(level)
-        return try store.list(bucket: prefix.bucket, prefix: levelPrefix).compactMap { object -> ReplicaFile? in
-            guard let name = LTXFileName(level: level, fileName: String(object.key.dropFirst(levelPrefix.count))) else { return nil }
+        // Keys sort by their first TXID (16 hexadecimal digits): the listing starts
+        // after the bare digits of the lowest (a prefix of its keys) and stops
+        // at those of the next after the highest.
+        let startAfter = firstTXIDs.lowerBound == 0 ? nil : levelPrefix + LTXFileName.hex(firstTXIDs.lowerBound)
+        let endBefore = firstTXIDs.upperBound == .max ? nil : levelPrefix + LTXFileName.hex(firstTXIDs.upperBound + 1)
+        return try store.list(bucket: prefix.bucket, prefix: levelPrefix, startAfter: startAfter, endBefore: endBefore).compactMap {
+            object -> ReplicaFile? in
+            guard let name = LTXFileName(level: level, fileName: String(object.key.dropFirst(levelPrefix.count))),
+                firstTXIDs.contains(name.minTXID)
+            else { return nil }
             // The upload's time, to the second: a second later is never before
             // the file's own time (see ``exactTimestamp(of:)`` for that).
             let uploaded = ISOTime.parse(object.lastModified).map { $0.addingTimeInterval(1) } ?? .distantFuture

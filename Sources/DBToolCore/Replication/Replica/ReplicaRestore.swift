@@ -19,7 +19,7 @@ struct ReplicaRestore {
 
     /// Whether the replica holds anything to restore at all.
     static func isReplica(_ store: any ReplicaStore) throws -> Bool {
-        try !store.files(level: 0).isEmpty || !store.files(level: LTXFileName.snapshotLevel).isEmpty
+        try store.lastTXID() > 0
     }
 
     /// Builds the database as `fileName` in `staging`.
@@ -27,14 +27,13 @@ struct ReplicaRestore {
     /// - throws: ``DBToolError`` 66 when nothing is restorable at the target,
     ///   65 when a file is damaged or the chain has a gap (naming the file).
     func build(into staging: DirectoryDescriptor, fileName: String) throws -> Result {
-        let available = try store.allFiles()
         let exact = store as? ObjectReplicaStore
-        let plan = try RestorePlan(available, target: target) { file in
+        let (found, listed) = try RestorePlan.load(from: store, target: target) { file in
             try exact?.exactTimestamp(of: file.name) ?? file.createdAt
         }
-        guard let plan else {
+        guard let plan = found else {
             throw DBToolError(
-                .noInput, "\(store.description) holds no state at or before \(describe(target)) (\(available.count) files)",
+                .noInput, "\(store.description) holds no state at or before \(describe(target)) (\(listed) files)",
                 hint: "List what it holds with `dbtool replicate status \(store.description)`.")
         }
         if case .txid(let wanted) = target, plan.txid != wanted {

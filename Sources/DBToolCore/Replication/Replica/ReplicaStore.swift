@@ -9,8 +9,10 @@ import Foundation
 protocol ReplicaStore: AnyObject {
     /// The replica as given, for messages.
     var description: String { get }
-    /// The files of `level`, by transaction.
-    func files(level: Int) throws -> [ReplicaFile]
+    /// The files of `level` whose first TXID is in `firstTXIDs`, by
+    /// transaction. A store lists only those: a restore or a compaction
+    /// reads the end of a day of level-0 files, not all of them.
+    func files(level: Int, firstTXIDs: ClosedRange<UInt64>) throws -> [ReplicaFile]
     /// Publishes the local file `path` as `name`, whole or not at all.
     func write(_ name: LTXFileName, from path: String, timestamp: Date) throws
     /// A reader of the file `name`, front to back.
@@ -31,12 +33,53 @@ struct ReplicaFile: Equatable, Sendable {
 /// compactions), and the snapshots' 9.
 enum ReplicaStoreLevels {
     static let all = 0...LTXFileName.snapshotLevel
+
+    /// The first TXIDs to list at `level` once the levels above it carry a
+    /// chain to `reach`. Levels 2 to 8 are listed whole: they hold a file
+    /// per five minutes or more, and may hold the one that straddles a
+    /// snapshot. Levels 1 and 0 are listed from `reach` on: a compacted file
+    /// merges whole files of the level below, so past the first such file
+    /// each level's files end where those of the levels below end.
+    static func listing(level: Int, reach: UInt64) -> ClosedRange<UInt64> {
+        level >= 2 ? 0...UInt64.max : (reach + 1)...UInt64.max
+    }
 }
 
 extension ReplicaStore {
+    /// Every file of `level`.
+    func files(level: Int) throws -> [ReplicaFile] {
+        try files(level: level, firstTXIDs: 0...UInt64.max)
+    }
+
     /// Every file of every level.
     func allFiles() throws -> [ReplicaFile] {
         try ReplicaStoreLevels.all.flatMap { try files(level: $0) }
+    }
+
+    /// The files of levels 0 to 8 that may carry a chain on from `txid`
+    /// (every file that ends after it, but those of levels 0 and 1 that
+    /// straddle it), listed so that a day of history costs a listing of its
+    /// last minutes: see `ReplicaStoreLevels.listing(level:reach:)`.
+    func files(after txid: UInt64) throws -> [ReplicaFile] {
+        var found: [ReplicaFile] = []
+        var reach = txid
+        for level in (0..<LTXFileName.snapshotLevel).reversed() {
+            found += try files(level: level, firstTXIDs: ReplicaStoreLevels.listing(level: level, reach: reach)).filter { $0.name.maxTXID > txid }
+            reach = try RestorePlan.chain(after: reach, in: found).last?.name.maxTXID ?? reach
+        }
+        return found
+    }
+
+    /// The last TXID the replica holds (0 when it holds nothing): the
+    /// snapshots and levels 2 to 8 whole, then levels 1 and 0 from the
+    /// last TXID found above them.
+    func lastTXID() throws -> UInt64 {
+        var last: UInt64 = 0
+        for level in ReplicaStoreLevels.all.reversed() {
+            let range = level == LTXFileName.snapshotLevel ? 0...UInt64.max : ReplicaStoreLevels.listing(level: level, reach: last)
+            last = max(last, try files(level: level, firstTXIDs: range).map(\.name.maxTXID).max() ?? 0)
+        }
+        return last
     }
 }
 

@@ -45,6 +45,62 @@ struct RestorePlan: Equatable {
         files = try [snapshot] + Self.chain(after: snapshot.name.maxTXID, in: available, where: within)
     }
 
+    /// The plan for `target`, listing only what it needs: the snapshots,
+    /// then the levels top down, levels 1 and 0 only where the levels above
+    /// leave a hole (see `ReplicaStoreLevels.listing(level:reach:)`), so
+    /// that a day of level-0 files costs a listing of a few minutes of them.
+    /// Should level 0 not line up with the rest (a gap, or files written
+    /// otherwise), every file is listed.
+    ///
+    /// - returns: The plan (nil when nothing is restorable at the target) and
+    ///   the number of files listed.
+    static func load(
+        from store: any ReplicaStore, target: Target, createdAt exact: @escaping (ReplicaFile) throws -> Date = { $0.createdAt }
+    ) throws -> (plan: RestorePlan?, listed: Int) {
+        // A time target may ask a file's exact time more than once.
+        var times: [LTXFileName: Date] = [:]
+        let createdAt = { (file: ReplicaFile) throws -> Date in
+            if let time = times[file.name] { return time }
+            let time = try exact(file)
+            times[file.name] = time
+            return time
+        }
+        // Without a snapshot before the target, every level is listed from TXID
+        // 1: a replica's first file is a whole database too.
+        var available = try store.files(level: LTXFileName.snapshotLevel)
+        var plan = try RestorePlan(available, target: target, createdAt: createdAt)
+        // The first TXIDs of `range` a restore to `target` may need.
+        func needed(_ range: ClosedRange<UInt64>) -> ClosedRange<UInt64>? {
+            guard case .txid(let txid) = target else { return range }
+            return txid < range.lowerBound ? nil : range.lowerBound...min(range.upperBound, txid)
+        }
+        for level in (0..<LTXFileName.snapshotLevel).reversed() {
+            if ReplicaStoreLevels.listing(level: level, reach: 0) == 0...UInt64.max {
+                if let range = needed(0...UInt64.max) { available += try store.files(level: level, firstTXIDs: range) }
+                plan = try RestorePlan(available, target: target, createdAt: createdAt) ?? plan
+                continue
+            }
+            // Levels 1 and 0 fill what the levels above leave: from where the
+            // chain stops to the next file above it, and so on to the end.
+            while true {
+                let reach = plan?.txid ?? 0
+                let above = available.filter {
+                    $0.name.level > level && $0.name.level != LTXFileName.snapshotLevel && $0.name.minTXID > reach + 1
+                }.map(\.name.minTXID).min()
+                guard let range = needed((reach + 1)...(above.map { $0 - 1 } ?? UInt64.max)) else { break }
+                let files = try store.files(level: level, firstTXIDs: range)
+                available += files
+                plan = try RestorePlan(available, target: target, createdAt: createdAt) ?? plan
+                if level == 0, let first = files.first, first.name.minTXID > reach + 1 {
+                    let all = try store.allFiles()
+                    return (try RestorePlan(all, target: target, createdAt: createdAt), all.count)
+                }
+                if above == nil || (plan?.txid ?? 0) <= reach { break }
+            }
+        }
+        return (plan, available.count)
+    }
+
     /// The files of levels 0 to 8 that carry a database at `txid` furthest
     /// without a gap, each the one that reaches furthest, among those that
     /// `include` accepts.

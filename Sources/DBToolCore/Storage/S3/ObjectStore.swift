@@ -76,19 +76,27 @@ final class ObjectStore {
         var lastModified: String
     }
 
-    /// Every object whose key starts with `prefix` (ListObjectsV2, page after page).
-    func list(bucket: String, prefix: String) throws -> [ListedObject] {
+    /// The objects whose key starts with `prefix`, in key order
+    /// (ListObjectsV2, page after page): only the keys after `startAfter`
+    /// when given, and only those before `endBefore`, where paging stops.
+    func list(bucket: String, prefix: String, startAfter: String? = nil, endBefore: String? = nil) throws -> [ListedObject] {
         var objects: [ListedObject] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix)]
-            if let token { query.append(("continuation-token", token)) }
+            if let token {
+                query.append(("continuation-token", token))
+            } else if let startAfter {
+                query.append(("start-after", startAfter))
+            }
             let response = try send("listing s3://\(bucket)/\(prefix)", "GET", bucket: bucket, key: "", query: query)
             guard let root = XMLNode.parse(response.body), root.name == "ListBucketResult" else {
                 throw unreadable("the listing of s3://\(bucket)/\(prefix)")
             }
             for content in root.all("Contents") {
                 guard let key = content["Key"] else { continue }
+                // S3 orders keys by their UTF-8 bytes.
+                if let endBefore, !key.utf8.lexicographicallyPrecedes(endBefore.utf8) { return objects }
                 objects.append(ListedObject(key: key, size: Int64(content["Size"] ?? "") ?? 0, lastModified: content["LastModified"] ?? ""))
             }
             token = root["IsTruncated"] == "true" ? root["NextContinuationToken"] : nil
