@@ -15,10 +15,16 @@ restore is then checked against the log. Reported:
 - writer impact: the application's longest commit with the replicator running,
   and with none;
 - cost: the replicator's CPU seconds per 10,000 transactions and peak RSS,
-  and its CPU while the database is idle.
+  and its CPU while the database is idle;
+- a day of history: both tools replicate an application committing one
+  transaction a second for a day, time scaled by --day-scale (the rate, the
+  compaction levels, Litestream's level-0 retention and the run's length
+  all scaled alike, so each level holds the files of a real day), then each
+  tool restores the latest state and the state at midday from each replica.
 
     python3 Benchmarks/replication.py --dbtool PATH --litestream PATH \
-        --s3-server "PYTHON scripts/s3-test-server.py" [--trials 20] [--results Benchmarks/RESULTS.md]
+        --s3-server "PYTHON scripts/s3-test-server.py" [--trials 20] [--day-scale 144] \
+        [--phases trials,day] [--results Benchmarks/RESULTS.md]
 """
 import argparse
 import datetime
@@ -53,6 +59,22 @@ with open(acks, "a", buffering=1) as log:
         longest = max(longest, end - start)
         log.write(f"{seq} {end} {longest}\n")
         time.sleep(0.01)
+"""
+
+
+DAY_WRITER = r"""
+import os, random, sqlite3, sys, time
+db, rate, stop = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+c = sqlite3.connect(db, isolation_level=None, timeout=30)
+count, start = 0, time.time()
+while not os.path.exists(stop):
+    count += 1
+    c.execute("BEGIN IMMEDIATE")
+    c.execute("INSERT OR REPLACE INTO item VALUES (?, randomblob(200))", (random.randint(1, 20000),))
+    c.execute("COMMIT")
+    delay = start + count / rate - time.time()
+    if delay > 0:
+        time.sleep(delay)
 """
 
 
@@ -105,9 +127,14 @@ class Bench:
         self.server.wait(timeout=10)
         subprocess.run(["rm", "-rf", self.root])
 
-    def litestream_config(self, database, prefix):
+    def litestream_config(self, database, prefix, levels=None):
         path = database + ".litestream.yml"
         with open(path, "w") as config:
+            if levels:
+                # Compaction levels, level-0 retention and snapshots, time scaled.
+                intervals, l0_retention, snapshot = levels
+                config.write("levels:\n" + "".join(f"  - interval: {seconds:.3f}s\n" for seconds in intervals))
+                config.write(f"l0-retention: {l0_retention:.3f}s\nsnapshot:\n  interval: {snapshot:.0f}s\n")
             config.write(f"""dbs:
   - path: {database}
     replicas:
@@ -123,13 +150,17 @@ class Bench:
 """)
         return path
 
-    def start_replicator(self, tool, directory, prefix):
+    def start_replicator(self, tool, directory, prefix, levels=None):
         database = directory + "/db.sqlite"
         if tool == "dbtool":
             command = [self.options.dbtool, "replicate", "--database", directory, "--to", f"s3://backups/{prefix}/",
                        "--sync-interval", "1", "--quiet"]
+            if levels:
+                intervals, _, snapshot = levels
+                command += ["--compaction-levels", ",".join(f"{seconds:.3f}s" for seconds in intervals),
+                            "--snapshot-interval", f"{snapshot / 3600:.4f}"]
         else:
-            command = [self.options.litestream, "replicate", "-config", self.litestream_config(database, prefix)]
+            command = [self.options.litestream, "replicate", "-config", self.litestream_config(database, prefix, levels)]
         return subprocess.Popen(command, env=self.environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def restore(self, tool, directory, prefix, output, at=None):
@@ -214,7 +245,83 @@ class Bench:
         replicator.wait(timeout=30)
         return used / seconds
 
-    def baseline_longest_commit(self, seconds):
+    def objects(self, prefix):
+        import boto3
+        s3 = boto3.client("s3", endpoint_url=self.s3["endpoint"], region_name="us-east-1",
+                          aws_access_key_id=self.s3["accessKeyId"], aws_secret_access_key=self.s3["secretAccessKey"])
+        count = 0
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket="backups", Prefix=prefix + "/"):
+            count += len(page.get("Contents", []))
+        return count
+
+    def day(self, scale):
+        """A day of history at one transaction a second, time scaled; returns the report's lines."""
+        seconds = 86_400 / scale
+        levels = ([30 / scale, 300 / scale, 3600 / scale], 300 / scale, 4 * seconds)
+        runs = {}
+        for tool in ["dbtool", "litestream"]:
+            directory = self.new_database(f"day-{tool}")
+            connection = sqlite3.connect(directory + "/db.sqlite")
+            connection.execute("CREATE TABLE item(id INTEGER PRIMARY KEY, v BLOB)")
+            connection.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                               "INSERT INTO item SELECT i, randomblob(200) FROM n")
+            connection.commit()
+            connection.close()
+            runs[tool] = {"directory": directory, "prefix": f"day-{tool}"}
+        for tool, run in runs.items():
+            run["replicator"] = self.start_replicator(tool, run["directory"], run["prefix"], levels)
+        time.sleep(3)
+        start = time.time()
+        for run in runs.values():
+            run["writer"] = subprocess.Popen([sys.executable, "-c", DAY_WRITER, run["directory"] + "/db.sqlite",
+                                              str(scale), run["directory"] + "/stop"])
+        print(f"a day of history at {scale:.0f}x: {seconds:.0f} s of {scale:.0f} transactions a second", flush=True)
+        time.sleep(seconds / 2)
+        midday = time.time()
+        time.sleep(seconds / 2)
+        for run in runs.values():
+            open(run["directory"] + "/stop", "w").close()
+            run["writer"].wait()
+        time.sleep(max(levels[0]) + 3)  # the last compactions
+        for run in runs.values():
+            run["replicator"].send_signal(signal.SIGTERM)
+            run["replicator"].wait(timeout=120)
+        expected = {tool: sqlite3.connect(run["directory"] + "/db.sqlite").execute(
+            "SELECT count(*), sum(length(v)), total(id * unicode(hex(v))) FROM item").fetchone() for tool, run in runs.items()}
+        lines = []
+        for source, run in runs.items():
+            files = self.objects(run["prefix"])
+            for restorer in ["dbtool", "litestream"]:
+                for label, at in [("latest", None), ("midday", midday)]:
+                    times = []
+                    for attempt in range(3):
+                        output = f"{run['directory']}/restore-{restorer}-{label}-{attempt}"
+                        began = time.monotonic()
+                        restored = self.restore(restorer, run["directory"], run["prefix"], output, at=at)
+                        times.append(time.monotonic() - began)
+                        if at is None:
+                            state = sqlite3.connect(restored).execute(
+                                "SELECT count(*), sum(length(v)), total(id * unicode(hex(v))) FROM item").fetchone()
+                            if state != expected[source]:
+                                raise RuntimeError(f"{restorer} restored {state} from {source}'s replica, not {expected[source]}")
+                    lines.append(f"| {source}'s ({files} objects) | {restorer} | {label} | {statistics.median(times):.2f} s | "
+                                 f"{min(times):.2f} s |")
+                    print(lines[-1], flush=True)
+        return [
+            f"### Restore of a day of history ({scale:.0f}x time scale, one run)",
+            "",
+            f"- Both tools replicate their own copy of the same application at once, to moto: one transaction a second "
+            f"(`INSERT OR REPLACE` of a 200-byte row among 20,000) for a day, time scaled {scale:.0f}x: {scale:.0f} "
+            f"transactions a second for {seconds:.0f} s, compaction levels of {', '.join(f'{x:.3f}' for x in levels[0])} s "
+            f"(30 s, 5 min, 1 h scaled), Litestream's level-0 retention {levels[1]:.2f} s (5 min scaled), no snapshot "
+            "after the first, so a restore crosses the whole day; 1 s sync interval for both (level 0 holds a file per "
+            "second of the run, not per transaction). Then each tool restores each replica: the latest state (checked "
+            "against the database) and the state at midday; median and best of 3.",
+            "",
+            "| Replica | restored by | state | time, median | best |",
+            "| --- | --- | --- | ---: | ---: |",
+        ] + lines
+
         directory = self.new_database("baseline")
         acks, stop = directory + "/acks", directory + "/stop"
         writer = subprocess.Popen([sys.executable, "-c", WRITER, directory + "/db.sqlite", acks, stop])
@@ -232,10 +339,20 @@ def main():
     parser.add_argument("--s3-server", required=True)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=6)
+    parser.add_argument("--day-scale", type=float, default=144)
+    parser.add_argument("--phases", default="trials,day")
     parser.add_argument("--results")
     options = parser.parse_args()
+    phases = options.phases.split(",")
     bench = Bench(options)
     tools = ["dbtool", "litestream"]
+    if "trials" not in phases:
+        try:
+            day = bench.day(options.day_scale)
+        finally:
+            bench.close()
+        write_block(options.results, "replication-day", "\n".join(day))
+        return
     try:
         results = {tool: [] for tool in tools}
         pitr = {tool: 0 for tool in tools}
@@ -252,6 +369,7 @@ def main():
                       flush=True)
         idle = {tool: bench.idle(tool, 20) for tool in tools}
         baseline = bench.baseline_longest_commit(options.seconds)
+        day = bench.day(options.day_scale) if "day" in phases else None
     finally:
         bench.close()
 
@@ -285,17 +403,25 @@ def main():
         f"Longest commit of the same application with no replicator: {baseline * 1000:.1f} ms.",
     ])
     print(report)
-    if options.results:
-        begin, end = "<!-- replication:begin -->", "<!-- replication:end -->"
-        with open(options.results) as results_file:
-            text = results_file.read()
-        block = f"{begin}\n{report}\n{end}"
-        if begin in text and end in text:
-            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
-        else:
-            text += "\n" + block + "\n"
-        with open(options.results, "w") as results_file:
-            results_file.write(text)
+    write_block(options.results, "replication", report)
+    if day:
+        write_block(options.results, "replication-day", "\n".join(day))
+
+
+def write_block(results, name, report):
+    """Replaces the block `name` of the results file (appended when new)."""
+    if not results:
+        return
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    with open(results) as results_file:
+        text = results_file.read()
+    block = f"{begin}\n{report}\n{end}"
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+    else:
+        text += "\n" + block + "\n"
+    with open(results, "w") as results_file:
+        results_file.write(text)
 
 
 if __name__ == "__main__":

@@ -1105,7 +1105,7 @@ _dbtool_replicate_run() {
     repeating_flags=()
     non_repeating_flags=(--no-compaction --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --database --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --compaction-levels --database --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1130,6 +1130,9 @@ _dbtool_replicate_run() {
         return
         ;;
     '--retention')
+        return
+        ;;
+    '--compaction-levels')
         return
         ;;
     '--database')

@@ -156,17 +156,25 @@ struct ReplicateCommandTests {
         #expect(gap.stdout.contains("\"status\" : 65"), "\(gap.stdout)")
     }
 
-    @Test("restore --txid and --at: a state in the past, every commit acknowledged a second before it, none after it")
+    @Test(
+        "restore --txid and --at: a state in the past, every commit acknowledged a second before it, none after it, with levels merged underneath"
+    )
     func pointInTime() throws {
         let database = try scratch.makeDatabase()
         let replica = scratch.file("replica")
         let app = try AckWriter(database: database, scratch: scratch)
+        // Short compaction levels: restores cross merged files of levels 1 to 3 as after a day.
         let replicate = try BackgroundTool(
-            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1", "--compaction-levels", "0.3s,0.9s,1.8s"],
+            scratch: scratch)
         Thread.sleep(forTimeInterval: 3)
         app.stop()
         replicate.send(SIGTERM)
         #expect(replicate.wait().status == 0)
+        for level in 1...3 {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/\(level)")) ?? []
+            #expect(!files.isEmpty, "no file at level \(level)")
+        }
         let acks = app.acks()
         try #require(acks.count > 50)
         let commitTimes = try Dictionary(
@@ -220,6 +228,11 @@ struct ReplicateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("none")))
         let refused = try dbtool(["restore", scratch.file("empty-replica"), scratch.file("none")])
         #expect(refused.status == 66, "\(refused.stderr)")
+        for levels in ["5m,30s", "30s,30s", "", "1s,2s,3s,4s,5s,6s,7s,8s,9s", "30x"] {
+            let wrong = try dbtool(["replicate", "--database", database, "--to", replica, "--compaction-levels", levels])
+            let named = wrong.stderr.contains("--compaction-levels") || wrong.stderr.contains("duration")
+            #expect(wrong.status == 64 && named, "\(levels): \(wrong.stderr)")
+        }
     }
 
     @Test("--follow: a read-only copy that keeps up with the replica; every read sees a whole state, never half of a file")

@@ -60,8 +60,9 @@ struct ManPage {
             page.text("Options:")
             for argument in arguments { page.entry(Self.synopsis(argument), Self.help(argument)) }
         }
+        // A default subcommand whose options the parent lists is not described twice.
         for subcommand in (command.subcommands ?? []) where subcommand.isShown {
-            describe(subcommand, path: path, parentDefault: command.defaultSubcommand, into: &page)
+            describe(subcommand, path: path, parentDefault: arguments.isEmpty ? nil : command.defaultSubcommand, into: &page)
         }
     }
 

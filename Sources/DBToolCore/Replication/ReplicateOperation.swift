@@ -38,9 +38,11 @@ public struct ReplicateOperation: Sendable {
     /// How far back a restore can go: older files are deleted once a
     /// snapshot covers them.
     public var retention: TimeInterval = 86_400
-    /// Whether files of levels 1 to 3 are merged (Litestream's intervals:
-    /// 30 s, 5 min, 1 h).
+    /// Whether files are merged into levels 1 and up.
     public var compacts = true
+    /// The interval of each compaction level from 1 up (at most 8, each
+    /// longer than the one before): Litestream's 30 s, 5 min and 1 h.
+    public var compactionIntervals: [TimeInterval] = [30, 300, 3600]
     public var objectStore = ObjectStoreOptions()
     /// Receives one line per event (the CLI prints them on stderr).
     public var log: @Sendable (String) -> Void = { _ in }
@@ -106,6 +108,7 @@ public struct ReplicateOperation: Sendable {
             stopping = true  // the last sync follows
         }
         var compaction = Compaction(store: store, scratch: outbox.path)
+        compaction.levels = compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) }
         var lastRetention = Date.distantPast
         ready()
         ServiceManager.notify("READY=1\nSTATUS=replicating to \(store.description)")

@@ -15,26 +15,26 @@ struct ReplicateRunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Ship every committed transaction to a replica within --sync-interval (the default of `dbtool replicate`).",
         discussion: """
-            A long-running process, for systemd (dbtool-replicate@.service, Type=notify with a \\
-            watchdog) or a container's supervisor. Every --sync-interval, the transactions committed \\
-            since the last sync go to the replica as one LTX file (the format and layout of \\
-            Litestream 0.5: `litestream restore` reads the replica, and `dbtool restore` reads \\
-            Litestream's). The first run writes the whole database; a restart writes a full image \\
-            after the replica's last file, so its history has no gap. A snapshot goes to level 9 \\
+            A long-running process, for systemd (dbtool-replicate@.service, Type=notify with a \
+            watchdog) or a container's supervisor. Every --sync-interval, the transactions committed \
+            since the last sync go to the replica as one LTX file (the format and layout of \
+            Litestream 0.5: `litestream restore` reads the replica, and `dbtool restore` reads \
+            Litestream's). The first run writes the whole database; a restart writes a full image \
+            after the replica's last file, so its history has no gap. A snapshot goes to level 9 \
             every --snapshot-interval.
 
-            Replication reads SQLite's write-ahead log, holding a read transaction so that no \\
-            checkpoint can overwrite a frame not yet shipped, and takes over checkpoints: it \\
-            checkpoints once the log holds --checkpoint-pages pages, under the write lock, after \\
-            shipping the log to its end. The application's own passive checkpoints stay harmless; \\
-            a blocking one (`dbtool checkpoint --mode truncate`) waits for replication's read and \\
+            Replication reads SQLite's write-ahead log, holding a read transaction so that no \
+            checkpoint can overwrite a frame not yet shipped, and takes over checkpoints: it \
+            checkpoints once the log holds --checkpoint-pages pages, under the write lock, after \
+            shipping the log to its end. The application's own passive checkpoints stay harmless; \
+            a blocking one (`dbtool checkpoint --mode truncate`) waits for replication's read and \
             exits 75. The database must be in WAL mode.
 
-            Files are written to an outbox beside the database (.dbtool-replicate/, never archived \\
-            by dbtool backup) and uploaded in order: while the store does not answer, they wait \\
-            there, up to --outbox-limit MiB (then syncs pause and the log holds the transactions), \\
-            and go up when it answers again. One line per event goes to stderr. SIGTERM or SIGINT: \\
-            a last sync and upload (at most --shutdown-timeout seconds), then exit 0; a second \\
+            Files are written to an outbox beside the database (.dbtool-replicate/, which backups \
+            never archive) and uploaded in order: while the store does not answer, they wait \
+            there, up to --outbox-limit MiB (then syncs pause and the log holds the transactions), \
+            and go up when it answers again. One line per event goes to stderr. SIGTERM or SIGINT: \
+            a last sync and upload (at most --shutdown-timeout seconds), then exit 0; a second \
             signal stops at once. A second `replicate` of the same database exits 75.
 
             Examples:
@@ -70,7 +70,15 @@ struct ReplicateRunCommand: ParsableCommand {
         transform: parseDuration)
     var retention: TimeInterval = 86_400
 
-    @Flag(name: .long, help: "Do not merge files into levels 1 to 3 (a restore then reads every level-0 file since a snapshot).")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The interval of each compaction level from 1 up, each longer than the last (default 30s,5m,1h, as Litestream).",
+            valueName: "durations"),
+        transform: { text in try text.split(separator: ",", omittingEmptySubsequences: false).map { try parseDuration(String($0)) } })
+    var compactionLevels: [TimeInterval] = [30, 300, 3600]
+
+    @Flag(name: .long, help: "Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).")
     var noCompaction = false
 
     @OptionGroup var database: DatabaseOptions
@@ -83,6 +91,9 @@ struct ReplicateRunCommand: ParsableCommand {
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval takes a positive number of hours") }
         guard outboxLimit >= 1 else { throw ValidationError("--outbox-limit takes a positive number of MiB") }
         guard shutdownTimeout >= 0 && shutdownTimeout <= 3600 else { throw ValidationError("--shutdown-timeout takes 0 to 3600 seconds") }
+        guard (1...8).contains(compactionLevels.count), zip(compactionLevels, compactionLevels.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw ValidationError("--compaction-levels takes 1 to 8 durations, each longer than the one before (30s,5m,1h)")
+        }
     }
 
     func run() throws {
@@ -94,6 +105,7 @@ struct ReplicateRunCommand: ParsableCommand {
         operation.shutdownTimeout = shutdownTimeout
         operation.retention = retention
         operation.compacts = !noCompaction
+        operation.compactionIntervals = compactionLevels
         operation.objectStore = objectStore.options
         let quiet = output.quiet
         let name = operation.database.filePath

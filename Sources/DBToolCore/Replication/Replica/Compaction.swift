@@ -3,7 +3,7 @@ import Foundation
 /// Compaction and retention of a replica, so that a restore reads a
 /// bounded number of files and the replica a bounded amount of storage.
 ///
-/// Level L (1 to 3) gets, every ``Level/interval``, one file that merges
+/// Level L (1 to 3 by default, up to 8) gets, every ``Level/interval``, one file that merges
 /// the files of level L-1 written since its last one: for each page, its
 /// newest version; the database size of the last. A restore then crosses an
 /// hour in one level-3 file, five minutes in a level-2 file, thirty seconds
