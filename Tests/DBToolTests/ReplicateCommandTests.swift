@@ -281,8 +281,11 @@ struct ReplicateCommandTests {
         #expect(try events(copy) == events(database), "the copy did not catch up")
     }
 
-    @Test("the store away for seconds: files wait in the outbox, go up in order when it answers, and nothing is lost")
+    @Test("the store away (seconds; minutes in make stress): files wait in the outbox, within its limit, go up in order when it answers, and nothing is lost")
     func storeAway() throws {
+        // `make stress` keeps the store away for three minutes.
+        let stress = ProcessInfo.processInfo.environment["DBTOOL_STRESS"] != nil
+        let outage: TimeInterval = stress ? 180 : 4
         let server = try ObjectStorageServer()
         // A proxy in front of the store that drops every connection while `blocked` exists.
         let blocked = scratch.file("blocked")
@@ -329,13 +332,34 @@ struct ReplicateCommandTests {
         let database = try scratch.makeDatabase()
         let app = try AckWriter(database: database, scratch: scratch)
         let replicate = try BackgroundTool(
-            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "1"],
+            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "1", "--outbox-limit", "1"],
             environment: environment, scratch: scratch)
         #expect(waitUntil { (try? server.keys("away/0000/").count) ?? 0 > 0 })
         _ = FileManager.default.createFile(atPath: blocked, contents: nil)
-        Thread.sleep(forTimeInterval: 4)
-        let waiting = (try? FileManager.default.contentsOfDirectory(atPath: database + "/.dbtool-replicate/ltx/0").count) ?? 0
+        // The outbox's size, each second of the outage.
+        let outbox = database + "/.dbtool-replicate/ltx/0"
+        func outboxBytes() -> Int {
+            let root = database + "/.dbtool-replicate"
+            let names = FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []
+            return names.reduce(0) { $0 + (((try? FileManager.default.attributesOfItem(atPath: root + "/" + $1))?[.size] as? Int) ?? 0) }
+        }
+        // 4 MB more while it is away, 100 KB a transaction: more than the outbox may hold.
+        #expect(try dbtool(["exec", "--database", database, "CREATE TABLE bulk(b BLOB)"]).status == 0)
+        var largest = 0
+        for _ in 0..<40 {
+            let insert = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) INSERT INTO bulk SELECT randomblob(4000) FROM n"
+            #expect(try dbtool(["exec", "--database", database, insert]).status == 0)
+            largest = max(largest, outboxBytes())
+        }
+        let end = Date().addingTimeInterval(outage)
+        while Date() < end {
+            largest = max(largest, outboxBytes())
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let waiting = (try? FileManager.default.contentsOfDirectory(atPath: outbox).count) ?? 0
         #expect(waiting > 3, "\(waiting) files in the outbox while the store is away")
+        // The limit, give or take the file a sync writes while under it (a few transactions).
+        #expect(largest > 1 << 20 && largest < 2 << 20, "the outbox held \(largest) bytes at most, with a 1 MiB limit")
         try FileManager.default.removeItem(atPath: blocked)
         Thread.sleep(forTimeInterval: 3)
         app.stop()
@@ -344,9 +368,12 @@ struct ReplicateCommandTests {
         let stopped = replicate.wait()
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(stopped.stderr.contains("does not answer") && stopped.stderr.contains("answers again"), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("outbox over") && stopped.stderr.contains("syncing again"), "\(stopped.stderr)")
         let restored = scratch.file("restored")
         #expect(try dbtool(["restore", "s3://backups/away/", restored], environment: server.environment).status == 0)
         #expect(try events(restored) == events(database))
+        let bulk = "SELECT count(*), sum(length(b)) FROM bulk"
+        #expect(try dbtool(["exec", "--database", restored, bulk]).stdout == dbtool(["exec", "--database", database, bulk]).stdout)
 
         // SIGTERM while an upload waits out the store's retries: still a clean stop (0), the files left in the outbox said.
         let again = try BackgroundTool(
