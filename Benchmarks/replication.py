@@ -12,8 +12,9 @@ restore is then checked against the log. Reported:
   the restore lacks (0 when none is missing), over every trial;
 - point in time: restores at random times T, each checked for every commit
   acknowledged before T - 1 s and for none committed after T;
-- writer impact: the application's longest commit with the replicator running,
-  and with none;
+- writer impact: the application's commit durations (99th and 99.9th
+  percentiles over every trial, and the longest) with the replicator
+  running, and with none;
 - cost: the replicator's CPU seconds per 10,000 transactions and peak RSS,
   and its CPU while the database is idle;
 - a day of history: both tools replicate an application committing one
@@ -47,7 +48,6 @@ c = sqlite3.connect(db, isolation_level=None, timeout=30)
 c.execute("PRAGMA journal_mode=WAL")
 c.execute("CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL, pad BLOB)")
 seq = c.execute("SELECT coalesce(max(seq), 0) FROM event").fetchone()[0]
-longest = 0.0
 with open(acks, "a", buffering=1) as log:
     while not __import__("os").path.exists(stop):
         seq += 1
@@ -56,8 +56,7 @@ with open(acks, "a", buffering=1) as log:
         c.execute("INSERT INTO event VALUES (?, ?, randomblob(200))", (seq, time.time()))
         c.execute("COMMIT")
         end = time.time()
-        longest = max(longest, end - start)
-        log.write(f"{seq} {end} {longest}\n")
+        log.write(f"{seq} {end} {end - start}\n")
         time.sleep(0.01)
 """
 
@@ -210,7 +209,8 @@ class Bench:
         lost = [at for seq, at, _ in log if seq not in present]
         window = killed - min(lost) if lost else 0.0
         return {"directory": directory, "prefix": prefix, "log": log, "window": window, "lost": len(lost),
-                "commits": len(log), "cpu": cpu, "rss": rss, "longest": log[-1][2] if log else 0.0}
+                "commits": len(log), "cpu": cpu, "rss": rss, "longest": max((row[2] for row in log), default=0.0),
+                "durations": [row[2] for row in log]}
 
     def point_in_time(self, tool, trial, count):
         failures = 0
@@ -322,14 +322,15 @@ class Bench:
             "| --- | --- | --- | ---: | ---: |",
         ] + lines
 
+    def baseline_longest_commit(self, seconds):
+        """The commit durations of the application with no replicator."""
         directory = self.new_database("baseline")
         acks, stop = directory + "/acks", directory + "/stop"
         writer = subprocess.Popen([sys.executable, "-c", WRITER, directory + "/db.sqlite", acks, stop])
         time.sleep(seconds)
         open(stop, "w").close()
         writer.wait()
-        log = read_acks(acks)
-        return log[-1][2] if log else 0.0
+        return [row[2] for row in read_acks(acks)]
 
 
 def main():
@@ -368,19 +369,25 @@ def main():
                       f"cpu {trial['cpu']:.2f} s, rss {trial['rss']:.0f} MiB, longest commit {trial['longest'] * 1000:.1f} ms",
                       flush=True)
         idle = {tool: bench.idle(tool, 20) for tool in tools}
-        baseline = bench.baseline_longest_commit(options.seconds)
+        baseline = bench.baseline_longest_commit(options.seconds * 3)
         day = bench.day(options.day_scale) if "day" in phases else None
     finally:
         bench.close()
 
+    def quantile(values, q):
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
+
     def row(tool):
         trials = results[tool]
+        durations = [d for t in trials for d in t["durations"]]
         windows = sorted(t["window"] for t in trials)
         commits = sum(t["commits"] for t in trials)
         cpu = sum(t["cpu"] for t in trials)
         return (f"| {tool} | {statistics.median(windows):.2f} s | {windows[int(len(windows) * 0.9) - 1]:.2f} s | "
                 f"{max(windows):.2f} s | {sum(t['lost'] for t in trials)} of {commits} | "
                 f"{pitr_runs[tool] - pitr[tool]} of {pitr_runs[tool]} | "
+                f"{quantile(durations, 0.99) * 1000:.1f} ms / {quantile(durations, 0.999) * 1000:.1f} ms / "
                 f"{statistics.median(t['longest'] for t in trials) * 1000:.1f} ms / {max(t['longest'] for t in trials) * 1000:.1f} ms | "
                 f"{cpu / commits * 10_000:.2f} s | {max(t['rss'] for t in trials):.0f} MiB | {idle[tool] * 100:.2f}% |")
 
@@ -395,12 +402,13 @@ def main():
         "(0 when none). Point in time: 5 restores at random T in each of the first 4 trials, each holding every commit "
         "acknowledged before T - 1 s and none committed after T.",
         "",
-        "| Tool | loss window, median | p90 | max | commits lost | point in time right | longest commit (median of trials / max) | CPU per 10,000 tx | peak RSS | idle CPU |",
+        "| Tool | loss window, median | p90 | max | commits lost | point in time right | commit p99 / p99.9 / longest (median of trials) / longest | CPU per 10,000 tx | peak RSS | idle CPU |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         row("dbtool"),
         row("litestream"),
         "",
-        f"Longest commit of the same application with no replicator: {baseline * 1000:.1f} ms.",
+        f"The same application with no replicator ({len(baseline)} commits): p99 {quantile(baseline, 0.99) * 1000:.1f} ms, "
+        f"p99.9 {quantile(baseline, 0.999) * 1000:.1f} ms, longest {max(baseline, default=0.0) * 1000:.1f} ms.",
     ])
     print(report)
     write_block(options.results, "replication", report)
