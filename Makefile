@@ -208,7 +208,7 @@ bench-backup: bench-deps s3-deps
 	$(BENCH_BIN) many-files --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-replication: dbtool replicate against litestream replicate to moto, in one run: loss window
-## after SIGKILL, point-in-time restores, the writer's longest commit, CPU and RSS
+## after SIGKILL, point-in-time restores, the writer's commits, CPU and RSS, a day of history restored
 bench-replication: bench-deps s3-deps
 	$(SWIFT) build -c release --product dbtool
 	$(S3_VENV)/bin/python Benchmarks/replication.py --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool \

@@ -17,6 +17,8 @@ restore is then checked against the log. Reported:
   running, and with none;
 - cost: the replicator's CPU seconds per 10,000 transactions and peak RSS,
   and its CPU while the database is idle;
+- the writer's commits alone, with dbtool and with Litestream, in
+  interleaved rounds (the machine's noise spread over all three);
 - a day of history: both tools replicate an application committing one
   transaction a second for a day, time scaled by --day-scale (the rate, the
   compaction levels, Litestream's level-0 retention and the run's length
@@ -25,7 +27,7 @@ restore is then checked against the log. Reported:
 
     python3 Benchmarks/replication.py --dbtool PATH --litestream PATH \
         --s3-server "PYTHON scripts/s3-test-server.py" [--trials 20] [--day-scale 144] \
-        [--phases trials,day] [--results Benchmarks/RESULTS.md]
+        [--phases trials,writer,day] [--results Benchmarks/RESULTS.md]
 """
 import argparse
 import datetime
@@ -322,6 +324,47 @@ class Bench:
             "| --- | --- | --- | ---: | ---: |",
         ] + lines
 
+    def writer_rounds(self, rounds, seconds):
+        """The application's commit durations alone, with dbtool and with Litestream
+        replicating to S3, interleaved round by round; returns the report's lines."""
+        def quantile(values, q):
+            ordered = sorted(values)
+            return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+        measured = {"none": [], "dbtool": [], "litestream": []}
+        for number in range(rounds):
+            order = ["none", "dbtool", "litestream"]
+            for tool in order[number % 3:] + order[:number % 3]:
+                directory = self.new_database(f"writer-{tool}-{number}")
+                acks, stop = directory + "/acks", directory + "/stop"
+                replicator = None if tool == "none" else self.start_replicator(tool, directory, f"writer-{tool}-{number}")
+                time.sleep(2)
+                writer = subprocess.Popen([sys.executable, "-c", WRITER, directory + "/db.sqlite", acks, stop])
+                time.sleep(seconds)
+                open(stop, "w").close()
+                writer.wait()
+                if replicator:
+                    replicator.send_signal(signal.SIGTERM)
+                    replicator.wait(timeout=60)
+                durations = [row[2] for row in read_acks(acks)]
+                measured[tool].append((quantile(durations, 0.99), quantile(durations, 0.999), max(durations)))
+                print(f"writer round {number} {tool}: p99 {measured[tool][-1][0] * 1000:.1f} ms, "
+                      f"longest {measured[tool][-1][2] * 1000:.1f} ms", flush=True)
+        lines = [
+            f"### The application's commits with and without replication ({rounds} interleaved rounds, one run)",
+            "",
+            f"- The same application (a 200-byte row every 10 ms) for {seconds:.0f} s per round, with no replicator, with "
+            "`dbtool replicate` and with `litestream replicate` to moto (1 s sync interval), the order rotated each round. "
+            "Per round: the 99th and 99.9th percentiles of its commit durations and its longest commit; below, the median "
+            "of the rounds.",
+            "",
+            "| Replicator | commit p99 | p99.9 | longest |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        for tool, rows in measured.items():
+            lines.append(f"| {tool} | {statistics.median(r[0] for r in rows) * 1000:.1f} ms | "
+                         f"{statistics.median(r[1] for r in rows) * 1000:.1f} ms | {statistics.median(r[2] for r in rows) * 1000:.1f} ms |")
+        return lines
+
     def baseline_longest_commit(self, seconds):
         """The commit durations of the application with no replicator."""
         directory = self.new_database("baseline")
@@ -341,7 +384,8 @@ def main():
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=6)
     parser.add_argument("--day-scale", type=float, default=144)
-    parser.add_argument("--phases", default="trials,day")
+    parser.add_argument("--phases", default="trials,writer,day")
+    parser.add_argument("--writer-rounds", type=int, default=9)
     parser.add_argument("--results")
     options = parser.parse_args()
     phases = options.phases.split(",")
@@ -349,10 +393,14 @@ def main():
     tools = ["dbtool", "litestream"]
     if "trials" not in phases:
         try:
-            day = bench.day(options.day_scale)
+            if "writer" in phases:
+                writer = bench.writer_rounds(options.writer_rounds, 15)
+                write_block(options.results, "replication-writer", "\n".join(writer))
+            if "day" in phases:
+                day = bench.day(options.day_scale)
+                write_block(options.results, "replication-day", "\n".join(day))
         finally:
             bench.close()
-        write_block(options.results, "replication-day", "\n".join(day))
         return
     try:
         results = {tool: [] for tool in tools}
@@ -370,6 +418,7 @@ def main():
                       flush=True)
         idle = {tool: bench.idle(tool, 20) for tool in tools}
         baseline = bench.baseline_longest_commit(options.seconds * 3)
+        writer = bench.writer_rounds(options.writer_rounds, 15) if "writer" in phases else None
         day = bench.day(options.day_scale) if "day" in phases else None
     finally:
         bench.close()
@@ -412,6 +461,8 @@ def main():
     ])
     print(report)
     write_block(options.results, "replication", report)
+    if writer:
+        write_block(options.results, "replication-writer", "\n".join(writer))
     if day:
         write_block(options.results, "replication-day", "\n".join(day))
 

@@ -95,6 +95,46 @@ struct ReplicaListingTests {
         }
     }
 
+    /// The chain as defined: at each step, of the files that start at or
+    /// before the next TXID and end after the current one, the one reaching
+    /// furthest (the lower level on a tie).
+    func referenceChain(after txid: UInt64, in available: [ReplicaFile], where include: (ReplicaFile) -> Bool) -> [ReplicaFile] {
+        var files: [ReplicaFile] = []
+        var current = txid
+        while true {
+            let next = available.filter {
+                $0.name.level != LTXFileName.snapshotLevel && $0.name.minTXID <= current + 1 && $0.name.maxTXID > current && include($0)
+            }.max { ($0.name.maxTXID, -$0.name.level) < ($1.name.maxTXID, -$1.name.level) }
+            guard let next else { return files }
+            files.append(next)
+            current = next.name.maxTXID
+        }
+    }
+
+    @Test("the chain is the one its definition gives, for files that overlap, straddle, leave gaps or are filtered out")
+    func chainMatchesDefinition() throws {
+        var random = SplitMix(seed: 42)
+        for _ in 0..<300 {
+            var files: [ReplicaFile] = []
+            for _ in 0..<Int(random.next() % 60) {
+                let first = 1 + random.next() % 200
+                let name = LTXFileName(level: Int(random.next() % 4), minTXID: first, maxTXID: first + random.next() % 30)
+                files.append(ReplicaFile(name: name, size: 1, createdAt: Date(timeIntervalSince1970: Double(random.next() % 1000))))
+            }
+            let start = random.next() % 50
+            let cutoff = Date(timeIntervalSince1970: Double(random.next() % 1000))
+            let include = { (file: ReplicaFile) in file.createdAt < cutoff }
+            let expected = referenceChain(after: start, in: files, where: include)
+            let chain = RestorePlan.chain(after: start, in: files.shuffled(), where: include)
+            #expect(chain.map(\.name.maxTXID) == expected.map(\.name.maxTXID) && chain.map(\.name.level) == expected.map(\.name.level))
+        }
+        // A day of level-0 files, one a second, chains in one sweep.
+        let day = (1...86_400).map {
+            ReplicaFile(name: LTXFileName(level: 0, minTXID: UInt64($0), maxTXID: UInt64($0)), size: 1, createdAt: Date())
+        }
+        #expect(try RestorePlan.chain(after: 0, in: day).count == 86_400)
+    }
+
     @Test("object storage lists the first TXIDs asked for, across pages, and stops at the end of the range")
     func objectListing() throws {
         let server = try ObjectStorageServer()

@@ -107,14 +107,24 @@ struct RestorePlan: Equatable {
     static func chain(
         after txid: UInt64, in available: [ReplicaFile], where include: (ReplicaFile) throws -> Bool = { _ in true }
     ) rethrows -> [ReplicaFile] {
+        // One sweep by first TXID (a day of level-0 files is 86,400 of them):
+        // the files that start at or before the next TXID only grow in number
+        // as the chain goes on, so the one reaching furthest is kept as they come.
+        let candidates = available.filter { $0.name.level != LTXFileName.snapshotLevel && $0.name.maxTXID > txid }
+            .sorted { $0.name.minTXID < $1.name.minTXID }
         var files: [ReplicaFile] = []
         var current = txid
-        let candidates = available.filter { $0.name.level != LTXFileName.snapshotLevel && $0.name.maxTXID > txid }
+        var index = 0
+        var best: ReplicaFile?
         while true {
-            // Files that start at or before the next TXID and end after the current one.
-            let next = try candidates.filter { try $0.name.minTXID <= current + 1 && $0.name.maxTXID > current && include($0) }
-                .max { ($0.name.maxTXID, -$0.name.level) < ($1.name.maxTXID, -$1.name.level) }
-            guard let next else { return files }
+            while index < candidates.count, candidates[index].name.minTXID <= current + 1 {
+                let file = candidates[index]
+                index += 1
+                guard file.name.maxTXID > current, try include(file) else { continue }
+                if let kept = best, (kept.name.maxTXID, -kept.name.level) >= (file.name.maxTXID, -file.name.level) { continue }
+                best = file
+            }
+            guard let next = best, next.name.maxTXID > current else { return files }
             files.append(next)
             current = next.name.maxTXID
         }
