@@ -136,7 +136,10 @@ public struct MigrationFile: Sendable, Equatable {
     }
 
     static func sha256(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        var text = text
+        // The bytes in place: a migration may be hundreds of megabytes.
+        let digest = text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -16,12 +16,11 @@ struct MigrationSections {
 
     /// - throws: ``DBToolError`` (65) naming the file and the line.
     init(path: String, contents: String) throws {
-        let text = MigrationSections.normalizingLineEndings(contents)
-        let lines = text.components(separatedBy: "\n")
-        let markers = try MigrationSections.markers(in: lines, path: path)
-        let directive = MigrationSections.hasNoTransactionDirective(lines)
+        var text = MigrationSections.normalizingLineEndings(contents)
+        let lines = try text.withUTF8 { try LineScan(path: path, bytes: $0) }
+        let markers = lines.markers
         guard let first = markers.first else {
-            up = Section(sql: text, firstLine: 1, inTransaction: !directive)
+            up = Section(sql: text, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective)
             down = nil
             return
         }
@@ -39,20 +38,21 @@ struct MigrationSections {
                 .dataError, "\(path): expected one `\(syntax.upMarker)` line, optionally followed by one `\(syntax.downMarker)` line",
                 hint: "Check the markers of the file.")
         }
-        if let line = lines[..<upMarker.line].indices.first(where: { !MigrationFile.isCommentOrBlank(lines[$0]) }) {
+        if let line = lines.firstSQLLine, line < upMarker.line {
             throw DBToolError(
                 .dataError, "\(path):\(line + 1): SQL before `\(syntax.upMarker)`", hint: "Move it into the up section, or remove it.")
         }
         let downMarker = downs.first
-        try MigrationSections.checkStatementBlocks(markers, upLine: upMarker.line, path: path)
+        try MigrationSections.checkStatementBlocks(markers.map { ($0.line, $0.marker) }, upLine: upMarker.line, path: path)
         let fileRunsOutside = markers.contains { $0.marker.kind == .noTransaction }
-        let upEnd = downMarker?.line ?? lines.count
+        // The text between the marker lines, without the newline that ends the last line before the down marker.
+        let upEnd = downMarker.map { $0.start - 1 } ?? lines.byteCount
         up = Section(
-            sql: lines[(upMarker.line + 1)..<upEnd].joined(separator: "\n"), firstLine: upMarker.line + 2,
-            inTransaction: upMarker.marker.kind == .up(inTransaction: true) && !fileRunsOutside && !directive)
+            sql: text.withUTF8 { LineScan.text($0, from: upMarker.end + 1, to: upEnd) }, firstLine: upMarker.line + 2,
+            inTransaction: upMarker.marker.kind == .up(inTransaction: true) && !fileRunsOutside && !lines.hasNoTransactionDirective)
         down = downMarker.map { marker in
             Section(
-                sql: lines[(marker.line + 1)...].joined(separator: "\n"), firstLine: marker.line + 2,
+                sql: text.withUTF8 { LineScan.text($0, from: marker.end + 1, to: lines.byteCount) }, firstLine: marker.line + 2,
                 inTransaction: marker.marker.kind == .down(inTransaction: true) && !fileRunsOutside)
         }
     }
@@ -60,32 +60,87 @@ struct MigrationSections {
     /// The text of a golang-migrate `.up.sql` or `.down.sql` file: plain SQL,
     /// all of it, with no marker.
     static func plain(path: String, contents: String) throws -> Section {
-        let text = normalizingLineEndings(contents)
-        let lines = text.components(separatedBy: "\n")
-        if let marker = try markers(in: lines, path: path).first {
+        var text = normalizingLineEndings(contents)
+        let lines = try text.withUTF8 { try LineScan(path: path, bytes: $0) }
+        if let marker = lines.markers.first {
             throw DBToolError(
                 .dataError,
                 "\(path):\(marker.line + 1): `\(marker.marker.text)` in a golang-migrate file: its .up.sql and .down.sql files hold plain SQL",
                 hint: "Remove the marker, or merge the pair into one VERSION_name.sql file with up and down markers.")
         }
-        return Section(sql: text, firstLine: 1, inTransaction: !hasNoTransactionDirective(lines))
+        return Section(sql: text, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective)
     }
 
-    /// Every marker line, with its 0-based line index.
-    private static func markers(in lines: [String], path: String) throws -> [(line: Int, marker: MigrationMarker)] {
-        var markers: [(line: Int, marker: MigrationMarker)] = []
-        for (index, line) in lines.enumerated() {
+    /// What the sections need of a text's lines, found in one pass over its
+    /// UTF-8 bytes (a migration may be hundreds of megabytes): the marker
+    /// lines and their places, the first line of SQL, and the first line's
+    /// directive. Only the lines that may be markers become strings.
+    private struct LineScan {
+        struct MarkerLine {
+            /// The 0-based line index.
+            var line: Int
+            /// The byte offsets of the line's start and of its end (its
+            /// newline, or the end of the text).
+            var start: Int
+            var end: Int
+            var marker: MigrationMarker
+        }
+
+        var markers: [MarkerLine] = []
+        /// The first line that is neither blank nor a comment.
+        var firstSQLLine: Int?
+        var hasNoTransactionDirective = false
+        let byteCount: Int
+
+        init(path: String, bytes: UnsafeBufferPointer<UInt8>) throws {
+            byteCount = bytes.count
+            var start = 0
+            var line = 0
+            while true {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                try classify(line: line, start: start, end: end, bytes: bytes, path: path)
+                if end == bytes.count { break }
+                start = end + 1
+                line += 1
+            }
+        }
+
+        /// Reads one line: a marker, a comment, a blank line or SQL.
+        private mutating func classify(line: Int, start: Int, end: Int, bytes: UnsafeBufferPointer<UInt8>, path: String) throws {
+            var first = start
+            while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
+            let isComment = first + 1 < end && bytes[first] == UInt8(ascii: "-") && bytes[first + 1] == UInt8(ascii: "-")
+            // A line of ASCII that is not a comment is blank or SQL, never a
+            // marker. The first line (a byte order mark, the directive),
+            // comments, and lines that start otherwise (a Unicode space) are
+            // read as strings.
+            if line > 0 && !isComment && (first == end || bytes[first] < 0x80) {
+                if first < end && firstSQLLine == nil { firstSQLLine = line }
+                return
+            }
+            var text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            if line == 0 {
+                text = MigrationSections.withoutByteOrderMark(text)
+                hasNoTransactionDirective = text.trimmingCharacters(in: .whitespaces) == MigrationFile.noTransactionDirective
+            }
+            if firstSQLLine == nil && !MigrationFile.isCommentOrBlank(text) { firstSQLLine = line }
             do {
-                if let marker = try MigrationMarker.parse(index == 0 ? withoutByteOrderMark(line) : line) {
-                    markers.append((index, marker))
+                if let marker = try MigrationMarker.parse(text) {
+                    markers.append(MarkerLine(line: line, start: start, end: end, marker: marker))
                 }
             } catch let unsupported as MigrationMarker.Unsupported {
                 throw DBToolError(
-                    .dataError, "\(path):\(index + 1): `\(line.trimmingCharacters(in: .whitespaces))`: \(unsupported.reason)",
+                    .dataError, "\(path):\(line + 1): `\(text.trimmingCharacters(in: .whitespaces))`: \(unsupported.reason)",
                     hint: "dbtool never runs a file whose markers it does not understand: fix or remove that line.")
             }
         }
-        return markers
+
+        /// The text of bytes `from..<to` (empty when the range is).
+        static func text(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> String {
+            guard from < to else { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
+        }
     }
 
     /// StatementBegin and StatementEnd come in pairs, inside one section.
@@ -123,15 +178,31 @@ struct MigrationSections {
         }
     }
 
-    private static func hasNoTransactionDirective(_ lines: [String]) -> Bool {
-        lines.first.map { withoutByteOrderMark($0).trimmingCharacters(in: .whitespaces) } == MigrationFile.noTransactionDirective
-    }
-
-    private static func withoutByteOrderMark(_ line: String) -> String {
+    fileprivate static func withoutByteOrderMark(_ line: String) -> String {
         line.hasPrefix("\u{FEFF}") ? String(line.dropFirst()) : line
     }
 
+    /// `text` with CRLF and CR line endings made LF: the same string when
+    /// it has no CR, else one pass over its bytes (Foundation's search
+    /// would see a migration of hundreds of megabytes as UTF-16).
     static func normalizingLineEndings(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "\r")), bytes.count) != nil else { return nil }
+            var normalized: [UInt8] = []
+            normalized.reserveCapacity(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "\r") {
+                    normalized.append(UInt8(ascii: "\n"))
+                    if index < bytes.count && bytes[index] == UInt8(ascii: "\n") { index += 1 }
+                } else {
+                    normalized.append(byte)
+                }
+            }
+            return String(decoding: normalized, as: UTF8.self)
+        } ?? text
     }
 }
