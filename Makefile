@@ -199,12 +199,13 @@ bench: bench-deps
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-backup: dbtool backup of a 1 GiB directory against tar | zstd, peak RSS, writer stalls;
-## then backup, verify and restore of a directory of 30,000 small files
+## against tar | tee >(sha256sum) | zstd -3, quiet and loaded; backup, verify and restore of 30,000 small files
 bench-backup: bench-deps s3-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(SWIFT) build -c release --product dbtool
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md \
 	    --s3-server "$(CURDIR)/$(S3_VENV)/bin/python $(CURDIR)/scripts/s3-test-server.py"
+	$(BENCH_BIN) pipeline --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 	$(BENCH_BIN) many-files --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-replication: dbtool replicate against litestream replicate to moto, in one run: loss window

@@ -54,6 +54,12 @@ do {
             dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions, s3Server: option("--s3-server"))
         print(report)
         if let path = option("--results") { try updateResults(at: path, section: "backup", with: report) }
+    case "pipeline":
+        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks pipeline --dbtool PATH") }
+        let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
+        let report = try pipelineReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
+        print(report)
+        if let path = option("--results") { try updateResults(at: path, section: "pipeline", with: report) }
     case "many-files":
         guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks many-files --dbtool PATH") }
         let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
@@ -80,7 +86,7 @@ do {
         }
         print("ok \(outcome.checksum) \(String(format: "%.4f", outcome.seconds)) s")
     default:
-        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions, tools, backup, many-files, once or floor")
+        throw BenchmarkError(description: "unknown mode \(mode): use timings, instructions, tools, backup, pipeline, many-files, once or floor")
     }
 } catch {
     log("error: \(error)")

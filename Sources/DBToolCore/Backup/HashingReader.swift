@@ -1,14 +1,15 @@
 import Crypto
 import Foundation
 
-/// Reads a file ahead on a thread of its own and hashes it there, so that
-/// reading and SHA-256 overlap with compression on the calling thread (as
-/// `tar | zstd` overlaps two processes), with memory bounded by three
-/// buffers.
+/// Reads a file ahead on a thread of its own and hashes it on another, so
+/// that reading, SHA-256 and compression on the calling thread overlap (as
+/// `tar | tee >(sha256sum) | zstd` overlaps processes), with memory bounded
+/// by three buffers.
 ///
-/// The reading thread fills a ring of buffers; ``next()`` hands them to the
-/// caller in order. The thread holds only the shared ``Ring``, never the
-/// reader: releasing the reader stops and joins the thread.
+/// The reading thread fills a ring of buffers, the hashing thread hashes
+/// each once it is read, and ``next()`` hands them to the caller in order
+/// once hashed. The threads hold only the shared ``Ring``, never the
+/// reader: releasing the reader stops and joins them.
 final class HashingReader {
     private let ring: Ring
     private var consumed = 0
@@ -18,9 +19,12 @@ final class HashingReader {
     /// the descriptor stays open and its offset untouched).
     init(descriptor: FileDescriptor, length: Int64) {
         ring = Ring(descriptor: descriptor, length: length)
-        let thread = Thread { [ring] in ring.produce() }
-        thread.name = "dbtool-read-ahead"
-        thread.start()
+        let reading = Thread { [ring] in ring.readAhead() }
+        reading.name = "dbtool-read-ahead"
+        reading.start()
+        let hashing = Thread { [ring] in ring.hashAhead() }
+        hashing.name = "dbtool-sha256"
+        hashing.start()
     }
 
     deinit {
@@ -60,10 +64,15 @@ final class HashingReader {
         var cancelled = false
     }
 
-    /// What the two threads share: the ring, and ``Shared`` under its lock.
+    /// What the threads share: the ring, and ``Shared`` under its lock. A
+    /// buffer goes from ``BufferRing/free`` (the reader fills it) to
+    /// ``unhashed`` (the hasher hashes it) to ``BufferRing/filled`` (the
+    /// caller takes it), and back.
     fileprivate final class Ring: BufferRing<Shared>, @unchecked Sendable {
         let descriptor: FileDescriptor
         let length: Int64
+        /// Buffers read and not yet hashed.
+        let unhashed = Tally()
         private var isStopped = false  // touched by the caller's side only
 
         init(descriptor: FileDescriptor, length: Int64) {
@@ -72,50 +81,67 @@ final class HashingReader {
             super.init(shared: Shared())
         }
 
-        /// Called by the caller's side: cancels the thread and waits for its end.
+        /// Called by the caller's side: cancels the threads and waits for their end.
         func stop() {
             guard !isStopped else { return }
             isStopped = true
             shared.withLock { $0.cancelled = true }
-            free.signal()  // in case the thread waits for a buffer
+            free.signal()  // in case the reader waits for a buffer
+            finished.wait()
             finished.wait()
         }
 
-        /// The reading thread.
-        func produce() {
-            var hash = SHA256()
+        /// The reading thread: fills the buffers in turn; a count of 0 ends
+        /// the stream (the end of the file, a failure, or a cancellation).
+        func readAhead() {
             var offset: Int64 = 0
             var slot = 0
             defer { finished.signal() }
             while true {
                 free.wait()
-                if shared.withLock({ $0.cancelled }) { return }
-                let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
                 var count = 0
-                if wanted > 0 {
-                    let buffer = UnsafeMutableRawBufferPointer(start: buffers[slot], count: wanted)
-                    let reason: String
-                    do {
-                        count = try descriptor.read(fromAbsoluteOffset: offset, into: buffer)
-                        reason = "it got shorter while being archived"
-                    } catch {
-                        reason = error.errno.description
-                    }
-                    if count == 0 {
-                        let failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)")
-                        shared.withLock { $0.failure = failure }
+                if !shared.withLock({ $0.cancelled }) {
+                    let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
+                    if wanted > 0 {
+                        let buffer = UnsafeMutableRawBufferPointer(start: buffers[slot], count: wanted)
+                        let reason: String
+                        do {
+                            count = try descriptor.read(fromAbsoluteOffset: offset, into: buffer)
+                            reason = "it got shorter while being archived"
+                        } catch {
+                            reason = error.errno.description
+                        }
+                        if count == 0 {
+                            let failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)")
+                            shared.withLock { $0.failure = failure }
+                        }
                     }
                 }
+                counts[slot] = count
+                offset += Int64(count)
+                unhashed.signal()
+                if count == 0 { return }
+                slot = (slot + 1) % Self.slots
+            }
+        }
+
+        /// The hashing thread: hashes each buffer read, then hands it on;
+        /// at the end of the file, records the digest.
+        func hashAhead() {
+            var hash = SHA256()
+            var slot = 0
+            defer { finished.signal() }
+            while true {
+                unhashed.wait()
+                let count = counts[slot]
                 if count > 0 {
                     hash.update(bufferPointer: UnsafeRawBufferPointer(start: buffers[slot], count: count))
-                    offset += Int64(count)
-                } else if shared.withLock({ $0.failure == nil }) {
+                } else if shared.withLock({ $0.failure == nil && !$0.cancelled }) {
                     let result = hash.finalize()
                     shared.withLock { $0.digest = result }
                 }
-                counts[slot] = count
                 filled.signal()
-                if count == 0 { return }  // the end, or a failure: the caller sees a count of 0
+                if count == 0 { return }  // the caller sees a count of 0
                 slot = (slot + 1) % Self.slots
             }
         }
