@@ -228,7 +228,7 @@ func backupReport(dbtool: String, fixturesDirectory: String, repetitions: Int, s
         ### dbtool backup against tar | zstd (whole processes, median of \(repetitions) interleaved runs)
 
         - Machine: \(machineDescription())
-        - A \(String(format: "%.2f", gib)) GiB database directory in WAL mode; both at zstd level 3; tar is GNU tar piping to the zstd CLI (two processes); dbtool is one process whose three threads read and hash, compress, and write.
+        - A \(String(format: "%.2f", gib)) GiB database directory in WAL mode; both at zstd level 3; tar is GNU tar piping to the zstd CLI (two processes); dbtool is one process whose threads read, hash, compress and write.
 
         | Measure | dbtool backup | tar -I 'zstd -3' | ratio | target | met |
         | --- | ---: | ---: | ---: | ---: | :---: |

@@ -99,7 +99,7 @@ final class ArchiveWriter {
 
     /// Adds the first `length` bytes of an open file, with the permissions
     /// and modification time of `info`. The file is read and hashed ahead
-    /// on another thread (``HashingReader``) while this one compresses.
+    /// on two other threads (``HashingReader``) while this one compresses.
     ///
     /// - returns: The number of bytes archived and their SHA-256.
     @discardableResult
