@@ -86,35 +86,37 @@ final class HashingReader {
             guard !isStopped else { return }
             isStopped = true
             shared.withLock { $0.cancelled = true }
-            free.signal()  // in case the reader waits for a buffer
+            // Wake both threads wherever they wait; each returns at its next
+            // wait, never touching a buffer the other may still hold.
+            free.signal()
+            unhashed.signal()
             finished.wait()
             finished.wait()
         }
 
         /// The reading thread: fills the buffers in turn; a count of 0 ends
-        /// the stream (the end of the file, a failure, or a cancellation).
+        /// the stream (the end of the file, or a failure).
         func readAhead() {
             var offset: Int64 = 0
             var slot = 0
             defer { finished.signal() }
             while true {
                 free.wait()
+                if shared.withLock({ $0.cancelled }) { return }
                 var count = 0
-                if !shared.withLock({ $0.cancelled }) {
-                    let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
-                    if wanted > 0 {
-                        let buffer = UnsafeMutableRawBufferPointer(start: buffers[slot], count: wanted)
-                        let reason: String
-                        do {
-                            count = try descriptor.read(fromAbsoluteOffset: offset, into: buffer)
-                            reason = "it got shorter while being archived"
-                        } catch {
-                            reason = error.errno.description
-                        }
-                        if count == 0 {
-                            let failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)")
-                            shared.withLock { $0.failure = failure }
-                        }
+                let wanted = Int(min(Int64(ArchiveWriter.bufferSize), length - offset))
+                if wanted > 0 {
+                    let buffer = UnsafeMutableRawBufferPointer(start: buffers[slot], count: wanted)
+                    let reason: String
+                    do {
+                        count = try descriptor.read(fromAbsoluteOffset: offset, into: buffer)
+                        reason = "it got shorter while being archived"
+                    } catch {
+                        reason = error.errno.description
+                    }
+                    if count == 0 {
+                        let failure = DBToolError(.ioError, "can not read \(descriptor.path): \(reason)")
+                        shared.withLock { $0.failure = failure }
                     }
                 }
                 counts[slot] = count
@@ -133,10 +135,11 @@ final class HashingReader {
             defer { finished.signal() }
             while true {
                 unhashed.wait()
+                if shared.withLock({ $0.cancelled }) { return }
                 let count = counts[slot]
                 if count > 0 {
                     hash.update(bufferPointer: UnsafeRawBufferPointer(start: buffers[slot], count: count))
-                } else if shared.withLock({ $0.failure == nil && !$0.cancelled }) {
+                } else if shared.withLock({ $0.failure == nil }) {
                     let result = hash.finalize()
                     shared.withLock { $0.digest = result }
                 }
