@@ -9,35 +9,6 @@ import Foundation
 // process competing for the cores. Wall time, CPU time (user + system of
 // the whole process tree, from wait4) and peak RSS; interleaved runs.
 
-/// A finished process tree: wall time, CPU time and peak RSS.
-private struct Usage {
-    var wall: Double
-    var cpu: Double
-    var maxRSSKiB: Int
-}
-
-/// Runs a command with posix_spawn and reaps it with wait4: its rusage
-/// includes the children it waited for.
-private func run(_ executable: String, _ arguments: [String]) throws -> Usage {
-    var pid: pid_t = 0
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let start = DispatchTime.now().uptimeNanoseconds
-    let code = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-    guard code == 0 else { throw BenchmarkError(description: "can not run \(executable): \(String(cString: strerror(code)))") }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let end = DispatchTime.now().uptimeNanoseconds
-    guard status == 0 else { throw BenchmarkError(description: "\(executable) \(arguments.joined(separator: " ")) failed: \(status)") }
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-    return Usage(wall: Double(end - start) / 1e9, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime), maxRSSKiB: usage.ru_maxrss)
-}
-
 func pipelineReport(dbtool: String, fixturesDirectory: String, repetitions: Int) throws -> String {
     let scratch = fixturesDirectory + "/pipeline"
     try? FileManager.default.removeItem(atPath: scratch)
@@ -84,27 +55,27 @@ func pipelineReport(dbtool: String, fixturesDirectory: String, repetitions: Int)
                 waitpid(competitor, &status, 0)
             }
         }
-        var dbtoolRuns: [Usage] = []
-        var pipelineRuns: [Usage] = []
+        var dbtoolRuns: [Measured] = []
+        var pipelineRuns: [Measured] = []
         for round in 0...repetitions {  // round 0 warms the page cache up
             for first in round % 2 == 0 ? [true, false] : [false, true] {
                 try? FileManager.default.removeItem(atPath: archive)
-                let usage =
+                let measured =
                     first
-                    ? try run(dbtool, ["backup", "--database", directory, "--output", archive, "--level", "3", "--quiet"])
-                    : try run("/bin/bash", ["-c", pipeline])
-                if round > 0 { if first { dbtoolRuns.append(usage) } else { pipelineRuns.append(usage) } }
+                    ? try measure(dbtool, ["backup", "--database", directory, "--output", archive, "--level", "3", "--quiet"])
+                    : try measure("/bin/bash", ["-c", pipeline])
+                if round > 0 { if first { dbtoolRuns.append(measured) } else { pipelineRuns.append(measured) } }
             }
         }
-        let wall = median(dbtoolRuns.map(\.wall)) / median(pipelineRuns.map(\.wall))
-        let cpu = median(dbtoolRuns.map(\.cpu)) / median(pipelineRuns.map(\.cpu))
+        let wall = median(dbtoolRuns.map(\.seconds)) / median(pipelineRuns.map(\.seconds))
+        let cpu = median(dbtoolRuns.map(\.cpuSeconds)) / median(pipelineRuns.map(\.cpuSeconds))
         let label = loaded ? "with a CPU-bound process" : "quiet"
         rows.append(
-            "| \(label) | wall | \(String(format: "%.2f s", median(dbtoolRuns.map(\.wall)))) | "
-                + "\(String(format: "%.2f s", median(pipelineRuns.map(\.wall)))) | \(String(format: "%.2fx", wall)) | <= 1.1x | \(wall <= 1.1 ? "yes" : "no") |")
+            "| \(label) | wall | \(String(format: "%.2f s", median(dbtoolRuns.map(\.seconds)))) | "
+                + "\(String(format: "%.2f s", median(pipelineRuns.map(\.seconds)))) | \(String(format: "%.2fx", wall)) | <= 1.1x | \(wall <= 1.1 ? "yes" : "no") |")
         rows.append(
-            "| \(label) | CPU | \(String(format: "%.2f s", median(dbtoolRuns.map(\.cpu)))) | "
-                + "\(String(format: "%.2f s", median(pipelineRuns.map(\.cpu)))) | \(String(format: "%.2fx", cpu)) | <= 1.15x | \(cpu <= 1.15 ? "yes" : "no") |")
+            "| \(label) | CPU | \(String(format: "%.2f s", median(dbtoolRuns.map(\.cpuSeconds)))) | "
+                + "\(String(format: "%.2f s", median(pipelineRuns.map(\.cpuSeconds)))) | \(String(format: "%.2fx", cpu)) | <= 1.15x | \(cpu <= 1.15 ? "yes" : "no") |")
         if !loaded {
             rows.append("| quiet | peak RSS | \((dbtoolRuns.map(\.maxRSSKiB).max() ?? 0) / 1024) MiB | | | < 64 MiB | "
                 + "\((dbtoolRuns.map(\.maxRSSKiB).max() ?? 0) < 64 * 1024 ? "yes" : "no") |")

@@ -36,9 +36,9 @@ func manyFilesReport(dbtool: String, fixturesDirectory: String, repetitions: Int
         try? FileManager.default.removeItem(atPath: archive)
         let restored = scratch + "/restored"
         try? FileManager.default.removeItem(atPath: restored)
-        let backup = try timeProcess(dbtool, ["backup", "--database", directory, "--output", archive, "--quiet"])
-        let verify = try timeProcess(dbtool, ["backup", "verify", archive, "--quiet"])
-        let restore = try timeProcess(dbtool, ["restore", archive, restored, "--quiet"])
+        let backup = try measure(dbtool, ["backup", "--database", directory, "--output", archive, "--quiet"]).seconds
+        let verify = try measure(dbtool, ["backup", "verify", archive, "--quiet"]).seconds
+        let restore = try measure(dbtool, ["restore", archive, restored, "--quiet"]).seconds
         if round > 0 {
             backups.append(backup)
             verifies.append(verify)
@@ -66,20 +66,4 @@ func manyFilesReport(dbtool: String, fixturesDirectory: String, repetitions: Int
         \(row("backup verify", verify))
         \(row("restore", restore))
         """
-}
-
-/// The wall time of a command, which must exit 0.
-private func timeProcess(_ executable: String, _ arguments: [String]) throws -> Double {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    let start = DispatchTime.now().uptimeNanoseconds
-    try process.run()
-    process.waitUntilExit()
-    let end = DispatchTime.now().uptimeNanoseconds
-    guard process.terminationStatus == 0 else {
-        throw BenchmarkError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-    }
-    return Double(end - start) / 1e9
 }

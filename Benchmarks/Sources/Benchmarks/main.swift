@@ -4,7 +4,9 @@ import Foundation
 //   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
 //   Benchmarks instructions [--only id,id] [--results FILE] [--readme README.md]
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
-//   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE]
+//   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE] [--s3-server COMMAND]
+//   Benchmarks pipeline --dbtool PATH [--repetitions N] [--results FILE]
+//   Benchmarks many-files --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
 //   Benchmarks floor WORKLOAD                 (the same, for the floor of a workload: CodableFloors.swift, ArgumentFloors.swift)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
@@ -16,6 +18,16 @@ func option(_ name: String) -> String? {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
+}
+
+/// A report of the modes that time the dbtool at `--dbtool` (`--repetitions`
+/// runs, `repetitions` by default): printed, and written to the section of
+/// `--results` when given.
+func dbtoolReport(section: String, repetitions: Int, _ report: (String, Int) throws -> String) throws {
+    guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks \(section) --dbtool PATH") }
+    let text = try report(dbtool, option("--repetitions").flatMap(Int.init) ?? repetitions)
+    print(text)
+    if let path = option("--results") { try updateResults(at: path, section: section, with: text) }
 }
 
 let fixturesDirectory = ProcessInfo.processInfo.environment["BENCH_FIXTURES"] ?? NSTemporaryDirectory() + "databasekit-bench-fixtures"
@@ -42,30 +54,19 @@ do {
         if let path = option("--results") { try updateResults(at: path, section: "instructions", with: report) }
         if let path = option("--readme") { try updateResults(at: path, section: "bench-instructions", with: summary) }
     case "tools":
-        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks tools --dbtool PATH") }
-        let repetitions = option("--repetitions").flatMap(Int.init) ?? 5
-        let report = try toolReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
-        print(report)
-        if let path = option("--results") { try updateResults(at: path, section: "tools", with: report) }
+        try dbtoolReport(section: "tools", repetitions: 5) { try toolReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1) }
     case "backup":
-        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks backup --dbtool PATH") }
-        let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
-        let report = try backupReport(
-            dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions, s3Server: option("--s3-server"))
-        print(report)
-        if let path = option("--results") { try updateResults(at: path, section: "backup", with: report) }
+        try dbtoolReport(section: "backup", repetitions: 3) {
+            try backupReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1, s3Server: option("--s3-server"))
+        }
     case "pipeline":
-        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks pipeline --dbtool PATH") }
-        let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
-        let report = try pipelineReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
-        print(report)
-        if let path = option("--results") { try updateResults(at: path, section: "pipeline", with: report) }
+        try dbtoolReport(section: "pipeline", repetitions: 3) {
+            try pipelineReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
+        }
     case "many-files":
-        guard let dbtool = option("--dbtool") else { throw BenchmarkError(description: "usage: Benchmarks many-files --dbtool PATH") }
-        let repetitions = option("--repetitions").flatMap(Int.init) ?? 3
-        let report = try manyFilesReport(dbtool: dbtool, fixturesDirectory: fixturesDirectory, repetitions: repetitions)
-        print(report)
-        if let path = option("--results") { try updateResults(at: path, section: "many-files", with: report) }
+        try dbtoolReport(section: "many-files", repetitions: 3) {
+            try manyFilesReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
+        }
     case "once":
         guard arguments.count >= 2,
             let workload = allWorkloads.first(where: { $0.id == arguments[0] }),
