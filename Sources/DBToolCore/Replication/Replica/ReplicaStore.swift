@@ -34,14 +34,17 @@ struct ReplicaFile: Equatable, Sendable {
 enum ReplicaStoreLevels {
     static let all = 0...LTXFileName.snapshotLevel
 
+    /// Whether `level` is listed whole: levels 2 to 9 hold a file per five
+    /// minutes or more, and may hold the one that straddles a snapshot.
+    static func isListedWhole(_ level: Int) -> Bool { level >= 2 }
+
     /// The first TXIDs to list at `level` once the levels above it carry a
-    /// chain to `reach`. Levels 2 to 8 are listed whole: they hold a file
-    /// per five minutes or more, and may hold the one that straddles a
-    /// snapshot. Levels 1 and 0 are listed from `reach` on: a compacted file
-    /// merges whole files of the level below, so past the first such file
-    /// each level's files end where those of the levels below end.
+    /// chain to `reach`: every one for the levels listed whole, those after
+    /// `reach` for levels 1 and 0 (a compacted file merges whole files of
+    /// the level below, so past the first such file each level's files end
+    /// where those of the levels below end).
     static func listing(level: Int, reach: UInt64) -> ClosedRange<UInt64> {
-        level >= 2 ? 0...UInt64.max : (reach + 1)...UInt64.max
+        isListedWhole(level) ? 0...UInt64.max : (reach + 1)...UInt64.max
     }
 }
 
@@ -76,7 +79,7 @@ extension ReplicaStore {
     func lastTXID() throws -> UInt64 {
         var last: UInt64 = 0
         for level in ReplicaStoreLevels.all.reversed() {
-            let range = level == LTXFileName.snapshotLevel ? 0...UInt64.max : ReplicaStoreLevels.listing(level: level, reach: last)
+            let range = ReplicaStoreLevels.listing(level: level, reach: last)
             last = max(last, try files(level: level, firstTXIDs: range).map(\.name.maxTXID).max() ?? 0)
         }
         return last

@@ -75,7 +75,7 @@ struct RestorePlan: Equatable {
             return txid < range.lowerBound ? nil : range.lowerBound...min(range.upperBound, txid)
         }
         for level in (0..<LTXFileName.snapshotLevel).reversed() {
-            if ReplicaStoreLevels.listing(level: level, reach: 0) == 0...UInt64.max {
+            if ReplicaStoreLevels.isListedWhole(level) {
                 if let range = needed(0...UInt64.max) { available += try store.files(level: level, firstTXIDs: range) }
                 plan = try RestorePlan(available, target: target, createdAt: createdAt) ?? plan
                 continue
