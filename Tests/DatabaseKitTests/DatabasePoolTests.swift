@@ -25,6 +25,29 @@ struct DatabasePoolTests {
         #expect(dbPool.path == directory.file("db.sqlite"))
     }
 
+    @Test("connections opening a new file as pools at once all get it in WAL mode, within the busy timeout")
+    func simultaneousOpenings() throws {
+        // SQLite fails a journal mode switch with SQLITE_BUSY without calling
+        // the busy handler when two connections switch at once.
+        let directory = TemporaryDirectory()
+        for round in 0..<20 {
+            let path = directory.file("db\(round).sqlite")
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                var config = Configuration()
+                config.busyMode = .timeout(10)
+                do {
+                    let dbPool = try DatabasePool(path: path, configuration: config)
+                    let mode = try dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+                    if mode != "wal" { failures.withLock { $0.append("journal_mode \(mode ?? "nil")") } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.current == [], "round \(round)")
+        }
+    }
+
     @Test("a read-only pool does not change the journal mode nor create the file")
     func readOnlyPool() throws {
         let directory = TemporaryDirectory()

@@ -317,8 +317,13 @@ extension Database {
     /// NORMAL` (an fsync at checkpoints, not at each commit: safe in WAL
     /// mode), and a non-empty `-wal` file, so that read-only connections
     /// opened next never fail for lack of it.
+    ///
+    /// Processes opening a new file at once all switch its journal mode: the
+    /// switch is retried as the busy mode says, since SQLite answers
+    /// SQLITE_BUSY there without calling the busy handler (a connection
+    /// reading the file waits for another that waits for it).
     func setUpWALMode() throws {
-        let mode = try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL")
+        let mode = try retryingWhenBusy { try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL") }
         guard mode?.lowercased() == "wal" else {
             throw DatabaseError(message: "could not activate the WAL mode at \(path): journal_mode is \(mode ?? "unknown")")
         }

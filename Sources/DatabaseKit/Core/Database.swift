@@ -276,6 +276,35 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
         }
     }
 
+    /// Runs `body` again after SQLITE_BUSY for as long as the busy mode
+    /// would wait: for the statements SQLite fails at once rather than risk
+    /// a deadlock by calling the busy handler.
+    func retryingWhenBusy<T>(_ body: () throws -> T) throws -> T {
+        let busyMode = configuration.readonly ? (configuration.readonlyBusyMode ?? configuration.busyMode) : configuration.busyMode
+        let clock = ContinuousClock()
+        let start = clock.now
+        var tries = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                let waited = start.duration(to: clock.now).components
+                let waitedSeconds = Double(waited.seconds) + Double(waited.attoseconds) * 1e-18
+                let mayRetry: Bool
+                switch busyMode {  // a NaN timeout compares false: no retry
+                case .immediateError: mayRetry = waitedSeconds < configuration.transientLockTimeout
+                case .timeout(let seconds): mayRetry = waitedSeconds < seconds
+                case .callback(let callback): mayRetry = callback(tries)
+                }
+                guard mayRetry else { throw error }
+                tries += 1
+                // 1, 2, 4 … ms, then every 50 ms: the other connection holds
+                // the lock for one statement.
+                usleep(UInt32(min(1 << min(tries - 1, 6), 50)) * 1000)
+            }
+        }
+    }
+
     // MARK: Connection state
 
     /// The rowid of the most recent successful INSERT.
