@@ -22,21 +22,39 @@ struct MigrationFileTests {
         #expect(file.version == 1)
         #expect(file.versionText == "0001")
         #expect(file.name == "create_user")
-        #expect(file.up == "CREATE TABLE user (id INTEGER PRIMARY KEY);\nCREATE INDEX user_id ON user(id);\n")
-        #expect(file.down == "DROP TABLE user;")
+        #expect(try file.sql(.up) == "CREATE TABLE user (id INTEGER PRIMARY KEY);\nCREATE INDEX user_id ON user(id);\n")
+        #expect(try file.sql(.down) == "DROP TABLE user;")
         #expect(file.upFirstLine == 3)
         #expect(file.downFirstLine == 7)
         #expect(!file.runsOutsideTransaction)
         #expect(file.checksum.count == 64)
-        #expect(try file.checksum == sha256Hex(file.up))
+        #expect(try file.checksum == sha256Hex(try #require(try file.sql(.up))))
+    }
+
+    @Test("a file read from disk runs from disk; one changed since it was read fails before it is recorded")
+    func changedWhileRunning() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("0001_t.sql")
+        try "-- migrate:up\nCREATE TABLE t(x);\nINSERT INTO t VALUES (1);\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let file = try MigrationFile(path: path)
+        #expect(try file.sql(.up) == "CREATE TABLE t(x);\nINSERT INTO t VALUES (1);\n")
+        let queue = try DatabaseQueue(path: directory.file("db.sqlite"))
+        try queue.write { db in try file.run(.up, in: db) }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT x FROM t") } == 1)
+
+        // Same length, another value: the text that runs is not the one checked.
+        try "-- migrate:up\nCREATE TABLE u(x);\nINSERT INTO u VALUES (2);\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let error = #expect(throws: DBToolError.self) { try queue.write { db in try file.run(.up, in: db) } }
+        #expect(error?.message.contains("0001_t.sql changed while the migration ran") == true)
+        #expect(try queue.read { db in try db.tableExists("u") } == false)
     }
 
     @Test("a file without markers is all up")
     func noMarkers() throws {
         let file = try MigrationFile(path: "/m/20261122130500_add_column.sql", contents: "ALTER TABLE t ADD COLUMN c;\n")
         #expect(file.version == 20_261_122_130_500)
-        #expect(file.up == "ALTER TABLE t ADD COLUMN c;\n")
-        #expect(file.down == nil)
+        #expect(try file.sql(.up) == "ALTER TABLE t ADD COLUMN c;\n")
+        #expect(try file.sql(.down) == nil)
         #expect(file.upFirstLine == 1)
     }
 
@@ -44,7 +62,7 @@ struct MigrationFileTests {
     func noTransaction() throws {
         let file = try MigrationFile(path: "/m/0003_vacuum.sql", contents: "-- dbtool:no-transaction\n-- migrate:up\nVACUUM;\n")
         #expect(file.runsOutsideTransaction)
-        #expect(file.up == "VACUUM;\n")
+        #expect(try file.sql(.up) == "VACUUM;\n")
         let later = try MigrationFile(path: "/m/0004_x.sql", contents: "-- migrate:up\n-- dbtool:no-transaction\nSELECT 1;\n")
         #expect(!later.runsOutsideTransaction)
     }
@@ -110,7 +128,7 @@ struct MigrationDirectoryTests {
             .appendingPathComponent("migrations-examples").path
         let directory = try MigrationDirectory(path: path)
         #expect(directory.migrations.map(\.version) == [1, 2, 3, 4, 5])
-        #expect(directory.migrations.allSatisfy { $0.down != nil })
+        #expect(directory.migrations.allSatisfy { $0.hasDown })
     }
 
     @Test("two files with the same version: 65, naming both")
@@ -185,10 +203,11 @@ struct OtherToolsMigrationFileTests {
                 DROP TRIGGER t;
                 """)
         #expect(file.version == 1)
-        #expect(file.up.contains("CREATE TRIGGER t") && !file.up.contains("DROP"))
-        #expect(file.up.hasPrefix("-- +goose StatementBegin\n"))
+        let up = try #require(try file.sql(.up))
+        #expect(up.contains("CREATE TRIGGER t") && !up.contains("DROP"))
+        #expect(up.hasPrefix("-- +goose StatementBegin\n"))
         #expect(file.upFirstLine == 4)
-        #expect(file.down == "DROP TRIGGER t;")
+        #expect(try file.sql(.down) == "DROP TRIGGER t;")
         #expect(file.downFirstLine == 10)
         #expect(file.runsOutsideTransaction && file.downRunsOutsideTransaction)
         let transactional = try MigrationFile(path: "/m/2_x.sql", contents: "-- +goose Up\nSELECT 1;\n-- +goose Down\nSELECT 2;\n")
@@ -201,15 +220,15 @@ struct OtherToolsMigrationFileTests {
             path: "/m/20260101000000_vacuum.sql", contents: "-- migrate:up transaction:false\nVACUUM;\n\n-- migrate:down\nSELECT 1;\n")
         #expect(dbmate.runsOutsideTransaction)
         #expect(!dbmate.downRunsOutsideTransaction)
-        #expect(dbmate.up == "VACUUM;\n")
+        #expect(try dbmate.sql(.up) == "VACUUM;\n")
         let down = try MigrationFile(path: "/m/1_x.sql", contents: "--migrate:up\nSELECT 1;\n-- migrate:down transaction:false\nVACUUM;")
         #expect(!down.runsOutsideTransaction && down.downRunsOutsideTransaction)
         let sqlMigrate = try MigrationFile(path: "/m/1_x.sql", contents: "-- +migrate Up notransaction\nVACUUM;\n-- +migrate Down\nSELECT 1;")
         #expect(sqlMigrate.runsOutsideTransaction && !sqlMigrate.downRunsOutsideTransaction)
-        #expect(sqlMigrate.down == "SELECT 1;")
+        #expect(try sqlMigrate.sql(.down) == "SELECT 1;")
         // A comment that merely starts with "migrate:" is prose.
         let prose = try MigrationFile(path: "/m/1_x.sql", contents: "-- migrate: adds a column\nALTER TABLE t ADD c;")
-        #expect(prose.up.contains("ALTER TABLE"))
+        #expect(try prose.sql(.up)?.contains("ALTER TABLE") == true)
     }
 
     @Test("a checksum does not depend on the marker syntax")
@@ -251,10 +270,10 @@ struct OtherToolsMigrationFileTests {
         let directory = try MigrationDirectory(path: path)
         #expect(directory.migrations.map(\.version) == [0, 1])
         #expect(directory.migrations[0].name == "init")
-        #expect(directory.migrations[0].up == "CREATE TABLE a(x);\n")
-        #expect(directory.migrations[0].down == "DROP TABLE a;\n")
+        #expect(try directory.migrations[0].sql(.up) == "CREATE TABLE a(x);\n")
+        #expect(try directory.migrations[0].sql(.down) == "DROP TABLE a;\n")
         #expect(directory.migrations[0].downFile.hasSuffix("000000_init.down.sql"))
-        #expect(directory.migrations[1].down == nil)
+        #expect(try directory.migrations[1].sql(.down) == nil)
 
         try write("000002_c.down.sql", "DROP TABLE c;\n")
         let alone = #expect(throws: DBToolError.self) { try MigrationDirectory(path: path) }

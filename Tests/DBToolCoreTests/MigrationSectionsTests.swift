@@ -65,17 +65,61 @@ struct MigrationSectionsTests {
             var contents = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined(separator: ending)
             if Bool.random(using: &generator) { contents += ending }
             let want = expected(contents)
-            let got = try? MigrationFile(path: "/m/0001_a.sql", contents: contents)
+            // Read in chunks of a few bytes: lines, CRLF pairs and UTF-8
+            // sequences cross their ends.
+            let chunkSize = Int.random(in: 1...9, using: &generator)
+            let got = try? MigrationFile(path: "/m/0001_a.sql", source: .text(Array(contents.utf8)), chunkSize: chunkSize)
             #expect((want == nil) == (got == nil), "\(contents.debugDescription): \(String(describing: want)) vs \(String(describing: got))")
             guard let want, let got else { continue }
             compared += 1
             let mine = Expected(
-                up: got.up, down: got.down, upFirstLine: got.upFirstLine, downFirstLine: got.downFirstLine,
+                up: try got.sql(.up) ?? "", down: try got.sql(.down), upFirstLine: got.upFirstLine, downFirstLine: got.downFirstLine,
                 outsideTransaction: got.runsOutsideTransaction)
             #expect(mine == want, "\(contents.debugDescription)")
             #expect(got.checksum == MigrationFile.sha256(want.up))
         }
         #expect(compared > 500)
     }
-}
 
+    @Test("a script read in chunks is cut into batches at the ends of its statements, and only there")
+    func statementBatches() throws {
+        let statements = [
+            "CREATE TABLE t(x);", "\nINSERT INTO t VALUES ('a;b'), ('it''s;');", " -- a comment; not an end\nSELECT 1;",
+            "\n/* a block; comment */ SELECT \"semi;colon\" FROM t;", "\nSELECT [a;b], `c;d` FROM t;",
+            "\nCREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  INSERT INTO t VALUES (1);\n  SELECT CASE WHEN 1 THEN 2 END;\nEND;",
+            "\nSELECT 'é;';", "\nSELECT 2 - -1;", "\nSELECT 4 /2;",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let script = (0..<Int.random(in: 1...12, using: &generator)).map { _ in statements.randomElement(using: &generator)! }
+            let bytes = Array(script.joined().utf8)
+            var batches = StatementBatches(batchSize: 1)
+            var got: [(String, Int)] = []
+            let chunkSize = Int.random(in: 1...16, using: &generator)
+            for start in stride(from: 0, to: bytes.count, by: chunkSize) {
+                try bytes[start..<min(start + chunkSize, bytes.count)].withUnsafeBufferPointer { chunk in
+                    try batches.feed(chunk) { got.append(($0, $1)) }
+                }
+            }
+            try batches.finish { got.append(($0, $1)) }
+            // With a batch size of 1, each chunk hands out every statement
+            // it completed: the script is cut after a chunk at the end of the
+            // last whole statement read.
+            #expect(got.map(\.0).joined() == script.joined())
+            var statementEnds: [Int] = []
+            for statement in script { statementEnds.append((statementEnds.last ?? 0) + statement.utf8.count) }
+            var expectedCuts: [Int] = []
+            for chunkEnd in stride(from: chunkSize, to: bytes.count + chunkSize, by: chunkSize) {
+                if let end = statementEnds.last(where: { $0 <= min(chunkEnd, bytes.count) }), end > (expectedCuts.last ?? 0) {
+                    expectedCuts.append(end)
+                }
+            }
+            var cuts: [Int] = []
+            for (batch, line) in got {
+                #expect(line == bytes.prefix(cuts.last ?? 0).filter { $0 == UInt8(ascii: "\n") }.count)
+                cuts.append((cuts.last ?? 0) + batch.utf8.count)
+            }
+            #expect(cuts == expectedCuts, "\(script) in chunks of \(chunkSize)")
+        }
+    }
+}

@@ -186,6 +186,36 @@ struct MigrateCommandTests {
         #expect(member == 0)
     }
 
+    @Test("a migration of megabytes runs in batches: all of it applied, or an error deep in it names its line and leaves nothing")
+    func largeMigration() throws {
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
+        // 20,000 statements of ~110 bytes, CRLF line endings, a string holding
+        // a semicolon and a newline: several batches and chunks.
+        var lines = ["-- migrate:up", "CREATE TABLE bulk (id INTEGER PRIMARY KEY, note TEXT);"]
+        for id in 1...20_000 {
+            lines.append("INSERT INTO bulk VALUES (\(id), 'row \(id); \(String(repeating: "x", count: 60))');")
+        }
+        lines.insert("INSERT INTO bulk VALUES (0, 'a;\r\nb');", at: 2)
+        let good = lines.joined(separator: "\r\n") + "\r\n-- migrate:down\r\nDROP TABLE bulk;\r\n"
+        try write(good, to: migrations + "/0006_bulk.sql")
+        let applied = try migrate(database, migrations)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let queue = try DatabaseQueue(path: database + "/db.sqlite")
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bulk") } == 20_001)
+        #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT note FROM bulk WHERE id = 0") } == "a;\nb")  // line endings are LF, as in the checksum
+        #expect(try migrate(database, migrations, ["--to", "5"]).status == 0)
+
+        // Line 15,004 of the file (the string's CRLF is a line of its own).
+        lines[15_002] = "INSERT INTO nowhere VALUES (1);"
+        try write(lines.joined(separator: "\r\n"), to: migrations + "/0006_bulk.sql")
+        let failed = try migrate(database, migrations)
+        #expect(failed.status == 65)
+        #expect(failed.stderr.contains("0006_bulk.sql:15004: no such table: nowhere"), "\(failed.stderr)")
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'bulk'") } == 0)
+    }
+
     @Test("a foreign key violation fails the migration, naming the table")
     func foreignKeyViolation() throws {
         let scratch = TemporaryDirectory()

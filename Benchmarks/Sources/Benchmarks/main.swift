@@ -7,6 +7,7 @@ import Foundation
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE] [--s3-server COMMAND]
 //   Benchmarks pipeline --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks many-files --dbtool PATH [--repetitions N] [--results FILE]
+//   Benchmarks large-migration --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
 //   Benchmarks floor WORKLOAD                 (the same, for the floor of a workload: CodableFloors.swift, ArgumentFloors.swift)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
@@ -66,6 +67,10 @@ do {
     case "many-files":
         try dbtoolReport(section: "many-files", repetitions: 3) {
             try manyFilesReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
+        }
+    case "large-migration":
+        try dbtoolReport(section: "large-migration", repetitions: 3) {
+            try largeMigrationReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
         }
     case "once":
         guard arguments.count >= 2,

@@ -100,8 +100,8 @@ public struct MigrateOperation: Sendable {
         try state.checkSafety(allowOutOfOrder: allowOutOfOrder)
         let plan = try self.plan(state)
         if dryRun {
-            let steps = plan.map { file, direction in
-                Step(file, direction, sql: direction == .up ? file.up : file.down)
+            let steps = try plan.map { file, direction in
+                Step(file, direction, sql: try file.sql(direction))
             }
             return Report(database: database.location.filePath, dryRun: true, steps: steps, version: state.newestApplied, warnings: warnings)
         }
@@ -143,7 +143,7 @@ public struct MigrateOperation: Sendable {
 
 /// Throws before anything runs when a migration to revert has no down section.
 func checkReversible(_ files: [MigrationFile]) throws {
-    if let file = files.first(where: { $0.down == nil }) {
+    if let file = files.first(where: { !$0.hasDown }) {
         throw DBToolError(
             .dataError, "migration \(file.version) (\(file.path)) has no down section: it can not be rolled back",
             hint: "Add a down section, or restore a snapshot taken before it.")

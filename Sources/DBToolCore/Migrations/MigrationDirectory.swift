@@ -56,7 +56,7 @@ public struct MigrationDirectory: Sendable {
                 let key = String(versionText.drop(while: { $0 == "0" }))
                 if direction == "up" { pairs[key, default: (nil, nil)].up = filePath } else { pairs[key, default: (nil, nil)].down = filePath }
             } else {
-                migrations.append(try MigrationFile(path: filePath, contents: try MigrationDirectory.read(filePath)))
+                migrations.append(try MigrationFile(path: filePath))
             }
         }
         for pair in pairs.values {
@@ -65,10 +65,7 @@ public struct MigrationDirectory: Sendable {
                     .dataError, "\(pair.down ?? ""): a golang-migrate down file without its .up.sql file",
                     hint: "Restore the .up.sql file of that version, or remove the .down.sql file.")
             }
-            migrations.append(
-                try MigrationFile(
-                    upPath: upPath, upContents: try MigrationDirectory.read(upPath), downPath: pair.down,
-                    downContents: try pair.down.map(MigrationDirectory.read)))
+            migrations.append(try MigrationFile(upPath: upPath, downPath: pair.down))
         }
         migrations.sort { $0.version < $1.version }
         for (previous, next) in zip(migrations, migrations.dropFirst()) where previous.version == next.version {
@@ -107,10 +104,6 @@ public struct MigrationDirectory: Sendable {
                 .dataError, "\(filePath) is a symbolic link to \(target ?? "nothing"), outside the migrations directory: refused",
                 hint: "Put the migration itself in the migrations directory (links may only point inside it).")
         }
-    }
-
-    private static func read(_ filePath: String) throws -> String {
-        try SQLText.read(file: filePath) { DBToolError(.dataError, "\(filePath) is not UTF-8 text", hint: "Save the file as UTF-8.") }
     }
 
     /// The notice about skipped entries, nil when there is none.

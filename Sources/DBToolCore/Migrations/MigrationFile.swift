@@ -29,10 +29,17 @@ public struct MigrationFile: Sendable, Equatable {
     /// The `.down.sql` file of a golang-migrate pair; nil when the down SQL,
     /// if any, is in `path`.
     public let downPath: String?
-    /// The SQL that applies the migration.
-    public let up: String
-    /// The SQL that reverts it, if the file has a down section.
-    public let down: String?
+    /// Where the up section is: its file (read again when the migration
+    /// runs), or the text it was made from.
+    let upSource: MigrationSource
+    /// Where the down section is (the `.down.sql` file of a pair).
+    let downSource: MigrationSource?
+    /// The up section's bytes in its source (with LF line endings).
+    let upRange: Range<Int>
+    /// The down section's bytes, if the file has a down section.
+    let downRange: Range<Int>?
+    /// True when the file has a down section.
+    public var hasDown: Bool { downRange != nil }
     /// The line of the file where the up SQL starts (1-based), to report
     /// errors by file line.
     public let upFirstLine: Int
@@ -59,15 +66,29 @@ public struct MigrationFile: Sendable, Equatable {
     ///   that is not `VERSION_name.sql`, SQL before the up marker, markers
     ///   out of order, repeated or not understood.
     public init(path: String, contents: String) throws {
+        try self.init(path: path, source: .text(Array(contents.utf8)))
+    }
+
+    /// Reads the migration file at `path`, in chunks: its text is not kept.
+    ///
+    /// - throws: ``DBToolError`` (65) naming the file and the line, as
+    ///   ``init(path:contents:)``; 65 for a file that is not UTF-8 or holds
+    ///   a NUL byte; the errors of reading it.
+    public init(path: String) throws {
+        try self.init(path: path, source: .file(path))
+    }
+
+    init(path: String, source: MigrationSource, chunkSize: Int = MigrationSource.chunkSize) throws {
         let fileName = URL(fileURLWithPath: path).lastPathComponent
         guard let (versionText, name) = MigrationFile.parseName(fileName) else {
             throw DBToolError(
                 .dataError, "\(path): the name is not VERSION_name.sql",
                 hint: "Name migration files like 0001_create_users.sql or 20261122130500_add_index.sql.")
         }
-        let sections = try MigrationSections(path: path, contents: contents)
+        let sections = try MigrationSections(path: path, source: source, chunkSize: chunkSize)
         try self.init(
-            path: path, versionText: versionText, name: name, downPath: nil, up: sections.up, down: sections.down)
+            path: path, versionText: versionText, name: name, downPath: nil, upSource: source, downSource: sections.down.map { _ in source },
+            up: sections.up, down: sections.down, checksum: sections.checksum)
     }
 
     /// Reads a golang-migrate pair: the files hold plain SQL, no markers.
@@ -75,20 +96,33 @@ public struct MigrationFile: Sendable, Equatable {
     /// - throws: ``DBToolError`` (65) naming the file: a marker in it, or a
     ///   name that is not `VERSION_name.up.sql`.
     public init(upPath: String, upContents: String, downPath: String?, downContents: String?) throws {
+        try self.init(
+            upPath: upPath, upSource: .text(Array(upContents.utf8)), downPath: downPath,
+            downSource: downContents.map { .text(Array($0.utf8)) })
+    }
+
+    /// Reads the files of a golang-migrate pair, in chunks.
+    public init(upPath: String, downPath: String?) throws {
+        try self.init(upPath: upPath, upSource: .file(upPath), downPath: downPath, downSource: downPath.map { .file($0) })
+    }
+
+    private init(upPath: String, upSource: MigrationSource, downPath: String?, downSource: MigrationSource?) throws {
         guard let (versionText, name, direction) = MigrationFile.parsePairName(URL(fileURLWithPath: upPath).lastPathComponent),
             direction == "up"
         else {
             throw DBToolError(.dataError, "\(upPath): the name is not VERSION_name.up.sql")
         }
-        let up = try MigrationSections.plain(path: upPath, contents: upContents)
+        let (up, checksum) = try MigrationSections.plain(path: upPath, source: upSource)
         var down: MigrationSections.Section?
-        if let downPath, let downContents { down = try MigrationSections.plain(path: downPath, contents: downContents) }
+        if let downPath, let downSource { down = try MigrationSections.plain(path: downPath, source: downSource).0 }
         try self.init(
-            path: upPath, versionText: versionText, name: name, downPath: downPath, up: up, down: down)
+            path: upPath, versionText: versionText, name: name, downPath: downPath, upSource: upSource,
+            downSource: down == nil ? nil : downSource, up: up, down: down, checksum: checksum)
     }
 
     private init(
-        path: String, versionText: String, name: String, downPath: String?, up: MigrationSections.Section, down: MigrationSections.Section?
+        path: String, versionText: String, name: String, downPath: String?, upSource: MigrationSource, downSource: MigrationSource?,
+        up: MigrationSections.Section, down: MigrationSections.Section?, checksum: String
     ) throws {
         // Versions are stored as SQLite integers (64-bit signed).
         guard let version = UInt64(versionText), version <= UInt64(Int64.max) else {
@@ -101,13 +135,38 @@ public struct MigrationFile: Sendable, Equatable {
         self.name = name
         self.path = path
         self.downPath = downPath
-        self.up = up.sql
+        self.upSource = upSource
+        self.downSource = downSource
+        upRange = up.range
         upFirstLine = up.firstLine
         runsOutsideTransaction = !up.inTransaction
-        self.down = down?.sql
+        downRange = down?.range
         downFirstLine = down?.firstLine
         downRunsOutsideTransaction = !(down?.inTransaction ?? true)
-        checksum = MigrationFile.sha256(up.sql)
+        self.checksum = checksum
+    }
+
+    /// The SQL of a section, read whole (for a dry run's report); nil for
+    /// a down section the file does not have.
+    public func sql(_ direction: MigrationDirection) throws -> String? {
+        var bytes: [UInt8] = []
+        let found = try forEachChunk(of: direction) { bytes.append(contentsOf: $0) }
+        return found ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    /// Calls `body` with the bytes of a section, in chunks, from its source;
+    /// false when the file has no such section.
+    func forEachChunk(of direction: MigrationDirection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+        let (source, range, file) = direction == .up ? (upSource, upRange, path) : (downSource, downRange, downFile)
+        guard let source, let range else { return false }
+        var offset = 0
+        try source.forEachChunk(path: file) { chunk in
+            defer { offset += chunk.count }
+            let start = max(range.lowerBound - offset, 0)
+            let end = min(range.upperBound - offset, chunk.count)
+            if start < end { try body(UnsafeBufferPointer(rebasing: chunk[start..<end])) }
+        }
+        return true
     }
 
     /// "0001_create_users.sql" -> ("0001", "create_users").

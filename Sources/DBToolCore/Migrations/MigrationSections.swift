@@ -1,11 +1,16 @@
+import Crypto
 import Foundation
 
-/// The up and down sections of a migration file's text, found by its
-/// markers (``MigrationMarker``).
+/// The up and down sections of a migration's text, found by its markers
+/// (``MigrationMarker``) in one pass over its bytes, in chunks: a migration
+/// may be hundreds of megabytes, and only the lines that may be markers are
+/// kept. The pass also hashes the up section, for the checksum.
 struct MigrationSections {
-    /// One section: its SQL, where it starts, and how it runs.
-    struct Section {
-        var sql: String
+    /// One section: where it is in the text (with LF line endings), where
+    /// it starts, and how it runs.
+    struct Section: Equatable {
+        /// Byte offsets in the text with LF line endings.
+        var range: Range<Int>
         /// The file line of the section's first SQL line (1-based).
         var firstLine: Int
         var inTransaction: Bool
@@ -13,15 +18,17 @@ struct MigrationSections {
 
     let up: Section
     let down: Section?
+    /// SHA-256 of the up section, lowercase hex.
+    let checksum: String
 
     /// - throws: ``DBToolError`` (65) naming the file and the line.
-    init(path: String, contents: String) throws {
-        var text = MigrationSections.normalizingLineEndings(contents)
-        let lines = try text.withUTF8 { try LineScan(path: path, bytes: $0) }
+    init(path: String, source: MigrationSource, chunkSize: Int = MigrationSource.chunkSize) throws {
+        let lines = try LineScan.scan(path: path, source: source, chunkSize: chunkSize)
         let markers = lines.markers
         guard let first = markers.first else {
-            up = Section(sql: text, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective)
+            up = Section(range: 0..<lines.byteCount, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective)
             down = nil
+            checksum = lines.checksum
             return
         }
         let syntax = first.marker.syntax
@@ -46,35 +53,39 @@ struct MigrationSections {
         try MigrationSections.checkStatementBlocks(markers.map { ($0.line, $0.marker) }, upLine: upMarker.line, path: path)
         let fileRunsOutside = markers.contains { $0.marker.kind == .noTransaction }
         // The text between the marker lines, without the newline that ends the last line before the down marker.
+        let upStart = min(upMarker.end + 1, lines.byteCount)
         let upEnd = downMarker.map { $0.start - 1 } ?? lines.byteCount
         up = Section(
-            sql: text.withUTF8 { LineScan.text($0, from: upMarker.end + 1, to: upEnd) }, firstLine: upMarker.line + 2,
+            range: upStart..<max(upStart, upEnd), firstLine: upMarker.line + 2,
             inTransaction: upMarker.marker.kind == .up(inTransaction: true) && !fileRunsOutside && !lines.hasNoTransactionDirective)
         down = downMarker.map { marker in
-            Section(
-                sql: text.withUTF8 { LineScan.text($0, from: marker.end + 1, to: lines.byteCount) }, firstLine: marker.line + 2,
+            let downStart = min(marker.end + 1, lines.byteCount)
+            return Section(
+                range: downStart..<lines.byteCount, firstLine: marker.line + 2,
                 inTransaction: marker.marker.kind == .down(inTransaction: true) && !fileRunsOutside)
         }
+        checksum = lines.checksum
     }
 
-    /// The text of a golang-migrate `.up.sql` or `.down.sql` file: plain SQL,
-    /// all of it, with no marker.
-    static func plain(path: String, contents: String) throws -> Section {
-        var text = normalizingLineEndings(contents)
-        let lines = try text.withUTF8 { try LineScan(path: path, bytes: $0) }
+    /// A golang-migrate `.up.sql` or `.down.sql` file: plain SQL, all of
+    /// it, with no marker; and its checksum.
+    static func plain(path: String, source: MigrationSource, chunkSize: Int = MigrationSource.chunkSize) throws -> (Section, String) {
+        let lines = try LineScan.scan(path: path, source: source, chunkSize: chunkSize)
         if let marker = lines.markers.first {
             throw DBToolError(
                 .dataError,
                 "\(path):\(marker.line + 1): `\(marker.marker.text)` in a golang-migrate file: its .up.sql and .down.sql files hold plain SQL",
                 hint: "Remove the marker, or merge the pair into one VERSION_name.sql file with up and down markers.")
         }
-        return Section(sql: text, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective)
+        return (Section(range: 0..<lines.byteCount, firstLine: 1, inTransaction: !lines.hasNoTransactionDirective), lines.checksum)
     }
 
     /// What the sections need of a text's lines, found in one pass over its
-    /// UTF-8 bytes (a migration may be hundreds of megabytes): the marker
-    /// lines and their places, the first line of SQL, and the first line's
-    /// directive. Only the lines that may be markers become strings.
+    /// bytes: the marker lines and their places, the first line of SQL, the
+    /// first line's directive, and the hash of the up section. Only the
+    /// lines that may be markers (comments, lines that start with a byte
+    /// above 0x7F such as a byte order mark or a Unicode space) are kept,
+    /// one at a time.
     private struct LineScan {
         struct MarkerLine {
             /// The 0-based line index.
@@ -90,56 +101,160 @@ struct MigrationSections {
         /// The first line that is neither blank nor a comment.
         var firstSQLLine: Int?
         var hasNoTransactionDirective = false
-        let byteCount: Int
+        /// The bytes read so far.
+        var byteCount = 0
 
-        init(path: String, bytes: UnsafeBufferPointer<UInt8>) throws {
-            byteCount = bytes.count
-            var start = 0
-            var line = 0
-            while true {
-                var end = start
-                while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
-                try classify(line: line, start: start, end: end, bytes: bytes, path: path)
-                if end == bytes.count { break }
-                start = end + 1
-                line += 1
+        /// What the current line is known to be so far.
+        private enum LineState {
+            /// Only spaces and tabs yet (kept in `lineBytes`).
+            case leading
+            /// A line that may be a marker: kept whole in `lineBytes`.
+            case kept
+            /// SQL: not kept.
+            case sql
+        }
+
+        /// Which text the checksum covers, as the lines come.
+        private enum HashScope {
+            /// Only comments and blank lines so far: the whole text, unless
+            /// an up marker comes.
+            case undecided
+            /// No marker before SQL: the whole text is the up section.
+            case wholeText
+            /// After the up marker: each line until the down marker.
+            case upSection
+            /// The down marker was met.
+            case done
+        }
+
+        private var line = 0
+        private var lineStart = 0
+        private var state = LineState.leading
+        private var lineBytes: [UInt8] = []
+        private var scope = HashScope.undecided
+        private var wholeHash = SHA256()
+        private var upHash = SHA256()
+        private var upLines = 0
+        private let path: String
+
+        private init(path: String) {
+            self.path = path
+        }
+
+        static func scan(path: String, source: MigrationSource, chunkSize: Int) throws -> LineScan {
+            var scan = LineScan(path: path)
+            try source.forEachChunk(path: path, chunkSize: chunkSize) { try scan.feed($0) }
+            try scan.endLine(at: scan.byteCount)
+            return scan
+        }
+
+        /// The up section's SHA-256, lowercase hex.
+        var checksum: String {
+            (scope == .upSection || scope == .done ? upHash.finalize() : wholeHash.finalize()).hexString
+        }
+
+        private mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>) throws {
+            guard let base = chunk.baseAddress else { return }
+            if scope == .undecided || scope == .wholeText { wholeHash.update(bufferPointer: UnsafeRawBufferPointer(chunk)) }
+            var index = 0
+            while index < chunk.count {
+                let newline = memchr(base + index, Int32(UInt8(ascii: "\n")), chunk.count - index)
+                let end = newline.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? chunk.count
+                consume(UnsafeBufferPointer(rebasing: chunk[index..<end]))
+                guard end < chunk.count else { break }
+                try endLine(at: byteCount + end)
+                index = end + 1
+            }
+            byteCount += chunk.count
+        }
+
+        /// Reads part of the current line.
+        private mutating func consume(_ part: UnsafeBufferPointer<UInt8>) {
+            switch state {
+            case .sql:
+                hashUpSection(part)
+            case .kept:
+                lineBytes.append(contentsOf: part)
+            case .leading:
+                guard let first = part.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
+                    lineBytes.append(contentsOf: part)
+                    return
+                }
+                // A line of ASCII that does not start with `-` is SQL, never a
+                // marker; the others are read whole, as text.
+                if part[first] == UInt8(ascii: "-") || part[first] >= 0x80 {
+                    state = .kept
+                    lineBytes.append(contentsOf: part)
+                    return
+                }
+                state = .sql
+                if firstSQLLine == nil { firstSQLLine = line }
+                if scope == .undecided { scope = .wholeText }
+                startUpSectionLine()
+                lineBytes.withUnsafeBufferPointer { hashUpSection($0) }
+                hashUpSection(part)
             }
         }
 
-        /// Reads one line: a marker, a comment, a blank line or SQL.
-        private mutating func classify(line: Int, start: Int, end: Int, bytes: UnsafeBufferPointer<UInt8>, path: String) throws {
-            var first = start
-            while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
-            let isComment = first + 1 < end && bytes[first] == UInt8(ascii: "-") && bytes[first + 1] == UInt8(ascii: "-")
-            // A line of ASCII that is not a comment is blank or SQL, never a
-            // marker. The first line (a byte order mark, the directive),
-            // comments, and lines that start otherwise (a Unicode space) are
-            // read as strings.
-            if line > 0 && !isComment && (first == end || bytes[first] < 0x80) {
-                if first < end && firstSQLLine == nil { firstSQLLine = line }
-                return
+        /// Ends the current line at byte `offset` (its newline, or the end).
+        mutating func endLine(at offset: Int) throws {
+            switch state {
+            case .sql:
+                break
+            case .leading:
+                startUpSectionLine()
+                lineBytes.withUnsafeBufferPointer { hashUpSection($0) }
+            case .kept:
+                let marker = try classifyKeptLine(end: offset)
+                if case .down = marker?.kind, scope == .upSection {
+                    scope = .done
+                } else {
+                    startUpSectionLine()
+                    lineBytes.withUnsafeBufferPointer { hashUpSection($0) }
+                }
+                if scope == .undecided {
+                    if case .up = marker?.kind {
+                        scope = .upSection
+                    } else if firstSQLLine != nil {
+                        scope = .wholeText
+                    }
+                }
             }
-            var text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            line += 1
+            lineStart = offset + 1
+            state = .leading
+            lineBytes.removeAll(keepingCapacity: true)
+        }
+
+        /// The newline before each line of the up section but its first.
+        private mutating func startUpSectionLine() {
+            guard scope == .upSection else { return }
+            if upLines > 0 { upHash.update(data: [UInt8(ascii: "\n")]) }
+            upLines += 1
+        }
+
+        private mutating func hashUpSection(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard scope == .upSection, !bytes.isEmpty else { return }
+            upHash.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+        }
+
+        /// Reads a kept line as text: a marker, a comment or SQL.
+        private mutating func classifyKeptLine(end: Int) throws -> MigrationMarker? {
+            var text = String(decoding: lineBytes, as: UTF8.self)
             if line == 0 {
                 text = MigrationSections.withoutByteOrderMark(text)
                 hasNoTransactionDirective = text.trimmingCharacters(in: .whitespaces) == MigrationFile.noTransactionDirective
             }
             if firstSQLLine == nil && !MigrationFile.isCommentOrBlank(text) { firstSQLLine = line }
             do {
-                if let marker = try MigrationMarker.parse(text) {
-                    markers.append(MarkerLine(line: line, start: start, end: end, marker: marker))
-                }
+                guard let marker = try MigrationMarker.parse(text) else { return nil }
+                markers.append(MarkerLine(line: line, start: lineStart, end: end, marker: marker))
+                return marker
             } catch let unsupported as MigrationMarker.Unsupported {
                 throw DBToolError(
                     .dataError, "\(path):\(line + 1): `\(text.trimmingCharacters(in: .whitespaces))`: \(unsupported.reason)",
                     hint: "dbtool never runs a file whose markers it does not understand: fix or remove that line.")
             }
-        }
-
-        /// The text of bytes `from..<to` (empty when the range is).
-        static func text(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> String {
-            guard from < to else { return "" }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
         }
     }
 
@@ -180,29 +295,5 @@ struct MigrationSections {
 
     fileprivate static func withoutByteOrderMark(_ line: String) -> String {
         line.hasPrefix("\u{FEFF}") ? String(line.dropFirst()) : line
-    }
-
-    /// `text` with CRLF and CR line endings made LF: the same string when
-    /// it has no CR, else one pass over its bytes (Foundation's search
-    /// would see a migration of hundreds of megabytes as UTF-16).
-    static func normalizingLineEndings(_ text: String) -> String {
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "\r")), bytes.count) != nil else { return nil }
-            var normalized: [UInt8] = []
-            normalized.reserveCapacity(bytes.count)
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                if byte == UInt8(ascii: "\r") {
-                    normalized.append(UInt8(ascii: "\n"))
-                    if index < bytes.count && bytes[index] == UInt8(ascii: "\n") { index += 1 }
-                } else {
-                    normalized.append(byte)
-                }
-            }
-            return String(decoding: normalized, as: UTF8.self)
-        } ?? text
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import DatabaseKit
 import Foundation
 
@@ -112,10 +113,30 @@ public enum MigrationDirection: String, Codable, Sendable {
 extension MigrationFile {
     /// Runs one section, statement by statement, turning an error into one
     /// that names the file, the line and the statement.
+    ///
+    /// The section is read from its file again, in chunks, and fed to
+    /// SQLite in batches of whole statements: memory stays flat whatever
+    /// the size of the migration. The up section is hashed as it is read: a
+    /// file changed since its checksum was taken fails the migration (before
+    /// it is recorded, and rolled back with its transaction).
     func run(_ direction: MigrationDirection, in db: Database) throws {
-        switch direction {
-        case .up: try run(up, firstLine: upFirstLine, file: path, direction: .up, in: db)
-        case .down: try run(down ?? "", firstLine: downFirstLine ?? 1, file: downFile, direction: .down, in: db)
+        let firstLine = direction == .up ? upFirstLine : downFirstLine ?? 1
+        let file = direction == .up ? path : downFile
+        var batches = StatementBatches()
+        var hash = SHA256()
+        let runBatch = { (sql: String, line: Int) throws in
+            try run(sql, firstLine: firstLine + line, file: file, direction: direction, in: db)
+        }
+        let found = try forEachChunk(of: direction) { chunk in
+            hash.update(bufferPointer: UnsafeRawBufferPointer(chunk))
+            try batches.feed(chunk, runBatch)
+        }
+        guard found else { return }
+        try batches.finish(runBatch)
+        if direction == .up && hash.finalize().hexString != checksum {
+            throw DBToolError(
+                .dataError, "\(path) changed while the migration ran: its up section is no longer what was checked",
+                hint: Self.nothingRanHint(direction) + " Do not edit migration files while they run; migrate again.")
         }
     }
 

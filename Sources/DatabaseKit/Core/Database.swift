@@ -345,6 +345,11 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// The version number of the SQLite library, such as 3040001.
     public static var sqliteLibVersionNumber: CInt { sqlite3_libversion_number() }
 
+    /// True when `sql` ends with a complete statement: its last semicolon
+    /// is outside strings, comments and a trigger body (`sqlite3_complete`).
+    /// For tools that feed SQLite a script in parts.
+    package static func endsWithCompleteStatement(_ sql: String) -> Bool { sqlite3_complete(sql) != 0 }
+
     /// True once the connection is closed.
     var isClosed: Bool { sqliteConnection == nil }
 
