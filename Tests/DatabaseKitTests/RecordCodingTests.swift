@@ -23,6 +23,57 @@ struct RecordCodingTests {
         var version2Name = ""
     }
 
+    /// Keys of a string-backed struct (not one byte): looked up by name.
+    struct NameKey: CodingKey {
+        var stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes its keys in an order that depends on the row, with two key
+    /// types, a renamed key, and a column the rows do not have.
+    struct Shifting: Decodable, FetchableRecord, Equatable {
+        enum Keys: String, CodingKey { case a, b, renamed = "c", missing }
+        var values: [Int]
+
+        init(values: [Int]) { self.values = values }
+
+        init(from decoder: any Decoder) throws {
+            let keyed = try decoder.container(keyedBy: Keys.self)
+            let byName = try decoder.container(keyedBy: NameKey.self)
+            let reversed = try keyed.decode(Int.self, forKey: .a) % 2 == 0
+            let names = reversed ? ["c", "b", "a"] : ["a", "b", "c"]
+            let keys: [Keys] = reversed ? [.renamed, .b, .a] : [.a, .b, .renamed]
+            var values = try keys.map { try keyed.decode(Int.self, forKey: $0) }
+            values += try names.map { try byName.decode(Int.self, forKey: NameKey(stringValue: $0)) }
+            values.append(try keyed.decodeIfPresent(Int.self, forKey: .missing) ?? -1)
+            values.append(try byName.decodeIfPresent(Int.self, forKey: NameKey(stringValue: "missing")) ?? -1)
+            self.values = values
+        }
+    }
+
+    @Test("the column of each key, remembered per statement, follows keys in any order, of any type, renamed or missing")
+    func keyColumnsRemembered() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a INTEGER, b INTEGER, c INTEGER)")
+            for row in 1...6 { try db.execute(sql: "INSERT INTO t VALUES (?, ?, ?)", arguments: [row, row * 10, row * 100]) }
+            let expected = (1...6).map { row -> Shifting in
+                let (a, b, c) = (row, row * 10, row * 100)
+                let ordered = row % 2 == 0 ? [c, b, a] : [a, b, c]
+                return Shifting(values: ordered + ordered + [-1, -1])
+            }
+            #expect(try Shifting.fetchAll(db, sql: "SELECT a, b, c FROM t ORDER BY a") == expected)
+            // Another statement, other column positions: found again.
+            #expect(try Shifting.fetchAll(db, sql: "SELECT c, 0 AS z, b, a FROM t ORDER BY a") == expected)
+            let cursor = try Shifting.fetchCursor(db, sql: "SELECT b, a, c FROM t ORDER BY a")
+            var read: [Shifting] = []
+            while let record = try cursor.next() { read.append(record) }
+            #expect(read == expected)
+        }
+    }
+
     @Test("snake case strategies name columns as JSONEncoder names keys, and read them back")
     func snakeCase() throws {
         let dbQueue = DatabaseQueue()

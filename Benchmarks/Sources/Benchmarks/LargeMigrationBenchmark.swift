@@ -15,10 +15,9 @@ func largeMigrationReport(dbtool: String, fixturesDirectory: String, repetitions
 
     log("large-migration: a \(megabytes) MB migration file")
     let path = migrations + "/0001_seed.sql"
-    guard let output = FileHandle(forWritingAtPath: path) ?? {
-        FileManager.default.createFile(atPath: path, contents: nil)
-        return FileHandle(forWritingAtPath: path)
-    }() else { throw BenchmarkError(description: "can not write \(path)") }
+    guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+        throw BenchmarkError(description: "can not write \(path)")
+    }
     output.write(Data("-- migrate:up\nCREATE TABLE seed (id INTEGER PRIMARY KEY, name TEXT, note TEXT);\n".utf8))
     var written = 0
     var id = 0

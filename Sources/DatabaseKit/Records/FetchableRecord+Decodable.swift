@@ -88,6 +88,16 @@ final class RowDecoder: Decoder {
     /// The keyed container of the last record, for the next one.
     private var keyedContainerCache: KeptKeyedContainer?
 
+    /// The column of each key a record asked for, in the order it asked:
+    /// the next record of the statement asks for the same keys in the same
+    /// order (its `init(from:)` is the same code), so a key costs a string
+    /// comparison, not a lookup by name. A key that differs from the one
+    /// remembered at its place is looked up, and replaces it. No dynamic
+    /// exclusivity checks: see ``row``. An index of -1 is a missing column.
+    @exclusivity(unchecked) private var keyColumns: [(name: String, index: Int)] = []
+    /// The place of the next key in ``keyColumns``, from 0 for each record.
+    @exclusivity(unchecked) private var nextKeyPlace = 0
+
     init(recordType: any FetchableRecord.Type, row: Row, codingPath: [any CodingKey], columnStrategy: DatabaseColumnDecodingStrategy) {
         self.recordType = recordType
         self.recordTypeID = ObjectIdentifier(recordType)
@@ -130,7 +140,55 @@ final class RowDecoder: Decoder {
             decoder = RowDecoder(recordType: T.self, row: row, codingPath: [], columnStrategy: T.databaseColumnDecodingStrategy)
         }
         decoder.isDecoding = true
+        decoder.nextKeyPlace = 0
         return decoder
+    }
+
+    /// The column index of each key of a one-byte (or empty) trivial type,
+    /// by the key's byte: the synthesized `CodingKeys` enums, whose cases
+    /// are their bytes. A key is then read without its name. -2: not looked
+    /// up yet; -1: no such column.
+    @exclusivity(unchecked) private var keyByteColumns: [Int32] = []
+    /// The key type of ``keyByteColumns``.
+    @exclusivity(unchecked) private var keyByteType: ObjectIdentifier?
+
+    /// The index of the column of `key` (after no renaming strategy); nil
+    /// when the row has no such column.
+    @inline(__always)
+    func columnIndex<K: CodingKey>(for key: K) -> Int? {
+        guard _isPOD(K.self) && MemoryLayout<K>.size <= 1 else { return columnIndex(forNextKey: key.stringValue) }
+        let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+        if keyByteType == ObjectIdentifier(K.self) {
+            let known = keyByteColumns[byte]
+            if known >= 0 { return Int(known) }
+            if known == -1 { return nil }
+        } else {
+            keyByteType = ObjectIdentifier(K.self)
+            keyByteColumns = Array(repeating: -2, count: 256)
+        }
+        let index = columnNameIndex?.index(of: key.stringValue)
+        keyByteColumns[byte] = index.map { Int32($0) } ?? -1
+        return index
+    }
+
+    /// The index of the column named `column`, for the next key the record
+    /// asks for (see ``keyColumns``); nil when the row has no such column.
+    @inline(__always)
+    func columnIndex(forNextKey column: String) -> Int? {
+        let place = nextKeyPlace
+        nextKeyPlace = place &+ 1
+        if place < keyColumns.count {
+            let known = keyColumns[place]
+            if known.name == column { return known.index < 0 ? nil : known.index }
+        }
+        let index = columnNameIndex?.index(of: column)
+        let entry = (name: column, index: index ?? -1)  // -1: no such column
+        if place < keyColumns.count {
+            keyColumns[place] = entry
+        } else {
+            keyColumns.append(entry)
+        }
+        return index
     }
 
     /// Drops the kept container, which refers to this decoder.
@@ -254,13 +312,12 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if decoder.columnForKey == nil {
             // The fast path of `Row.decode(_:forColumn:)`, written out so that
             // the whole read is one function per type.
-            let column = key.stringValue
-            if let sqliteStatement = decoder.sqliteStatement, let index = decoder.columnNameIndex?.index(of: column),
+            if let sqliteStatement = decoder.sqliteStatement, let index = decoder.columnIndex(for: key),
                 let value = V.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
             {
                 return value
             }
-            return try decoder.row.decodeSlowly(V.self, forColumn: column)
+            return try decoder.row.decodeSlowly(V.self, forColumn: key.stringValue)
         }
         return try decoder.row.decode(V.self, forColumn: column(forKey: key))
     }
@@ -288,7 +345,7 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func primitiveIfPresent<V: Decodable & DatabaseValueConvertible & StatementColumnConvertible>(_ key: Key) throws -> V? {
         let decoder = self.decoder
         if decoder.columnForKey == nil, let sqliteStatement = decoder.sqliteStatement,
-            let index = decoder.columnNameIndex?.index(of: key.stringValue)
+            let index = decoder.columnIndex(for: key)
         {
             // The fast path of `primitive(_:)`. A column reader returns nil
             // for NULL, and for a value it can not convert, which it leaves
