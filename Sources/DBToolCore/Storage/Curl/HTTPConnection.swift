@@ -7,9 +7,8 @@ struct HTTPRequest {
     var url: String
     /// Extra headers (`Name: value`), signed with the request.
     var headers: [String] = []
-    /// `provider1:provider2:region:service` for `CURLOPT_AWS_SIGV4`, and the
-    /// `access-key:secret` to sign with; nil sends the request unsigned.
-    var signing: (scheme: String, credentials: String)?
+    /// The scope and key of its AWS signature; nil sends the request unsigned.
+    var signing: SignatureV4?
     /// Stop the transfer (within about a second) once SIGINT or SIGTERM
     /// was received; false for the requests that clean up after one.
     var isInterruptible = true
@@ -38,10 +37,10 @@ struct HTTPTransportError: Error, CustomStringConvertible {
 /// The owner of one libcurl easy handle: the only type that calls `curl_*`.
 ///
 /// The handle keeps its connection alive between requests (libcurl reuses
-/// it), so a client makes one per thread and reuses it. AWS Signature V4 is
-/// computed by libcurl (`CURLOPT_AWS_SIGV4`); the payload hash it signs is the
-/// `x-amz-content-sha256` header the caller provides. Not thread-safe: a
-/// connection belongs to one thread at a time.
+/// it), so a client makes one per thread and reuses it. A request with
+/// ``HTTPRequest/signing`` gets its AWS Signature V4 headers here, at the
+/// time it is sent (``SignatureV4``). Not thread-safe: a connection belongs
+/// to one thread at a time.
 final class HTTPConnection {
     private let handle: UnsafeMutableRawPointer
 
@@ -84,8 +83,9 @@ final class HTTPConnection {
         let transfer = Transfer(body: body, receive: receive)
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
-        // (No `Expect:` to turn 100-continue off: libcurl would sign that empty header.)
-        for header in request.headers {
+        var headers = request.headers
+        if let signing = request.signing { headers += signing.headers(for: request, time: time(nil)) }
+        for header in headers {
             guard let appended = curl_slist_append(headerList, header) else {
                 throw DBToolError(.software, "libcurl could not allocate a header")
             }
@@ -106,10 +106,6 @@ final class HTTPConnection {
             try check(dbtool_curl_set_progress_callback(handle) { _, _, _, _, _ in Interruption.isRequested ? 1 : 0 })
         }
         try check(dbtool_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList))
-        if let signing = request.signing {
-            try set(CURLOPT_AWS_SIGV4, signing.scheme)
-            try set(CURLOPT_USERPWD, signing.credentials)
-        }
         switch request.method {
         case "GET": break
         case "HEAD": try set(CURLOPT_NOBODY, 1)

@@ -285,7 +285,8 @@ final class ObjectStore {
             let signer = try credentials.current()
             request.headers = headers + ["x-amz-content-sha256: \(hash)"]
             if let token = signer.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
-            request.signing = ("aws:amz:\(endpoint.region):s3", "\(signer.accessKeyId):\(signer.secretAccessKey)")
+            request.signing = SignatureV4(
+                region: endpoint.region, service: "s3", accessKeyId: signer.accessKeyId, secretAccessKey: signer.secretAccessKey)
             let outcome: Result<HTTPResponse, HTTPTransportError>
             do {
                 outcome = .success(try connection.perform(request, body: body))

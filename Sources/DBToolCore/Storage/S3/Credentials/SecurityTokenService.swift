@@ -4,7 +4,7 @@ import Foundation
 /// AWS STS, for the temporary keys of a role: `AssumeRole` (signed with
 /// another key) and `AssumeRoleWithWebIdentity` (unsigned: the token of
 /// the identity provider is the proof). Requests go through
-/// ``HTTPConnection`` and libcurl's SigV4 signing, as the object store's do.
+/// ``HTTPConnection`` and ``SignatureV4``, as the object store's do.
 ///
 /// The endpoint is `AWS_ENDPOINT_URL_STS`, `AWS_ENDPOINT_URL`, the profile's
 /// (`sts.endpoint_url` of its services section, its `endpoint_url`), else
@@ -57,12 +57,13 @@ struct SecurityTokenService: Sendable {
         request.timeout = 30
         request.headers = [
             "Content-Type: application/x-www-form-urlencoded; charset=utf-8",
-            // libcurl can not hash a streamed body: the hash it signs is this header.
+            // The hash SigV4 signs: the body is given whole.
             "x-amz-content-sha256: \(SHA256.hash(data: body).hexString)",
         ]
         if let credentials {
             if let token = credentials.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
-            request.signing = ("aws:amz:\(region):sts", "\(credentials.accessKeyId):\(credentials.secretAccessKey)")
+            request.signing = SignatureV4(
+                region: region, service: "sts", accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey)
         }
         let connection = try HTTPConnection(caBundle: caBundle)
         var attempt = 0
