@@ -641,7 +641,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -706,6 +706,9 @@ _dbtool_backup() {
         ;;
     '--sse')
         __dbtool_add_completions -W 'AES256'$'\n''aws:kms'
+        return
+        ;;
+    '--sse-kms-key-id')
         return
         ;;
     '--endpoint')
@@ -760,7 +763,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -825,6 +828,9 @@ _dbtool_backup_create() {
         ;;
     '--sse')
         __dbtool_add_completions -W 'AES256'$'\n''aws:kms'
+        return
+        ;;
+    '--sse-kms-key-id')
         return
         ;;
     '--endpoint')

@@ -131,7 +131,7 @@ struct ObjectBackupTests {
         #expect(try run(["backup", "--database", database, "--to", "s3://backups/x/", "--encrypt"]).status == 64)
     }
 
-    @Test("--sse: every object written, the archive (multipart or not) and its record, asks for it; backup list shows it")
+    @Test("--sse and --sse-kms-key-id: every object written, the archive (multipart or not) and its record, asks for them; backup list shows them")
     func serverSideEncryption() throws {
         let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
@@ -141,21 +141,28 @@ struct ObjectBackupTests {
             "CREATE TABLE noise(b); WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 7) INSERT INTO noise SELECT randomblob(1000000) FROM n",
         ])
         #expect(grow.status == 0, "\(grow.stderr)")
-        for (algorithm, partSize) in [("AES256", "16"), ("aws:kms", "5")] {
+        let kmsKey = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+        for (algorithm, partSize, keyID) in [("AES256", "16", nil), ("aws:kms", "5", nil), ("aws:kms", "6", kmsKey)] {
             let prefix = "sse-\(partSize)/"
-            let backup = try run(["backup", "--database", database, "--to", "s3://backups/\(prefix)", "--sse", algorithm, "--part-size", partSize])
+            let keyArguments = keyID.map { ["--sse-kms-key-id", $0] } ?? []
+            let backup = try run(
+                ["backup", "--database", database, "--to", "s3://backups/\(prefix)", "--sse", algorithm, "--part-size", partSize] + keyArguments)
             #expect(backup.status == 0, "\(backup.stderr)")
             let keys = try server.keys(prefix)
             #expect(keys.count == 2, "the archive and its record: \(keys)")
             for key in keys {
-                let applied = try server.python("print(s3.head_object(Bucket='backups', Key='\(key)').get('ServerSideEncryption'))")
-                #expect(applied == algorithm, "\(key): \(applied)")
+                let head = "s3.head_object(Bucket='backups', Key='\(key)')"
+                let applied = try server.python("h = \(head); print(h.get('ServerSideEncryption'), h.get('SSEKMSKeyId'))")
+                #expect(applied == "\(algorithm) \(keyID ?? "None")", "\(key): \(applied)")
             }
             let list = try run(["backup", "list", "s3://backups/\(prefix)"])
-            #expect(list.stdout.contains("sse \(algorithm)"), "\(list.stdout)")
+            #expect(list.stdout.contains("sse \(algorithm)" + (keyID.map { " (\($0))" } ?? "")), "\(list.stdout)")
             let json = try run(["backup", "list", "s3://backups/\(prefix)", "--format", "json"])
             #expect(json.stdout.contains("\"serverSideEncryption\" : \"\(algorithm)\""), "\(json.stdout)")
+            #expect(json.stdout.contains("serverSideEncryptionKeyID") == (keyID != nil), "\(json.stdout)")
         }
+        let noKMS = try run(["backup", "--database", database, "--to", "s3://backups/sse-x/", "--sse", "AES256", "--sse-kms-key-id", kmsKey])
+        #expect(noKMS.status == 64 && noKMS.stderr.contains("--sse aws:kms"), "\(noKMS.stderr)")
         let refused = try run(["backup", "--database", database, "--to", "s3://backups/sse-x/", "--sse", "aws:kms2"])
         #expect(refused.status == 64 && refused.stderr.contains("aws:kms"), "\(refused.stderr)")
         let local = try run(["backup", "--database", database, "--output", scratch.file("b.tar.zst"), "--sse", "AES256"])

@@ -43,6 +43,8 @@ public struct BackupListOperation: Sendable {
         public var encrypted: Bool?
         /// The server-side encryption it was uploaded with (from its record).
         public var serverSideEncryption: String?
+        /// The KMS key named for it, if any (from its record).
+        public var serverSideEncryptionKeyID: String?
     }
 
     /// What `backup list` found.
@@ -68,7 +70,8 @@ public struct BackupListOperation: Sendable {
                 verified: archive.isTrusted, unverifiedReason: archive.distrust,
                 database: archive.record.map { "\($0.series.host):\($0.series.database)" }, series: archive.record?.series.id,
                 pageCount: archive.record?.pageCount, lastMigration: archive.record?.lastMigration, sha256: archive.record?.sha256,
-                encrypted: archive.record?.encrypted, serverSideEncryption: archive.record?.serverSideEncryption)
+                encrypted: archive.record?.encrypted, serverSideEncryption: archive.record?.serverSideEncryption,
+                serverSideEncryptionKeyID: archive.record?.serverSideEncryptionKeyID)
         }
         return Report(target: target, archives: archives, latest: (try? catalog.latest())?.location)
     }

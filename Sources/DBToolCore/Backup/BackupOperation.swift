@@ -274,7 +274,8 @@ public struct BackupOperation: Sendable {
             series: SeriesIdentity(location: database.location), file: file, size: size, sha256: sha256, created: manifest.created,
             dbtoolVersion: DBToolVersion.current, pageCount: manifest.pageCount,
             lastMigration: manifest.migrations.last.map { "\($0.version) \($0.name)" }, encrypted: passphrase != nil,
-            serverSideEncryption: upload.serverSideEncryption?.rawValue)
+            serverSideEncryption: upload.serverSideEncryption?.rawValue,
+            serverSideEncryptionKeyID: upload.serverSideEncryption == .kms ? upload.serverSideEncryptionKeyID : nil)
     }
 
     /// The series of this database's archives: named after its directory,

@@ -110,22 +110,26 @@ public struct UploadOptions: Sendable {
     /// The server-side encryption asked for every object written (the
     /// archive, its record, a renamed copy), or the bucket's default.
     public var serverSideEncryption: ServerSideEncryption?
+    /// With `aws:kms`: the KMS key (id, ARN or alias) instead of the
+    /// account's default key for S3.
+    public var serverSideEncryptionKeyID: String?
 
     public init() {}
+
+    /// The headers of every write: a bucket policy that requires server-side
+    /// encryption refuses any `PutObject` without them.
+    var encryptionHeaders: [String] {
+        guard let serverSideEncryption else { return [] }
+        let key = serverSideEncryption == .kms ? serverSideEncryptionKeyID.map { ["x-amz-server-side-encryption-aws-kms-key-id: \($0)"] } : nil
+        return ["x-amz-server-side-encryption: \(serverSideEncryption.rawValue)"] + (key ?? [])
+    }
 }
 
 /// S3 server-side encryption, as bucket policies often require it on every
 /// `PutObject`: `AES256` (keys S3 manages) or `aws:kms` (the account's
-/// default KMS key for S3).
-///
-/// A KMS key of one's own (`x-amz-server-side-encryption-aws-kms-key-id`)
-/// is not offered: the system libcurl (7.88) orders the headers it signs by
-/// `name:value`, so a header whose name extends another's by `-…` is signed
-/// out of order and S3 refuses the signature.
+/// default KMS key for S3, or the one ``UploadOptions/serverSideEncryptionKeyID``
+/// names).
 public enum ServerSideEncryption: String, Sendable, Equatable, CaseIterable {
     case aes256 = "AES256"
     case kms = "aws:kms"
-
-    /// The request headers that ask for it.
-    var headers: [String] { ["x-amz-server-side-encryption: \(rawValue)"] }
 }

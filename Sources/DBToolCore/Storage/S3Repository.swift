@@ -38,9 +38,7 @@ final class S3Repository: ArchiveRepository {
         try store.getSmall(prefix.appending(name), limit: limit)
     }
 
-    /// The headers of every write: a bucket policy that requires server-side
-    /// encryption refuses any `PutObject` without them.
-    private var encryptionHeaders: [String] { upload.serverSideEncryption?.headers ?? [] }
+    private var encryptionHeaders: [String] { upload.encryptionHeaders }
 
     func writeSmall(_ name: String, _ data: Data) throws {
         try data.withUnsafeBytes {

@@ -59,6 +59,8 @@ public struct SeriesRecord: Codable, Sendable, Equatable {
     /// The server-side encryption the store was asked for (`AES256`,
     /// `aws:kms`), when one was.
     public var serverSideEncryption: String?
+    /// The KMS key it was asked for with `aws:kms`, when one was named.
+    public var serverSideEncryptionKeyID: String?
 
     /// The record's name beside the file named `file`.
     static func name(of file: String) -> String { file + ".dbtool.json" }

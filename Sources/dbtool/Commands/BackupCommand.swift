@@ -141,6 +141,11 @@ struct CreateBackupCommand: ParsableCommand {
             valueName: "algorithm"))
     var sse: ServerSideEncryption?
 
+    @Option(
+        name: .customLong("sse-kms-key-id"),
+        help: ArgumentHelp("With --sse aws:kms: the KMS key (id, ARN or alias) instead of the account's S3 key.", valueName: "key"))
+    var sseKMSKeyID: String?
+
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
 
     @Flag(name: .long, help: "Replace --output if it exists.")
@@ -171,6 +176,12 @@ struct CreateBackupCommand: ParsableCommand {
         }
         if !encrypt && passphrase.isGiven { throw ValidationError("--passphrase-file and --passphrase-command work with --encrypt") }
         if sse != nil && to == nil { throw ValidationError("--sse works with --to s3://BUCKET/PREFIX/") }
+        if let sseKMSKeyID {
+            if sse != .kms { throw ValidationError("--sse-kms-key-id works with --sse aws:kms") }
+            if sseKMSKeyID.isEmpty || sseKMSKeyID.contains(where: { $0.isWhitespace || $0.isNewline }) {
+                throw ValidationError("--sse-kms-key-id: not a KMS key id, ARN or alias: \(sseKMSKeyID.debugDescription)")
+            }
+        }
         if !(5...5120).contains(partSize) { throw ValidationError("--part-size must be from 5 to 5120 MiB (got \(partSize))") }
         if !(1...64).contains(uploadThreads) { throw ValidationError("--upload-threads must be from 1 to 64 (got \(uploadThreads))") }
         if let threads, !(0...256).contains(threads) {
@@ -194,6 +205,7 @@ struct CreateBackupCommand: ParsableCommand {
         operation.upload.threads = uploadThreads
         operation.upload.storageClass = storageClass
         operation.upload.serverSideEncryption = sse
+        operation.upload.serverSideEncryptionKeyID = sseKMSKeyID
         if encrypt { operation.passphrase = try passphrase.passphrase() }
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
@@ -325,6 +337,7 @@ struct ListBackupCommand: ParsableCommand {
                     if let migration = archive.lastMigration { line += "  migration \(migration)" }
                     if archive.encrypted == true { line += "  encrypted" }
                     if let sse = archive.serverSideEncryption { line += "  sse \(sse)" }
+                    if let key = archive.serverSideEncryptionKeyID { line += " (\(key))" }
                     if !archive.verified { line += "  UNVERIFIED: \(archive.unverifiedReason ?? "")" }
                     if archive.location == report.latest { line += "  (latest)" }
                     return line

@@ -54,7 +54,7 @@ final class ObjectReplicaStore: ReplicaStore {
     func write(_ name: LTXFileName, from source: String, timestamp: Date) throws {
         let headers =
             ["x-amz-meta-litestream-timestamp: \(ISOTime.text(timestamp))"]
-            + (upload.storageClass.map { ["x-amz-storage-class: \($0)"] } ?? []) + (upload.serverSideEncryption?.headers ?? [])
+            + (upload.storageClass.map { ["x-amz-storage-class: \($0)"] } ?? []) + upload.encryptionHeaders
         let stream = MultipartUploadStream(
             store: store, location: location(name), partSize: upload.partSize, threads: upload.threads, headers: headers)
         let input: FileDescriptor
