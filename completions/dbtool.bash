@@ -173,13 +173,13 @@ _dbtool() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|help)
+    init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|check|vacuum|optimize|stats|help)
         # Offer subcommand argument completions
         "_dbtool_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore replicate schema help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'init migrate exec checkpoint snapshot backup restore replicate schema check vacuum optimize stats help' -- "${cur}"))
         ;;
     esac
 }
@@ -226,7 +226,7 @@ _dbtool_migrate() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--to --migrations --database --file-name --timeout --format)
+    non_repeating_options=(--to --migrations --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -237,6 +237,10 @@ _dbtool_migrate() {
         ;;
     '--migrations')
         __dbtool_add_completions -d
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -275,7 +279,7 @@ _dbtool_migrate_up() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--to --migrations --database --file-name --timeout --format)
+    non_repeating_options=(--to --migrations --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -286,6 +290,10 @@ _dbtool_migrate_up() {
         ;;
     '--migrations')
         __dbtool_add_completions -d
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -566,13 +574,17 @@ _dbtool_checkpoint() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--mode --database --file-name --timeout --format)
+    non_repeating_options=(--mode --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--mode')
         __dbtool_add_completions -W 'passive'$'\n''full'$'\n''restart'$'\n''truncate'
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -596,7 +608,7 @@ _dbtool_snapshot() {
     repeating_flags=()
     non_repeating_flags=(--force --vacuum --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --keep --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --keep --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -610,6 +622,10 @@ _dbtool_snapshot() {
         return
         ;;
     '--keep')
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -641,7 +657,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -725,6 +741,10 @@ _dbtool_backup() {
         return
         ;;
     '--retries')
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -763,7 +783,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --database --file-name --timeout --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --database --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -847,6 +867,10 @@ _dbtool_backup_create() {
         return
         ;;
     '--retries')
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
         return
         ;;
     '--database')
@@ -1268,6 +1292,128 @@ _dbtool_schema() {
         ;;
     '--database')
         __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion schema -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_check() {
+    repeating_flags=()
+    non_repeating_flags=(--full --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--metrics-file --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--metrics-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion check -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_vacuum() {
+    repeating_flags=()
+    non_repeating_flags=(--live --force --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--into --incremental --metrics-file --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--into')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--incremental')
+        return
+        ;;
+    '--metrics-file')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion vacuum -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_optimize() {
+    repeating_flags=()
+    non_repeating_flags=(--analyze --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--analysis-limit --database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--analysis-limit')
+        return
+        ;;
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion optimize -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--file-name')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_dbtool_stats() {
+    repeating_flags=()
+    non_repeating_flags=(--rows --quiet -q --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--database --file-name --timeout --format)
+    __dbtool_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--database')
+        __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion stats -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return
         ;;
     '--file-name')

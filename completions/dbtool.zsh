@@ -59,13 +59,17 @@ _dbtool() {
             'restore:Restore a database directory from an archive of dbtool backup.'
             'replicate:Replicate a database continuously, in Litestream'\''s format; show a replica'\''s state.'
             'schema:Show the tables, columns, indexes and foreign keys of the database.'
+            'check:Check a database: integrity, foreign keys, header and WAL.'
+            'vacuum:Give free pages back: VACUUM, a compacted copy, or an incremental vacuum.'
+            'optimize:Keep the query planner'\''s statistics current (ANALYZE what needs it).'
+            'stats:Show where a database'\''s space goes, its settings and its last migration.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|help)
+        init|migrate|exec|checkpoint|snapshot|backup|restore|replicate|schema|check|vacuum|optimize|stats|help)
             "_dbtool_${words[1]}" && ret=0
             ;;
         esac
@@ -104,6 +108,7 @@ _dbtool_migrate() {
         '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
         '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -150,6 +155,7 @@ _dbtool_migrate_up() {
         '--allow-out-of-order[Apply pending migrations older than the newest applied one.]'
         '--snapshot[Snapshot the database before migrating, for `migrate restore-snapshot` (default when DBTOOL_MIGRATE_SNAPSHOT=1).]'
         '--migrations[The directory of VERSION_name.sql files (default\: $DBTOOL_MIGRATIONS).]:dir:_files -/'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion migrate up -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -321,6 +327,7 @@ _dbtool_checkpoint() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--mode[passive, full, restart or truncate.]:mode:{__dbtool_complete "${___mode[@]}"}'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion checkpoint -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -343,6 +350,7 @@ _dbtool_snapshot() {
         '--keep[With --output-dir\: keep only the newest N snapshots.]:keep:'
         '--force[Replace the --output file if it exists.]'
         '--vacuum[Compact the copy (VACUUM INTO).]'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion snapshot -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -391,6 +399,7 @@ _dbtool_backup() {
         '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
         '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--force[Replace --output if it exists.]'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -459,6 +468,7 @@ _dbtool_backup_create() {
         '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
         '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--force[Replace --output if it exists.]'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion backup create -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
@@ -693,6 +703,84 @@ _dbtool_schema() {
         '*--table[Only this table (repeatable).]:table:'
         '--sql[Print the CREATE statements instead of the summary.]'
         '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion schema -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_check() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--full[integrity_check instead of quick_check\: slower, also checks that indexes match their tables.]'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion check -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_vacuum() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--live[Run a full VACUUM on a WAL database even though writers wait for it.]'
+        '--into[Write a compacted copy to this file instead.]:into:_files'
+        '--force[With --into\: replace the file if it exists.]'
+        '--incremental[Free up to N pages of an auto_vacuum=incremental database (0\: all).]:pages:'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion vacuum -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_optimize() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--analyze[ANALYZE every table, not only those whose statistics are stale.]'
+        '--analysis-limit[Rows read per index by ANALYZE (0\: all; default 1000).]:rows:'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion optimize -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
+        '--file-name[The name of the database file inside its directory.]:file-name:'
+        '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
+        '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_dbtool_stats() {
+    local -i ret=1
+    local -ar ___format=('text' 'json')
+    local -ar arg_specs=(
+        '--rows[Count each table'\''s rows (reads every row).]'
+        '--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE).]:path:{__dbtool_custom_complete ---completion stats -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'

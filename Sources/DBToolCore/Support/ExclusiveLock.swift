@@ -32,6 +32,9 @@ final class ExclusiveLock {
         static let migrate = Purpose(fileName: ".dbtool-migrate.lock", command: "dbtool migrate", activity: "is migrating")
         static let backup = Purpose(fileName: ".dbtool-backup.lock", command: "dbtool backup", activity: "is backing up")
         static let replicate = Purpose(fileName: ".dbtool-replicate.lock", command: "dbtool replicate", activity: "is replicating")
+        /// The migration lock, taken by a full vacuum: a migration or a
+        /// restore never runs while the file is rewritten.
+        static let vacuum = Purpose(fileName: migrate.fileName, command: "dbtool vacuum", activity: "is vacuuming")
 
         /// The migration lock, taken by a restore: a migration never runs
         /// while the database it migrates is restored.

@@ -111,7 +111,8 @@ struct CreateBackupCommand: ParsableCommand {
         help: "Compression worker threads for tar.zst and tar.xz: faster, but tens of MiB more memory (default 0: none).")
     var threads: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Stream the archive to object storage under this prefix.", valueName: "s3://bucket/prefix/"),
+    @Option(
+        name: .long, help: ArgumentHelp("Stream the archive to object storage under this prefix.", valueName: "s3://bucket/prefix/"),
         transform: nonEmptyPath)
     var to: String?
 
@@ -125,7 +126,9 @@ struct CreateBackupCommand: ParsableCommand {
 
     @OptionGroup(title: "Passphrase (with --encrypt)") var passphrase: PassphraseOptions
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
     var partSize: Int = 16
 
     @Option(name: .long, parsing: .unconditional, help: "With --to: parts uploaded at once; memory holds one part more (default 4).")
@@ -155,6 +158,7 @@ struct CreateBackupCommand: ParsableCommand {
     @Option(name: .long, help: .hidden)
     var report: String?
 
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
@@ -190,7 +194,8 @@ struct CreateBackupCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = BackupOperation(database: try database.handle)
+        let handle = try database.handle
+        var operation = BackupOperation(database: handle)
         operation.output = outputPath
         operation.outputDirectory = outputDir
         operation.format = archiveFormat
@@ -218,36 +223,43 @@ struct CreateBackupCommand: ParsableCommand {
             }
         }
         let backup = operation
-        try runReporting(
-            output,
-            operation: {
-                defer { progress?.finishLine() }
-                return try backup.run()
-            },
-            text: { report in
-                if report.dryRun {
-                    let deletions = report.wouldDelete.isEmpty ? "nothing" : report.wouldDelete.joined(separator: "\n  ")
-                    return "Dry run: would write \(report.archive) (\(report.files) files, \(ByteCount.text(report.sourceBytes)) now); "
-                        + "retention would delete \(report.wouldDelete.isEmpty ? "" : "\(report.wouldDelete.count):\n  ")\(deletions)"
-                }
-                var text = """
-                    Backup of \(report.database) written to \(report.archive)
-                    \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
-                    (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
-                    \(String(format: "%.1f", report.seconds)) s in all.
-                    """
-                if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
-                if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }
-                if !report.abortedUploads.isEmpty { text += "\nAborted \(report.abortedUploads.count) upload(s) left by killed runs." }
-                if !report.deleted.isEmpty {
-                    text += "\nDeleted \(report.deleted.count) older archive(s): \(report.deleted.joined(separator: ", "))"
-                }
-                if !report.deleteFailures.isEmpty {
-                    text += "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
-                }
-                for warning in report.warnings { text += "\nwarning: \(warning)" }
-                return text
-            })
+        try metrics.recording("backup", database: handle) {
+            var written: Int64?
+            try runReporting(
+                output,
+                operation: {
+                    defer { progress?.finishLine() }
+                    let report = try backup.run()
+                    written = report.dryRun ? nil : report.bytes
+                    return report
+                },
+                text: { report in
+                    if report.dryRun {
+                        let deletions = report.wouldDelete.isEmpty ? "nothing" : report.wouldDelete.joined(separator: "\n  ")
+                        return "Dry run: would write \(report.archive) (\(report.files) files, \(ByteCount.text(report.sourceBytes)) now); "
+                            + "retention would delete \(report.wouldDelete.isEmpty ? "" : "\(report.wouldDelete.count):\n  ")\(deletions)"
+                    }
+                    var text = """
+                        Backup of \(report.database) written to \(report.archive)
+                        \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
+                        (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
+                        \(String(format: "%.1f", report.seconds)) s in all.
+                        """
+                    if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
+                    if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }
+                    if !report.abortedUploads.isEmpty { text += "\nAborted \(report.abortedUploads.count) upload(s) left by killed runs." }
+                    if !report.deleted.isEmpty {
+                        text += "\nDeleted \(report.deleted.count) older archive(s): \(report.deleted.joined(separator: ", "))"
+                    }
+                    if !report.deleteFailures.isEmpty {
+                        text +=
+                            "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
+                    }
+                    for warning in report.warnings { text += "\nwarning: \(warning)" }
+                    return text
+                })
+            return written
+        }
     }
 }
 

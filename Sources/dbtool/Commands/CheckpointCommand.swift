@@ -22,17 +22,22 @@ struct CheckpointCommand: ParsableCommand {
     @Option(name: .long, help: "passive, full, restart or truncate.")
     var mode: Database.CheckpointMode = .passive
 
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = CheckpointOperation(database: try database.handle)
+        let handle = try database.handle
+        var operation = CheckpointOperation(database: handle)
         operation.mode = mode
-        try runReporting(output, operation: operation.run) { report in
-            """
-            \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
-            WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").
-            """
+        try metrics.recording("checkpoint", database: handle) {
+            try runReporting(output, operation: operation.run) { report in
+                """
+                \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
+                WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").
+                """
+            }
+            return nil
         }
     }
 }

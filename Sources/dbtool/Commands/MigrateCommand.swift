@@ -102,17 +102,22 @@ struct MigrateUp: ReadsMigrations {
     var snapshot = false
 
     @OptionGroup var migrations: MigrationsOptions
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = MigrateOperation(database: try database.handle, migrationsPath: try migrations.path)
+        let handle = try database.handle
+        var operation = MigrateOperation(database: handle, migrationsPath: try migrations.path)
         operation.target = to
         operation.dryRun = dryRun
         operation.allowOutOfOrder = allowOutOfOrder
         operation.takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
         operation.notice = output.notice
-        try runReporting(output, operation: operation.run, text: describe)
+        try metrics.recording("migrate", database: handle) {
+            try runReporting(output, operation: operation.run, text: describe)
+            return nil
+        }
     }
 }
 
@@ -132,7 +137,9 @@ func describe(_ report: MigrateOperation.Report) -> String {
         }
     }
     if let failed = report.failed {
-        lines.append("failed \(failed.direction) \(failed.file): nothing of it was \(failed.direction == "up" ? "applied" : "rolled back") (see the error)")
+        lines.append(
+            "failed \(failed.direction) \(failed.file): nothing of it was \(failed.direction == "up" ? "applied" : "rolled back") (see the error)"
+        )
     }
     if let snapshot = report.snapshot { lines.insert("snapshot taken first: \(snapshot)", at: 0) }
     if !report.dryRun { lines.append("\(report.database) is at version \(report.version.map(String.init) ?? "none").") }
@@ -186,7 +193,8 @@ func describe(_ report: MigrationMaintenance.StatusReport) -> String {
     for entry in report.migrations {
         let file = entry.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "\(entry.version)_\(entry.name) (no file)"
         lines.append(
-            "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(file)\(entry.appliedAt.map { "  (\($0))" } ?? "")")
+            "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(file)\(entry.appliedAt.map { "  (\($0))" } ?? "")"
+        )
     }
     var counts = ["\(report.pendingCount) pending"]
     if report.modifiedCount > 0 { counts.append("\(report.modifiedCount) modified") }

@@ -42,6 +42,7 @@ struct SnapshotCommand: ParsableCommand {
     @Flag(name: .long, help: "Compact the copy (VACUUM INTO).")
     var vacuum = false
 
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
@@ -61,7 +62,8 @@ struct SnapshotCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = SnapshotOperation(database: try database.handle)
+        let handle = try database.handle
+        var operation = SnapshotOperation(database: handle)
         operation.output = outputFile
         operation.outputDirectory = outputDir
         operation.keep = keep
@@ -71,15 +73,25 @@ struct SnapshotCommand: ParsableCommand {
             operation.progress = ProgressLine(label: "snapshot").update
         }
         let snapshot = operation
-        try runReporting(
-            output, operation: { try snapshot.run() },
-            text: { report in
-                var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
-                if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
-                if !report.deleteFailures.isEmpty {
-                    text += "\nCould not delete \(report.deleteFailures.count) older snapshot(s): \(report.deleteFailures.joined(separator: "; "))"
-                }
-                return text
-            })
+        try metrics.recording("snapshot", database: handle) {
+            var written: Int64?
+            try runReporting(
+                output,
+                operation: {
+                    let report = try snapshot.run()
+                    written = report.bytes
+                    return report
+                },
+                text: { report in
+                    var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
+                    if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
+                    if !report.deleteFailures.isEmpty {
+                        text +=
+                            "\nCould not delete \(report.deleteFailures.count) older snapshot(s): \(report.deleteFailures.joined(separator: "; "))"
+                    }
+                    return text
+                })
+            return written
+        }
     }
 }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import DBToolCore
+import Foundation
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Show where a database's space goes, its settings and its last migration.",
+        discussion: """
+            Space per table and index (SQLite's dbstat table), free pages, the sizes of the \
+            database, WAL and shm files, page size, journal mode, auto_vacuum, the newest \
+            migration applied and the newest snapshot taken before migrating. --rows \
+            also counts each table's rows (reading them all). It only reads, in one read \
+            transaction.
+
+            Examples:
+              dbtool stats --database /var/lib/myapp/db
+              dbtool stats --database /var/lib/myapp/db --rows --format json
+            """)
+
+    @Flag(name: .long, help: "Count each table's rows (reads every row).")
+    var rows = false
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var operation = StatsOperation(database: try database.handle)
+        operation.countRows = rows
+        try runReporting(output, operation: operation.run) { report in
+            var lines = [
+                report.database,
+                "  \(report.pageCount) pages of \(report.pageSize) bytes (\(report.freelistCount) free); file \(ByteCount.text(report.fileSize)), WAL \(ByteCount.text(report.walSize)), shm \(ByteCount.text(report.shmSize))",
+                "  journal_mode \(report.journalMode), auto_vacuum \(report.autoVacuum)",
+                "  last migration: \(report.lastMigration.map { "\($0) (\(report.lastMigrationAt ?? "?"))" } ?? "none")",
+            ]
+            if let snapshot = report.lastSnapshot { lines.append("  last pre-migration snapshot: \(snapshot)") }
+            let width = report.objects.map(\.name.count).max() ?? 4
+            lines.append("")
+            lines.append(
+                "  " + "name".padding(toLength: width, withPad: " ", startingAt: 0) + "  type   pages       bytes"
+                    + (rows ? "        rows" : ""))
+            for object in report.objects {
+                var line = "  " + object.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                line += "  " + object.type.padding(toLength: 5, withPad: " ", startingAt: 0)
+                line += String(object.pages).padded(7) + String(object.bytes).padded(12)
+                if rows { line += (object.rows.map(String.init) ?? "").padded(12) }
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+extension String {
+    /// Right-aligned in `width` columns.
+    fileprivate func padded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,227 @@
+import DatabaseKit
+import Foundation
+import Testing
+import TestSupport
+
+/// `check`, `vacuum`, `optimize`, `stats` and `--metrics-file`, on real
+/// databases, damaged ones and live ones, through the real binary.
+@Suite("dbtool check, vacuum, optimize, stats, metrics")
+struct DayTwoCommandTests {
+    private func json(_ result: ToolResult) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+    }
+
+    /// A database with a table, its index and a child table.
+    private func makeLibrary(_ scratch: TemporaryDirectory, rows: Int = 5000) throws -> String {
+        let database = try scratch.makeDatabase()
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                    CREATE INDEX author_name ON author(name);
+                    CREATE TABLE book(id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES author(id));
+                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(rows))
+                    INSERT INTO author(name) SELECT hex(randomblob(40)) FROM n;
+                    INSERT INTO book(author_id) SELECT id FROM author;
+                    """)
+        }
+        return database
+    }
+
+    @Test("check: a sound database is 0; a row referencing a missing row and a damaged page are 65, naming the table, row and page")
+    func check() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch)
+        let sound = try dbtool(["check", "--database", database, "--format", "json"])
+        #expect(sound.status == 0, "\(sound.stderr)")
+        #expect(try json(sound)["healthy"] as? Bool == true)
+
+        // A violation written with foreign keys off, as an application might.
+        try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO book(id, author_id) VALUES (99999, 424242)")
+        }
+        let orphan = try dbtool(["check", "--database", database, "--format", "json"])
+        #expect(orphan.status == 65)
+        let violations = try json(orphan)["foreignKeyViolations"] as? [[String: Any]]
+        #expect(violations?.first?["table"] as? String == "book" && violations?.first?["rowid"] as? Int == 99999, "\(orphan.stdout)")
+        #expect(orphan.stderr.contains("book rowid 99999 -> author"), "\(orphan.stderr)")
+
+        // The root page of the index overwritten: the page is named.
+        let (root, pageSize) = try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            _ = try db.checkpoint(.truncate)
+            return (
+                try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'author_name'") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            )
+        }
+        let handle = try #require(FileHandle(forUpdatingAtPath: database + "/db.sqlite"))
+        try handle.seek(toOffset: UInt64((root - 1) * pageSize))
+        try handle.write(contentsOf: Data([0x0D, 0x00, 0x07] + [UInt8](repeating: 0xEE, count: 1000)))
+        try handle.close()
+        for arguments in [[], ["--full"]] {
+            let damaged = try dbtool(["check", "--database", database] + arguments)
+            #expect(damaged.status == 65)
+            #expect(damaged.stdout.contains("DAMAGED") && damaged.stdout.contains("Page \(root)"), "\(damaged.stdout)")
+            #expect(damaged.stderr.contains("is damaged"), "\(damaged.stderr)")
+        }
+    }
+
+    @Test("check reads while an application writes: it succeeds and never stalls the writer")
+    func checkLive() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch, rows: 20000)
+        let application = try Application(database: database + "/db.sqlite", scratch: scratch)
+        for _ in 0..<3 {
+            let result = try dbtool(["check", "--database", database, "--full"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        _ = try application.stop()
+        let stall = try application.longestCommitMs()
+        #expect(stall < 250, "the writer waited \(stall) ms for one commit")
+    }
+
+    @Test("vacuum: refused on a WAL database without --live, leaving it as it was; --live frees pages; --into writes a compacted copy")
+    func vacuum() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch, rows: 20000)
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "DELETE FROM book; DELETE FROM author WHERE id % 2 = 0") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: database + "/db.sqlite"))
+        let refused = try dbtool(["vacuum", "--database", database])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--live") && refused.stderr.contains("write lock"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database + "/db.sqlite")) == before)
+
+        let copy = scratch.file("compact.sqlite")
+        let into = try dbtool(["vacuum", "--database", database, "--into", copy])
+        #expect(into.status == 0, "\(into.stderr)")
+        #expect(try DatabaseQueue(path: copy).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM author") } == 10000)
+        #expect(FileSystemInfo.size(copy) < Int64(before.count))
+
+        let live = try dbtool(["vacuum", "--database", database, "--live", "--format", "json"])
+        #expect(live.status == 0, "\(live.stderr)")
+        let report = try json(live)
+        #expect((report["pagesFreed"] as? Int ?? 0) > 100, "\(live.stdout)")
+        #expect((report["bytesFreed"] as? Int ?? 0) > 100 * 4096, "\(live.stdout)")
+        #expect(report["freePagesAfter"] as? Int == 0)
+        #expect(try DatabaseQueue(path: database + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM author") } == 10000)
+
+        #expect(try dbtool(["vacuum", "--database", database, "--into", copy]).status == 73, "an existing copy is kept without --force")
+        #expect(try dbtool(["vacuum", "--database", database, "--live", "--incremental", "5"]).status == 64)
+    }
+
+    @Test("vacuum --incremental: frees pages of an auto_vacuum=incremental database; 65 for another")
+    func incrementalVacuum() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch)
+        let none = try dbtool(["vacuum", "--database", database, "--incremental", "0"])
+        #expect(none.status == 65 && none.stderr.contains("auto_vacuum"), "\(none.stderr)")
+
+        try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA auto_vacuum = incremental; VACUUM; DELETE FROM book; DELETE FROM author")
+        }
+        let freed = try dbtool(["vacuum", "--database", database, "--incremental", "10", "--format", "json"])
+        #expect(freed.status == 0, "\(freed.stderr)")
+        let report = try json(freed)
+        #expect(report["mode"] as? String == "incremental")
+        #expect(report["pagesFreed"] as? Int == 10, "\(freed.stdout)")
+        #expect((report["freePagesBefore"] as? Int ?? 0) - (report["freePagesAfter"] as? Int ?? 0) == 10)
+    }
+
+    @Test("optimize: analyses a table without statistics, then nothing, then the table once it grew tenfold")
+    func optimize() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch, rows: 100)
+        let first = try json(try dbtool(["optimize", "--database", database, "--format", "json"]))
+        #expect((first["analyzed"] as? [[String: Any]])?.map { $0["table"] as? String } == ["author"], "\(first)")
+        let second = try json(try dbtool(["optimize", "--database", database, "--format", "json"]))
+        #expect((second["analyzed"] as? [Any])?.isEmpty == true, "\(second)")
+        #expect(second["current"] as? [String] == ["author"])
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO author(name) SELECT name || 'x' FROM author, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10)")
+        }
+        let grown = try json(try dbtool(["optimize", "--database", database, "--format", "json"]))
+        let reason = (grown["analyzed"] as? [[String: Any]])?.first?["reason"] as? String
+        #expect(reason == "rows 100 -> 1100", "\(grown)")
+        let all = try json(try dbtool(["optimize", "--database", database, "--analyze", "--analysis-limit", "0", "--format", "json"]))
+        #expect((all["analyzed"] as? [[String: Any]])?.first?["reason"] as? String == "asked")
+    }
+
+    @Test("stats: space per table and index, row counts on request, settings and the last migration")
+    func stats() throws {
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
+        #expect(try dbtool(["migrate", "--database", database, "--migrations", migrations, "--quiet"]).status == 0)
+        let result = try dbtool(["stats", "--database", database, "--rows", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result)
+        let objects = try #require(report["objects"] as? [[String: Any]])
+        let book = try #require(objects.first { $0["name"] as? String == "book" })
+        #expect(book["type"] as? String == "table" && book["rows"] as? Int == 3 && (book["bytes"] as? Int ?? 0) > 0)
+        #expect(objects.contains { $0["type"] as? String == "index" })
+        #expect(report["journalMode"] as? String == "wal" && report["autoVacuum"] as? String == "none")
+        #expect((report["lastMigration"] as? String)?.hasPrefix("5 ") == true, "\(report)")
+        let text = try dbtool(["stats", "--database", database])
+        #expect(text.stdout.contains("last migration: 5 ") && text.stdout.contains("book"), "\(text.stdout)")
+    }
+
+    @Test("--metrics-file: Prometheus's parser reads it; a failure keeps the last success; other commands' samples stay")
+    func metrics() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch)
+        let metrics = scratch.file("dbtool.prom")
+        #expect(try dbtool(["check", "--database", database, "--metrics-file", metrics]).status == 0)
+        #expect(try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 0)
+        let first = try parsedMetrics(metrics)
+        let checkSuccess = try #require(first["dbtool_last_success_timestamp_seconds|check"])
+        #expect(first["dbtool_last_run_exit_status|check"] == 0)
+        #expect((first["dbtool_last_run_bytes|backup"] ?? 0) > 0)
+        #expect((first["dbtool_database_size_bytes|"] ?? 0) > 0)
+
+        try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO book(id, author_id) VALUES (99999, 424242)")
+        }
+        usleep(10_000)
+        #expect(try dbtool(["check", "--database", database, "--metrics-file", metrics]).status == 65)
+        let second = try parsedMetrics(metrics)
+        #expect(second["dbtool_last_run_exit_status|check"] == 65)
+        #expect(second["dbtool_last_success_timestamp_seconds|check"] == checkSuccess)
+        #expect((second["dbtool_last_run_timestamp_seconds|check"] ?? 0) > checkSuccess)
+        #expect(second["dbtool_last_run_exit_status|backup"] == 0, "the backup's samples stay")
+        var attributes = stat()
+        #expect(stat(metrics, &attributes) == 0 && attributes.st_mode & 0o777 == 0o644)
+    }
+
+    /// `name|command` to value, as `prometheus_client`'s own text parser reads
+    /// the file (it fails the test on anything it can not parse).
+    private func parsedMetrics(_ path: String) throws -> [String: Double] {
+        let script = """
+            import sys
+            from prometheus_client.parser import text_string_to_metric_families
+            for family in text_string_to_metric_families(open(sys.argv[1]).read()):
+                for sample in family.samples:
+                    print(sample.name + "|" + sample.labels.get("command", ""), repr(sample.value))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ObjectStorageServer.python)
+        process.arguments = ["-c", script, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "prometheus_client could not parse \(path)")
+        var values: [String: Double] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+}
+
+/// File sizes for the assertions.
+enum FileSystemInfo {
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}
