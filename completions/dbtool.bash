@@ -186,10 +186,10 @@ _dbtool() {
 
 _dbtool_init() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --version -h --help)
+    non_repeating_flags=(--fail-fast --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--file-name --journal-mode --mode --migrations --format)
-    __dbtool_offer_flags_options 1
+    non_repeating_options=(--file-name --journal-mode --mode --migrations --jobs --format)
+    __dbtool_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -207,6 +207,9 @@ _dbtool_init() {
         __dbtool_add_completions -d
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -215,7 +218,7 @@ _dbtool_init() {
 
     # Offer positional completions
     case "${positional_number}" in
-    1)
+    *)
         __dbtool_add_completions -d
         return
         ;;
@@ -224,9 +227,9 @@ _dbtool_init() {
 
 _dbtool_migrate() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--to --migrations --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -253,6 +256,9 @@ _dbtool_migrate() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -277,9 +283,9 @@ _dbtool_migrate() {
 
 _dbtool_migrate_up() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--to --migrations --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -306,6 +312,9 @@ _dbtool_migrate_up() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -316,8 +325,8 @@ _dbtool_migrate_up() {
 _dbtool_migrate_status() {
     repeating_flags=()
     non_repeating_flags=(--exit-code --allow-out-of-order --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -346,8 +355,8 @@ _dbtool_migrate_status() {
 _dbtool_migrate_rollback() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--steps --migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--steps --migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -380,8 +389,8 @@ _dbtool_migrate_rollback() {
 _dbtool_migrate_repair() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -418,8 +427,8 @@ _dbtool_migrate_repair() {
 _dbtool_migrate_baseline() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -456,8 +465,8 @@ _dbtool_migrate_baseline() {
 _dbtool_migrate_adopt() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -506,8 +515,8 @@ _dbtool_migrate_new() {
 _dbtool_migrate_restore-snapshot() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--snapshot --migrations --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--snapshot --migrations --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -540,8 +549,8 @@ _dbtool_migrate_restore-snapshot() {
 _dbtool_exec() {
     repeating_flags=()
     non_repeating_flags=(--no-transaction --readonly --quiet -q --version -h --help)
-    repeating_options=(--arg)
-    non_repeating_options=(--file --format --database --file-name --timeout)
+    repeating_options=(--arg --database)
+    non_repeating_options=(--file --format --file-name --timeout)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -572,9 +581,9 @@ _dbtool_exec() {
 
 _dbtool_checkpoint() {
     repeating_flags=()
-    non_repeating_flags=(--quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--mode --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--mode --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -597,6 +606,9 @@ _dbtool_checkpoint() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -606,9 +618,9 @@ _dbtool_checkpoint() {
 
 _dbtool_snapshot() {
     repeating_flags=()
-    non_repeating_flags=(--force --vacuum --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--output --output-dir --keep --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--force --vacuum --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--output --output-dir --keep --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -638,6 +650,9 @@ _dbtool_snapshot() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -655,9 +670,9 @@ _dbtool_snapshot() {
 
 _dbtool_backup() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -757,6 +772,9 @@ _dbtool_backup() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -781,9 +799,9 @@ _dbtool_backup() {
 
 _dbtool_backup_create() {
     repeating_flags=()
-    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -881,6 +899,9 @@ _dbtool_backup_create() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--jobs')
         return
         ;;
     '--format')
@@ -1134,8 +1155,8 @@ _dbtool_replicate() {
 _dbtool_replicate_run() {
     repeating_flags=()
     non_repeating_flags=(--no-compaction --allow-insecure-endpoint --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --compaction-levels --database --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
+    repeating_options=(--database)
+    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --compaction-levels --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1281,8 +1302,8 @@ _dbtool_replicate_verify() {
 _dbtool_schema() {
     repeating_flags=()
     non_repeating_flags=(--sql --quiet -q --version -h --help)
-    repeating_options=(--table)
-    non_repeating_options=(--database --file-name --timeout --format)
+    repeating_options=(--table --database)
+    non_repeating_options=(--file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1309,9 +1330,9 @@ _dbtool_schema() {
 
 _dbtool_check() {
     repeating_flags=()
-    non_repeating_flags=(--full --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--metrics-file --database --file-name --timeout --format)
+    non_repeating_flags=(--full --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--metrics-file --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1330,6 +1351,9 @@ _dbtool_check() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -1340,8 +1364,8 @@ _dbtool_check() {
 _dbtool_vacuum() {
     repeating_flags=()
     non_repeating_flags=(--live --force --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--into --incremental --metrics-file --database --file-name --timeout --format)
+    repeating_options=(--database)
+    non_repeating_options=(--into --incremental --metrics-file --file-name --timeout --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1376,9 +1400,9 @@ _dbtool_vacuum() {
 
 _dbtool_optimize() {
     repeating_flags=()
-    non_repeating_flags=(--analyze --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--analysis-limit --database --file-name --timeout --format)
+    non_repeating_flags=(--analyze --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--analysis-limit --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1396,6 +1420,9 @@ _dbtool_optimize() {
     '--timeout')
         return
         ;;
+    '--jobs')
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -1405,9 +1432,9 @@ _dbtool_optimize() {
 
 _dbtool_stats() {
     repeating_flags=()
-    non_repeating_flags=(--rows --quiet -q --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--database --file-name --timeout --format)
+    non_repeating_flags=(--rows --fail-fast --quiet -q --version -h --help)
+    repeating_options=(--database)
+    non_repeating_options=(--file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1420,6 +1447,9 @@ _dbtool_stats() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--jobs')
         return
         ;;
     '--format')

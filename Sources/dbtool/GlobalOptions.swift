@@ -7,10 +7,10 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE).",
+            "The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.",
             valueName: "path"),
         completion: .databases, transform: nonEmptyPath)
-    var database: String?
+    var database: [String] = []
 
     @Option(name: .long, help: "The name of the database file inside its directory.", transform: plainFileName)
     var fileName: String = DatabaseLocation.defaultFileName
@@ -24,18 +24,39 @@ struct DatabaseOptions: ParsableArguments {
 
     func validate() throws {
         try validateTimeout(timeout)
-        if resolvedPath == nil {
+        if patterns.isEmpty {
             throw ValidationError("no database: pass --database PATH or set DBTOOL_DATABASE")
         }
     }
 
-    private var resolvedPath: String? {
-        database ?? ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The paths and globs given, or $DBTOOL_DATABASE.
+    private var patterns: [String] {
+        if !database.isEmpty { return database }
+        return ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : [$0] } ?? []
+    }
+
+    /// True when several databases are named (or a glob).
+    var namesFleet: Bool {
+        patterns.count > 1 || patterns.contains { $0.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) && !FileManager.default.fileExists(atPath: $0) }
     }
 
     /// The database these options name, with their wait.
+    ///
+    /// - throws: 64 when they name several (the command works on one).
     var handle: DatabaseHandle {
-        get throws { DatabaseHandle(location: try DatabaseLocation(path: resolvedPath ?? "", fileName: fileName), timeout: timeout) }
+        get throws {
+            if namesFleet {
+                throw DBToolError(
+                    .usage, "this command works on one database, and --database names several: \(patterns.joined(separator: " "))",
+                    hint: "init, migrate, backup, snapshot, checkpoint, check, optimize and stats run over several.")
+            }
+            return DatabaseHandle(location: try DatabaseLocation(path: patterns.first ?? "", fileName: fileName), timeout: timeout)
+        }
+    }
+
+    /// Every database these options name, globs expanded.
+    var handles: [DatabaseHandle] {
+        get throws { try Fleet.databases(matching: patterns, fileName: fileName, timeout: timeout) }
     }
 }
 

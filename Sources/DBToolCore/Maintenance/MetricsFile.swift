@@ -1,3 +1,4 @@
+import DatabaseKit
 import Foundation
 
 /// What one run of a command leaves for monitoring (`--metrics-file`).
@@ -48,6 +49,13 @@ public enum MetricsFile {
     ///
     /// - throws: ``DBToolError`` naming the file when it can not be written.
     public static func write(_ run: RunMetrics, to path: String) throws {
+        // The runs of a fleet finish on several threads: one rewrite at a time.
+        try writing.withLock { _ in try rewrite(run, path) }
+    }
+
+    private static let writing = Locked(())
+
+    private static func rewrite(_ run: RunMetrics, _ path: String) throws {
         var samples = try existingSamples(path)
         let labels = "command=\"\(escape(run.command))\",database=\"\(escape(run.database))\""
         let databaseLabel = "database=\"\(escape(run.database))\""

@@ -37,6 +37,9 @@ public struct MigrateOperation: Sendable {
     /// Receives notices as they arise (skipped files, foreign key
     /// violations that were there before): the report lists them too.
     public var notice: @Sendable (String) -> Void = { _ in }
+    /// The migrations, read already (a fleet reads them once); nil: read
+    /// from ``migrationsPath``.
+    public var directory: MigrationDirectory?
 
     public init(database: DatabaseHandle, migrationsPath: String) {
         self.database = database
@@ -82,7 +85,7 @@ public struct MigrateOperation: Sendable {
     }
 
     public func run() throws -> Report {
-        let directory = try MigrationDirectory(path: migrationsPath)
+        let directory = try self.directory ?? MigrationDirectory(path: migrationsPath)
         var warnings: [String] = []
         if let skipped = directory.skippedNotice {
             notice(skipped)

@@ -21,6 +21,15 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// false when it named the file.
     public let namesDirectory: Bool
 
+    /// The name of this database among others: the folder of its archives
+    /// and snapshots when a command runs over a fleet. Its directory's path
+    /// with the slashes made dashes (`/srv/tenants/acme/db` is
+    /// `srv-tenants-acme-db`), and the file's name when the path named a file.
+    public var fleetName: String {
+        let directory = String(directoryPath.drop { $0 == "/" }.map { $0 == "/" ? "-" : $0 })
+        return namesDirectory ? directory : directory + "-" + LocalPath.name(of: filePath)
+    }
+
     /// Resolves `path`: a directory means the file inside it; anything else
     /// is the file itself.
     ///

@@ -29,6 +29,16 @@ enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// The paths `pattern` matches (`glob(3)`: `*`, `?`, `[...]`), sorted;
+    /// a pattern without those characters is returned as it is.
+    static func expand(_ pattern: String) -> [String] {
+        guard pattern.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) else { return [pattern] }
+        var matches = glob_t()
+        defer { globfree(&matches) }
+        guard glob(pattern, 0, nil, &matches) == 0 else { return [] }
+        return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
     /// Whether something is at `path` (following links).
     static func exists(_ path: String) -> Bool {
         (try? status(path)).flatMap { $0 } != nil

@@ -160,6 +160,7 @@ struct CreateBackupCommand: ParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -180,6 +181,9 @@ struct CreateBackupCommand: ParsableCommand {
         }
         if !encrypt && passphrase.isGiven { throw ValidationError("--passphrase-file and --passphrase-command work with --encrypt") }
         if sse != nil && to == nil { throw ValidationError("--sse works with --to s3://BUCKET/PREFIX/") }
+        if database.namesFleet && outputPath != nil {
+            throw ValidationError("--output names one file: with several databases, give --output-dir DIR or --to (a folder per database)")
+        }
         if let sseKMSKeyID {
             if sse != .kms { throw ValidationError("--sse-kms-key-id works with --sse aws:kms") }
             if sseKMSKeyID.isEmpty || sseKMSKeyID.contains(where: { $0.isWhitespace || $0.isNewline }) {
@@ -193,8 +197,8 @@ struct CreateBackupCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let handle = try database.handle
+    /// The backup of one database, as the options ask.
+    private func operation(_ handle: DatabaseHandle, passphrase: String?) -> BackupOperation {
         var operation = BackupOperation(database: handle)
         operation.output = outputPath
         operation.outputDirectory = outputDir
@@ -211,7 +215,33 @@ struct CreateBackupCommand: ParsableCommand {
         operation.upload.storageClass = storageClass
         operation.upload.serverSideEncryption = sse
         operation.upload.serverSideEncryptionKeyID = sseKMSKeyID
-        if encrypt { operation.passphrase = try passphrase.passphrase() }
+        operation.passphrase = passphrase
+        return operation
+    }
+
+    /// A fleet: each database's archives in a folder of its own
+    /// (`DIR/NAME/`, `s3://BUCKET/PREFIX/NAME/`), so that each series and its
+    /// retention stay one database's.
+    private func runFleet(passphrase: String?) throws {
+        guard let first = try database.handles.first else { return }
+        let shared = operation(first, passphrase: passphrase)
+        try runOverDatabases("backup", database, fleet, output, metrics: metrics) { handle in
+            var operation = shared
+            operation.database = handle
+            operation.outputDirectory = shared.outputDirectory.map { $0 + "/" + handle.location.fleetName }
+            operation.objectPrefix = shared.objectPrefix.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + handle.location.fleetName + "/" }
+            let report = try operation.run()
+            return (report, report.dryRun ? nil : report.bytes)
+        } text: { report in
+            report.dryRun ? "\(report.database): would write \(report.archive)" : "\(report.database): \(report.archive) (\(ByteCount.text(report.bytes)))"
+        }
+    }
+
+    func run() throws {
+        let passphrase = encrypt ? try self.passphrase.passphrase() : nil
+        if database.namesFleet { return try runFleet(passphrase: passphrase) }
+        let handle = try database.handle
+        var operation = self.operation(handle, passphrase: passphrase)
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
         if let progress {
             operation.progress = { step in

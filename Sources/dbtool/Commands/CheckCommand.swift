@@ -23,29 +23,29 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let handle = try database.handle
-        var operation = CheckOperation(database: handle)
-        operation.full = full
-        try metrics.recording("check", database: handle) {
-            try runReporting(output, operation: operation.run) { report in
-                var lines = [
-                    "\(report.database): \(report.healthy ? "sound" : "DAMAGED") (\(report.check)); \(report.pageCount) pages of \(report.pageSize) bytes, \(report.freelistCount) free; WAL \(report.walSize) bytes."
-                ]
-                lines += report.problems.prefix(20).map { "  \($0)" }
-                if report.problems.count > 20 { lines.append("  … \(report.problems.count - 20) more") }
-                if report.foreignKeyViolationCount > 0 {
-                    lines.append("  \(report.foreignKeyViolationCount) row(s) reference missing rows:")
-                    lines += report.foreignKeyViolations.prefix(20).map {
-                        "    \($0.table) rowid \($0.rowid.map(String.init) ?? "-") -> \($0.parent)"
-                    }
+        let full = self.full
+        try runOverDatabases("check", database, fleet, output, metrics: metrics) { handle in
+            var operation = CheckOperation(database: handle)
+            operation.full = full
+            return (try operation.run(), nil)
+        } text: { report in
+            var lines = [
+                "\(report.database): \(report.healthy ? "sound" : "DAMAGED") (\(report.check)); \(report.pageCount) pages of \(report.pageSize) bytes, \(report.freelistCount) free; WAL \(report.walSize) bytes."
+            ]
+            lines += report.problems.prefix(20).map { "  \($0)" }
+            if report.problems.count > 20 { lines.append("  … \(report.problems.count - 20) more") }
+            if report.foreignKeyViolationCount > 0 {
+                lines.append("  \(report.foreignKeyViolationCount) row(s) reference missing rows:")
+                lines += report.foreignKeyViolations.prefix(20).map {
+                    "    \($0.table) rowid \($0.rowid.map(String.init) ?? "-") -> \($0.parent)"
                 }
-                lines += report.warnings.map { "  warning: \($0)" }
-                return lines.joined(separator: "\n")
             }
-            return nil
+            lines += report.warnings.map { "  warning: \($0)" }
+            return lines.joined(separator: "\n")
         }
     }
 }

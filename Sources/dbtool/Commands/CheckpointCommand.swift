@@ -24,20 +24,20 @@ struct CheckpointCommand: ParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let handle = try database.handle
-        var operation = CheckpointOperation(database: handle)
-        operation.mode = mode
-        try metrics.recording("checkpoint", database: handle) {
-            try runReporting(output, operation: operation.run) { report in
-                """
-                \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
-                WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").
-                """
-            }
-            return nil
+        let mode = self.mode
+        try runOverDatabases("checkpoint", database, fleet, output, metrics: metrics) { handle in
+            var operation = CheckpointOperation(database: handle)
+            operation.mode = mode
+            return (try operation.run(), nil)
+        } text: { report in
+            """
+            \(report.mode) checkpoint of \(report.database): \(report.checkpointedFrames) WAL frames checkpointed (the WAL holds \(report.walFrames)); \
+            WAL file \(report.walSizeBefore) -> \(report.walSizeAfter) bytes\(report.attempts > 1 ? " (\(report.attempts) attempts, \(report.waitedMs) ms)" : "").
+            """
         }
     }
 }

@@ -16,8 +16,8 @@ struct InitCommand: ParsableCommand {
               dbtool init ./data --journal-mode delete --format json
             """)
 
-    @Argument(help: "The database directory.", completion: .directory, transform: nonEmptyPath)
-    var directory: String
+    @Argument(help: "The database directory (several: each is initialized, --jobs at a time).", completion: .directory, transform: nonEmptyPath)
+    var directories: [String]
 
     @Option(name: .long, help: "The name of the database file.", transform: plainFileName)
     var fileName: String = "db.sqlite"
@@ -33,10 +33,12 @@ struct InitCommand: ParsableCommand {
         transform: nonEmptyPath)
     var migrations: String?
 
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         _ = try directoryMode
+        if directories.isEmpty { throw ValidationError("give the database directory: dbtool init DIR") }
     }
 
     /// --mode as permission bits.
@@ -50,23 +52,30 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = InitOperation(directory: directory)
-        operation.fileName = fileName
-        operation.journalMode = journalMode
-        operation.directoryMode = try directoryMode
-        operation.migrationsPath = migrations
-        operation.notice = output.notice
-        try runReporting(
-            output,
-            operation: operation.run,
-            text: { report in
-                var text =
-                    report.created
-                    ? "Initialized \(report.database) (journal mode \(report.journalMode))."
-                    : "Already initialized: \(report.database) (journal mode \(report.journalMode)); nothing changed."
-                if let migrate = report.migrate { text += "\n" + describe(migrate) }
-                return text
-            })
+        let (fileName, journalMode, directoryMode, migrations, notice) = (self.fileName, self.journalMode, try self.directoryMode, self.migrations, output.notice)
+        let directories = self.directories
+        let initialize = { @Sendable (directory: String) throws -> InitOperation.Report in
+            var operation = InitOperation(directory: directory)
+            operation.fileName = fileName
+            operation.journalMode = journalMode
+            operation.directoryMode = directoryMode
+            operation.migrationsPath = migrations
+            operation.notice = notice
+            return try operation.run()
+        }
+        guard directories.count > 1 else {
+            return try runReporting(output, operation: { try initialize(directories[0]) }, text: summary)
+        }
+        try runFleet("init", names: directories, fleet, output, text: summary) { index in try initialize(directories[index]) }
+    }
+
+    private func summary(_ report: InitOperation.Report) -> String {
+        var text =
+            report.created
+            ? "Initialized \(report.database) (journal mode \(report.journalMode))."
+            : "Already initialized: \(report.database) (journal mode \(report.journalMode)); nothing changed."
+        if let migrate = report.migrate { text += "\n" + describe(migrate) }
+        return text
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBToolCore
+import DatabaseKit
 import Foundation
 
 /// Where the migration files are.
@@ -104,21 +105,40 @@ struct MigrateUp: ReadsMigrations {
     @OptionGroup var migrations: MigrationsOptions
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let handle = try database.handle
-        var operation = MigrateOperation(database: handle, migrationsPath: try migrations.path)
-        operation.target = to
-        operation.dryRun = dryRun
-        operation.allowOutOfOrder = allowOutOfOrder
-        operation.takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
-        operation.notice = output.notice
-        try metrics.recording("migrate", database: handle) {
-            try runReporting(output, operation: operation.run, text: describe)
-            return nil
+        let migrationsPath = try migrations.path
+        let isFleet = database.namesFleet
+        // A fleet reads the files (and their checksums) once.
+        let directory = isFleet ? try MigrationDirectory(path: migrationsPath) : nil
+        let (target, dryRun, allowOutOfOrder, printNotice) = (to, self.dryRun, self.allowOutOfOrder, output.notice)
+        // The notices of the shared files (skipped entries) once for a fleet, not once per database.
+        let printed = Locked(Set<String>())
+        let notice: @Sendable (String) -> Void = { text in if printed.withLock({ $0.insert(text).inserted }) { printNotice(text) } }
+        let takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
+        try runOverDatabases("migrate", database, fleet, output, metrics: metrics) { handle in
+            var operation = MigrateOperation(database: handle, migrationsPath: migrationsPath)
+            operation.directory = directory
+            operation.target = target
+            operation.dryRun = dryRun
+            operation.allowOutOfOrder = allowOutOfOrder
+            operation.takesSnapshot = takesSnapshot
+            operation.notice = notice
+            return (try operation.run(), nil)
+        } text: { report in
+            isFleet ? describeBriefly(report) : describe(report)
         }
     }
+}
+
+/// One line of a migrate report, for a fleet's.
+func describeBriefly(_ report: MigrateOperation.Report) -> String {
+    let version = report.version.map(String.init) ?? "none"
+    if report.steps.isEmpty && report.failed == nil { return "\(report.database): nothing to do, at version \(version)" }
+    let verb = report.dryRun ? "would run" : "ran"
+    return "\(report.database): \(verb) \(report.steps.count) migration(s)\(report.failed.map { ", failed at \($0.file)" } ?? ""), at version \(version)"
 }
 
 /// The text of a migrate report.

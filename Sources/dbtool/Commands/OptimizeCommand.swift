@@ -26,6 +26,7 @@ struct OptimizeCommand: ParsableCommand {
     var analysisLimit = 1000
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -33,10 +34,13 @@ struct OptimizeCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = OptimizeOperation(database: try database.handle)
-        operation.analyzeAll = analyze
-        operation.analysisLimit = analysisLimit
-        try runReporting(output, operation: operation.run) { report in
+        let (analyze, analysisLimit) = (self.analyze, self.analysisLimit)
+        try runOverDatabases("optimize", database, fleet, output) { handle in
+            var operation = OptimizeOperation(database: handle)
+            operation.analyzeAll = analyze
+            operation.analysisLimit = analysisLimit
+            return (try operation.run(), nil)
+        } text: { report in
             guard !report.analyzed.isEmpty else {
                 return "\(report.database): statistics current for \(report.current.count) table(s) with indexes; nothing analysed."
             }

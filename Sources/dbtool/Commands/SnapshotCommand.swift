@@ -44,6 +44,7 @@ struct SnapshotCommand: ParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -52,6 +53,9 @@ struct SnapshotCommand: ParsableCommand {
         }
         if (outputFile == nil) == (outputDir == nil) {
             throw ValidationError("give exactly one destination: --output FILE or --output-dir DIR")
+        }
+        if database.namesFleet && outputFile != nil {
+            throw ValidationError("--output names one file: with several databases, give --output-dir DIR (a folder per database)")
         }
         if keep != nil && outputDir == nil {
             throw ValidationError("--keep works with --output-dir only")
@@ -62,6 +66,20 @@ struct SnapshotCommand: ParsableCommand {
     }
 
     func run() throws {
+        if database.namesFleet {
+            let (outputDir, keep, force, vacuum) = (self.outputDir, self.keep, self.force, self.vacuum)
+            return try runOverDatabases("snapshot", database, fleet, output, metrics: metrics) { handle in
+                var operation = SnapshotOperation(database: handle)
+                operation.outputDirectory = outputDir.map { $0 + "/" + handle.location.fleetName }
+                operation.keep = keep
+                operation.force = force
+                operation.vacuum = vacuum
+                let report = try operation.run()
+                return (report, report.bytes)
+            } text: { report in
+                "\(report.database): \(report.snapshot) (\(ByteCount.text(report.bytes)))"
+            }
+        }
         let handle = try database.handle
         var operation = SnapshotOperation(database: handle)
         operation.output = outputFile

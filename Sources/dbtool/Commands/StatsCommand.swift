@@ -22,15 +22,18 @@ struct StatsCommand: ParsableCommand {
     var rows = false
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var operation = StatsOperation(database: try database.handle)
-        operation.countRows = rows
-        try runReporting(output, operation: operation.run) { report in
+        let rows = self.rows
+        try runOverDatabases("stats", database, fleet, output) { handle in
+            var operation = StatsOperation(database: handle)
+            operation.countRows = rows
+            return (try operation.run(), nil)
+        } text: { report in
             var lines = [
-                report.database,
-                "  \(report.pageCount) pages of \(report.pageSize) bytes (\(report.freelistCount) free); file \(ByteCount.text(report.fileSize)), WAL \(ByteCount.text(report.walSize)), shm \(ByteCount.text(report.shmSize))",
+                "\(report.database): file \(ByteCount.text(report.fileSize)), WAL \(ByteCount.text(report.walSize)), shm \(ByteCount.text(report.shmSize)); \(report.pageCount) pages of \(report.pageSize) bytes (\(report.freelistCount) free)",
                 "  journal_mode \(report.journalMode), auto_vacuum \(report.autoVacuum)",
                 "  last migration: \(report.lastMigration.map { "\($0) (\(report.lastMigrationAt ?? "?"))" } ?? "none")",
             ]
