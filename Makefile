@@ -191,7 +191,8 @@ demo-library: deps
 	$(BIN_PATH)/DatabaseKitDemo $(DEMO_DIR)/library
 
 ## bench: release build of Benchmarks/ (DatabaseKit vs raw C vs GRDB 7.10), timings then
-## instruction counts, then dbtool's tools, backup and a 300 MB migration, written to Benchmarks/RESULTS.md
+## instruction counts, then dbtool's tools, backup, a 300 MB migration and a fleet of 1,000 databases,
+## written to Benchmarks/RESULTS.md
 bench: bench-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(BENCH_BIN) timings --repetitions 7 --results Benchmarks/RESULTS.md
@@ -200,6 +201,7 @@ bench: bench-deps
 	$(BENCH_BIN) tools --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 	$(BENCH_BIN) large-migration --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
+	$(BENCH_BIN) fleet --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 
 ## bench-backup: dbtool backup of a 1 GiB directory against tar | zstd, peak RSS, writer stalls;
 ## against tar | tee >(sha256sum) | zstd -3, quiet and loaded; backup, verify and restore of 30,000 small files

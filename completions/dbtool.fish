@@ -68,7 +68,7 @@ function __dbtool_parse_tokens -S
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'run'
-                __dbtool_parse_subcommand 0 'to=' 'sync-interval=' 'checkpoint-pages=' 'snapshot-interval=' 'outbox-limit=' 'shutdown-timeout=' 'retention=' 'compaction-levels=' 'no-compaction' 'database=+' 'file-name=' 'timeout=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'to=' 'sync-interval=' 'checkpoint-pages=' 'snapshot-interval=' 'outbox-limit=' 'shutdown-timeout=' 'retention=' 'compaction-levels=' 'no-compaction' 'metrics-file=' 'database=+' 'file-name=' 'timeout=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'status'
                 __dbtool_parse_subcommand 1 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'verify'
@@ -466,6 +466,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" retention' -l 'retention' -d 'How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" compaction-levels' -l 'compaction-levels' -d 'The interval of each compaction level from 1 up, each longer than the last (default 30s,5m,1h, as Litestream).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" no-compaction' -l 'no-compaction' -d 'Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" metrics-file' -l 'metrics-file' -d 'Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs\' samples in it are kept).' -rF
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run"' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.' -rfka '(__dbtool_custom_completion ---completion replicate run -- --database (count (__dbtool_tokens -pc)) (__dbtool_tokens -tC))'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''

@@ -649,6 +649,7 @@ _dbtool_replicate_run() {
         '--retention[How far back a restore can go\: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.]:duration:'
         '--compaction-levels[The interval of each compaction level from 1 up, each longer than the last (default 30s,5m,1h, as Litestream).]:durations:'
         '--no-compaction[Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).]'
+        '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion replicate run -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'

@@ -191,6 +191,26 @@ struct DayTwoCommandTests {
         #expect(stat(metrics, &attributes) == 0 && attributes.st_mode & 0o777 == 0o644)
     }
 
+    @Test("replicate --metrics-file: the shipped TXID and the lag while it runs, the run's status once stopped")
+    func replicateMetrics() throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        let metrics = scratch.file("replicate.prom")
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", scratch.file("replica"), "--sync-interval", "0.1", "--metrics-file", metrics],
+            scratch: scratch)
+        #expect(waitUntil { (try? parsedMetrics(metrics))?["dbtool_replicate_shipped_txid|"].map { $0 >= 1 } == true })
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "INSERT INTO account VALUES (11, 1)") }
+        Thread.sleep(forTimeInterval: 0.5)
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        let final = try parsedMetrics(metrics)
+        #expect((final["dbtool_replicate_shipped_txid|"] ?? 0) >= 2, "\(final)")
+        #expect(final["dbtool_replicate_lag_seconds|"] == 0 && final["dbtool_replicate_pending_bytes|"] == 0)
+        #expect(final["dbtool_last_run_exit_status|replicate"] == 0)
+        #expect((final["dbtool_replicate_updated_timestamp_seconds|"] ?? 0) > Date().timeIntervalSince1970 - 60)
+    }
+
     /// `name|command` to value, as `prometheus_client`'s own text parser reads
     /// the file (it fails the test on anything it can not parse).
     private func parsedMetrics(_ path: String) throws -> [String: Double] {

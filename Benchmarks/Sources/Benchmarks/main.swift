@@ -8,6 +8,7 @@ import Foundation
 //   Benchmarks pipeline --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks many-files --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks large-migration --dbtool PATH [--repetitions N] [--results FILE]
+//   Benchmarks fleet --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks once WORKLOAD IMPLEMENTATION   (one checked run, for callgrind; prints the checksum and the seconds)
 //   Benchmarks floor WORKLOAD                 (the same, for the floor of a workload: CodableFloors.swift, ArgumentFloors.swift)
 // Fixtures live in $BENCH_FIXTURES (default: a directory under /tmp).
@@ -71,6 +72,10 @@ do {
     case "large-migration":
         try dbtoolReport(section: "large-migration", repetitions: 3) {
             try largeMigrationReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
+        }
+    case "fleet":
+        try dbtoolReport(section: "fleet", repetitions: 3) {
+            try fleetReport(dbtool: $0, fixturesDirectory: fixturesDirectory, repetitions: $1)
         }
     case "once":
         guard arguments.count >= 2,

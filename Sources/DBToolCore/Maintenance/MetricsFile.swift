@@ -43,6 +43,10 @@ public enum MetricsFile {
         ("dbtool_last_run_bytes", "What the last run wrote (an archive, a snapshot), in bytes."),
         ("dbtool_database_size_bytes", "The size of the database file after the last run."),
         ("dbtool_wal_size_bytes", "The size of the database's WAL file after the last run."),
+        ("dbtool_replicate_updated_timestamp_seconds", "When `dbtool replicate` last wrote its metrics (every 15 s while it runs)."),
+        ("dbtool_replicate_lag_seconds", "How long commits have waited to be shipped (0: all shipped)."),
+        ("dbtool_replicate_pending_bytes", "The bytes of LTX files waiting in the outbox."),
+        ("dbtool_replicate_shipped_txid", "The last transaction ID the replica holds."),
     ]
 
     /// Writes `run` into the file at `path`, keeping the other samples.
@@ -56,18 +60,47 @@ public enum MetricsFile {
     private static let writing = Locked(())
 
     private static func rewrite(_ run: RunMetrics, _ path: String) throws {
-        var samples = try existingSamples(path)
+        let previous = try existingSamples(path)
         let labels = "command=\"\(escape(run.command))\",database=\"\(escape(run.database))\""
         let databaseLabel = "database=\"\(escape(run.database))\""
         let end = seconds(run.end.timeIntervalSince1970)
-        let previousSuccess = samples["dbtool_last_success_timestamp_seconds{\(labels)}"] ?? "0"
-        samples["dbtool_last_run_timestamp_seconds{\(labels)}"] = end
-        samples["dbtool_last_success_timestamp_seconds{\(labels)}"] = run.exitStatus == 0 ? end : previousSuccess
-        samples["dbtool_last_run_duration_seconds{\(labels)}"] = seconds(run.duration)
-        samples["dbtool_last_run_exit_status{\(labels)}"] = String(run.exitStatus)
-        if let bytes = run.bytes { samples["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
-        samples["dbtool_database_size_bytes{\(databaseLabel)}"] = String(FileSystem.size(run.database))
-        samples["dbtool_wal_size_bytes{\(databaseLabel)}"] = String(FileSystem.size(run.database + "-wal"))
+        var changes = [
+            "dbtool_last_run_timestamp_seconds{\(labels)}": end,
+            "dbtool_last_success_timestamp_seconds{\(labels)}":
+                run.exitStatus == 0 ? end : previous["dbtool_last_success_timestamp_seconds{\(labels)}"] ?? "0",
+            "dbtool_last_run_duration_seconds{\(labels)}": seconds(run.duration),
+            "dbtool_last_run_exit_status{\(labels)}": String(run.exitStatus),
+            "dbtool_database_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database)),
+            "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database + "-wal")),
+        ]
+        if let bytes = run.bytes { changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
+        try update(path, with: changes)
+    }
+
+    /// Writes the state of a running `replicate` into the file at `path`,
+    /// keeping the other samples.
+    public static func writeReplication(
+        database: String, replica: String, lag: TimeInterval, pendingBytes: Int64, shippedTXID: UInt64, now: Date, to path: String
+    ) throws {
+        try writing.withLock { _ in
+            let labels = "database=\"\(escape(database))\",replica=\"\(escape(replica))\""
+            try update(
+                path,
+                with: [
+                    "dbtool_replicate_updated_timestamp_seconds{\(labels)}": seconds(now.timeIntervalSince1970),
+                    "dbtool_replicate_lag_seconds{\(labels)}": seconds(lag),
+                    "dbtool_replicate_pending_bytes{\(labels)}": String(pendingBytes),
+                    "dbtool_replicate_shipped_txid{\(labels)}": String(shippedTXID),
+                    "dbtool_database_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database)),
+                    "dbtool_wal_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database + "-wal")),
+                ])
+        }
+    }
+
+    /// Replaces `samples` in the file, keeping the others, and writes it.
+    private static func update(_ path: String, with changes: [String: String]) throws {
+        var samples = try existingSamples(path)
+        samples.merge(changes) { $1 }
         var text = ""
         for metric in metrics {
             let lines = samples.filter { $0.key.hasPrefix(metric.name + "{") }.sorted { $0.key < $1.key }

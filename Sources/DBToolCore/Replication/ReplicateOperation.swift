@@ -45,6 +45,10 @@ public struct ReplicateOperation: Sendable {
     public var compactionIntervals: [TimeInterval] = [30, 300, 3600]
     public var objectStore = ObjectStoreOptions()
     /// Receives one line per event (the CLI prints them on stderr).
+    /// A Prometheus text file (`--metrics-file`) where the lag, the bytes
+    /// waiting and the shipped TXID are written every ``metricsInterval``.
+    public var metricsFile: String?
+    public var metricsInterval: TimeInterval = 15
     public var log: @Sendable (String) -> Void = { _ in }
     /// Called once the replica holds the first file: the service is ready.
     public var ready: @Sendable () -> Void = {}
@@ -115,6 +119,7 @@ public struct ReplicateOperation: Sendable {
         let watchdog = ServiceManager.watchdogInterval()
         var lastHeartbeat = Date()
         var outboxFull = false
+        var metrics = ReplicationMetrics(operation: self, replica: store.description)
         while !stopping && !stop() && !Interruption.isRequested {
             if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
                 ServiceManager.notify("WATCHDOG=1")
@@ -158,6 +163,7 @@ public struct ReplicateOperation: Sendable {
             if uploader.isIdle {
                 maintain(&compaction, &lastRetention)
             }
+            metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
             // Sleep till the next sync, telling systemd's watchdog on time.
             let wake = Date().addingTimeInterval(syncInterval)
             while Date() < wake && !stop() && !Interruption.isRequested {
@@ -182,6 +188,7 @@ public struct ReplicateOperation: Sendable {
             log("last sync incomplete: \(error)")
         }
         try? session.close()
+        metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID, force: true)
         let report = Report(
             database: database.filePath, replica: store.description, txid: LTXFileName.hex(uploader.shippedTXID),
             filesShipped: uploader.shippedFiles, filesPending: (try? outbox.files().count) ?? 0, stoppedBy: stoppedBy)
@@ -293,5 +300,36 @@ struct Uploader {
         let bytes = try descriptor.read(fromAbsoluteOffset: 0, count: LTXHeader.size)
         let header = try bytes.withUnsafeBytes { try LTXHeader(decoding: $0) }
         return Date(timeIntervalSince1970: Double(header.timestamp) / 1000)
+    }
+}
+
+/// The metrics of a running `replicate` (``ReplicateOperation/metricsFile``):
+/// how long commits have waited in the outbox (since it was last empty),
+/// written every ``ReplicateOperation/metricsInterval``. A failure to write
+/// them is logged: replication goes on.
+struct ReplicationMetrics {
+    let operation: ReplicateOperation
+    let replica: String
+    private var lastWritten = Date.distantPast
+    private var lastEmpty = Date()
+
+    init(operation: ReplicateOperation, replica: String) {
+        self.operation = operation
+        self.replica = replica
+    }
+
+    mutating func update(outbox: Outbox, shippedTXID: UInt64, force: Bool = false) {
+        let now = Date()
+        let pending = outbox.size()
+        if pending == 0 { lastEmpty = now }
+        guard let path = operation.metricsFile, force || now.timeIntervalSince(lastWritten) >= operation.metricsInterval else { return }
+        lastWritten = now
+        do {
+            try MetricsFile.writeReplication(
+                database: operation.database.filePath, replica: replica, lag: pending == 0 ? 0 : now.timeIntervalSince(lastEmpty),
+                pendingBytes: pending, shippedTXID: shippedTXID, now: now, to: path)
+        } catch {
+            operation.log("could not write the metrics file: \(error)")
+        }
     }
 }

@@ -81,6 +81,7 @@ struct ReplicateRunCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).")
     var noCompaction = false
 
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
@@ -97,7 +98,9 @@ struct ReplicateRunCommand: ParsableCommand {
     }
 
     func run() throws {
-        var operation = ReplicateOperation(database: try database.handle.location, replica: to)
+        let handle = try database.handle
+        var operation = ReplicateOperation(database: handle.location, replica: to)
+        operation.metricsFile = metrics.metricsFile
         operation.syncInterval = syncInterval
         operation.checkpointPages = checkpointPages
         operation.snapshotInterval = snapshotInterval * 3600
@@ -113,9 +116,12 @@ struct ReplicateRunCommand: ParsableCommand {
             if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool replicate \(name): \(line)\n") }
         }
         let replicate = operation
-        try runReporting(output, operation: { try replicate.run() }) { report in
-            "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
-                + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
+        try metrics.recording("replicate", database: handle) {
+            try runReporting(output, operation: { try replicate.run() }) { report in
+                "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
+                    + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
+            }
+            return nil
         }
     }
 }
