@@ -105,6 +105,16 @@ struct DayTwoCommandTests {
         #expect(report["freePagesAfter"] as? Int == 0)
         #expect(try DatabaseQueue(path: database + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM author") } == 10000)
 
+        // With an application writing: it waits for the VACUUM, and loses nothing.
+        let application = try Application(database: database + "/db.sqlite", scratch: scratch)
+        let underLoad = try dbtool(["vacuum", "--database", database, "--live", "--timeout", "20"])
+        let last = try application.stop()
+        #expect(underLoad.status == 0, "\(underLoad.stderr)")
+        let (check, lastRow) = try DatabaseQueue(path: database + "/db.sqlite").read { db in
+            (try String.fetchOne(db, sql: "PRAGMA quick_check"), try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM event"))
+        }
+        #expect(check == "ok" && last > 0 && lastRow == last, "the application's commits: \(last), in the database: \(lastRow ?? 0)")
+
         #expect(try dbtool(["vacuum", "--database", database, "--into", copy]).status == 73, "an existing copy is kept without --force")
         #expect(try dbtool(["vacuum", "--database", database, "--live", "--incremental", "5"]).status == 64)
     }
