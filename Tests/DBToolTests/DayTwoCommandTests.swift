@@ -209,7 +209,8 @@ struct DayTwoCommandTests {
         let replicate = try BackgroundTool(
             ["replicate", "--database", database, "--to", scratch.file("replica"), "--sync-interval", "0.1", "--metrics-file", metrics],
             scratch: scratch)
-        #expect(waitUntil { (try? parsedMetrics(metrics))?["dbtool_replicate_shipped_txid|"].map { $0 >= 1 } == true })
+        #expect(waitUntil { ((try? String(contentsOfFile: metrics, encoding: .utf8)) ?? "").contains("dbtool_replicate_shipped_txid{") })
+        #expect((try parsedMetrics(metrics)["dbtool_replicate_shipped_txid|"] ?? 0) >= 1)
         try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "INSERT INTO account VALUES (11, 1)") }
         Thread.sleep(forTimeInterval: 0.5)
         replicate.send(SIGTERM)
@@ -236,10 +237,11 @@ struct DayTwoCommandTests {
         process.arguments = ["-c", script, path]
         let pipe = Pipe()
         process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "prometheus_client could not parse \(path)")
+        guard process.terminationStatus == 0 else { throw MetricsParseError(path: path) }
         var values: [String: Double] = [:]
         for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: " ")
@@ -247,6 +249,12 @@ struct DayTwoCommandTests {
         }
         return values
     }
+}
+
+/// `prometheus_client` could not parse a metrics file (or it is missing).
+struct MetricsParseError: Error, CustomStringConvertible {
+    var path: String
+    var description: String { "prometheus_client could not parse \(path)" }
 }
 
 /// File sizes for the assertions.

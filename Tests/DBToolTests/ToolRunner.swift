@@ -193,6 +193,9 @@ final class BackgroundTool {
     /// Sends `signal` to the run.
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// What the run wrote on stderr so far.
+    var stderrSoFar: String { (try? String(contentsOfFile: scratch.file(name + ".err"), encoding: .utf8)) ?? "" }
+
     /// Waits for the run to end (killing it past `timeout` seconds) and
     /// returns its status and output.
     func wait(timeout: TimeInterval = 120) -> ToolResult {
