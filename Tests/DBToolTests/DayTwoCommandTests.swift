@@ -232,29 +232,14 @@ struct DayTwoCommandTests {
                 for sample in family.samples:
                     print(sample.name + "|" + sample.labels.get("command", ""), repr(sample.value))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ObjectStorageServer.python)
-        process.arguments = ["-c", script, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw MetricsParseError(path: path) }
+        let output = try runProgram(ObjectStorageServer.python, ["-c", script, path])
         var values: [String: Double] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        for line in output.split(separator: "\n") {
             let parts = line.split(separator: " ")
             if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
         }
         return values
     }
-}
-
-/// `prometheus_client` could not parse a metrics file (or it is missing).
-struct MetricsParseError: Error, CustomStringConvertible {
-    var path: String
-    var description: String { "prometheus_client could not parse \(path)" }
 }
 
 /// File sizes for the assertions.
