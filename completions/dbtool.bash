@@ -1436,13 +1436,33 @@ _dbtool_optimize() {
 
 _dbtool_stats() {
     repeating_flags=()
-    non_repeating_flags=(--rows --fail-fast --quiet -q --version -h --help)
+    non_repeating_flags=(--rows --allow-insecure-endpoint --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--file-name --timeout --jobs --format)
+    non_repeating_options=(--backups --endpoint --region --profile --ca-bundle --retries --file-name --timeout --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--backups')
+        __dbtool_add_completions -d
+        return
+        ;;
+    '--endpoint')
+        return
+        ;;
+    '--region')
+        return
+        ;;
+    '--profile')
+        return
+        ;;
+    '--ca-bundle')
+        __dbtool_add_completions -f
+        return
+        ;;
+    '--retries')
+        return
+        ;;
     '--database')
         __dbtool_add_completions -W "$(__dbtool_custom_complete ---completion stats -- --database "${COMP_CWORD}" "$(__dbtool_cursor_index_in_current_word)")"
         return

@@ -83,7 +83,7 @@ function __dbtool_parse_tokens -S
         case 'optimize'
             __dbtool_parse_subcommand 0 'analyze' 'analysis-limit=' 'database=+' 'file-name=' 'timeout=' 'jobs=' 'fail-fast' 'format=' 'q/quiet' 'version' 'h/help'
         case 'stats'
-            __dbtool_parse_subcommand 0 'rows' 'database=+' 'file-name=' 'timeout=' 'jobs=' 'fail-fast' 'format=' 'q/quiet' 'version' 'h/help'
+            __dbtool_parse_subcommand 0 'rows' 'backups=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'database=+' 'file-name=' 'timeout=' 'jobs=' 'fail-fast' 'format=' 'q/quiet' 'version' 'h/help'
         case 'help'
             __dbtool_parse_subcommand -r 1 'version'
         end
@@ -546,6 +546,13 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool optimize" version' -l 'version' -d 'Show the version.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool optimize" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" rows' -l 'rows' -d 'Count each table\'s rows (reads every row).'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" backups' -l 'backups' -d 'Where the backups go (a directory, or s3://BUCKET/PREFIX/; for several databases, the folder of each under it): report the newest.' -rfa '(__dbtool_complete_directories)'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" endpoint' -l 'endpoint' -d 'An S3-compatible endpoint, such as https://minio.example.com:9000 (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile\'s endpoint_url, else AWS).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" region' -l 'region' -d 'The bucket\'s region (default: $AWS_REGION, the profile\'s, else us-east-1).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" profile' -l 'profile' -d 'The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" ca-bundle' -l 'ca-bundle' -d 'The PEM certificates a https:// endpoint is checked against, for a private CA (default: $AWS_CA_BUNDLE, the profile\'s ca_bundle).' -rF
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" allow-insecure-endpoint' -l 'allow-insecure-endpoint' -d 'Allow a plain http:// endpoint that is not on loopback.'
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" retries' -l 'retries' -d 'Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats"' -l 'database' -d 'The database directory created by `dbtool init`, or a database file (default: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.' -rfka '(__dbtool_custom_completion ---completion stats -- --database (count (__dbtool_tokens -pc)) (__dbtool_tokens -tC))'
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" file-name' -l 'file-name' -d 'The name of the database file inside its directory.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool stats" timeout' -l 'timeout' -d 'How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).' -rfka ''

@@ -799,6 +799,13 @@ _dbtool_stats() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--rows[Count each table'\''s rows (reads every row).]'
+        '--backups[Where the backups go (a directory, or s3\://BUCKET/PREFIX/; for several databases, the folder of each under it)\: report the newest.]:dest:_files -/'
+        '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
+        '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
+        '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
+        '--ca-bundle[The PEM certificates a https\:// endpoint is checked against, for a private CA (default\: $AWS_CA_BUNDLE, the profile'\''s ca_bundle).]:file:_files'
+        '--allow-insecure-endpoint[Allow a plain http\:// endpoint that is not on loopback.]'
+        '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion stats -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'

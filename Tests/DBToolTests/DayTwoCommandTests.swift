@@ -172,6 +172,18 @@ struct DayTwoCommandTests {
         #expect((report["lastMigration"] as? String)?.hasPrefix("5 ") == true, "\(report)")
         let text = try dbtool(["stats", "--database", database])
         #expect(text.stdout.contains("last migration: 5 ") && text.stdout.contains("book"), "\(text.stdout)")
+
+        // The newest backup of this database where its backups go (another database's is not it).
+        let backups = scratch.file("backups")
+        let other = try scratch.makeDatabase("other")
+        #expect(try dbtool(["backup", "--database", database, "--output-dir", backups, "--quiet"]).status == 0)
+        Thread.sleep(forTimeInterval: 0.01)
+        let newest = try dbtool(["backup", "--database", database, "--output-dir", backups, "--format", "json"])
+        #expect(try dbtool(["backup", "--database", other, "--output-dir", backups, "--quiet"]).status == 0)
+        let archive = try json(newest)["archive"] as? String
+        let withBackups = try json(try dbtool(["stats", "--database", database, "--backups", backups, "--format", "json"]))
+        #expect(archive != nil && withBackups["lastBackup"] as? String == archive, "\(withBackups)")
+        #expect((withBackups["lastBackupAt"] as? String)?.hasPrefix("20") == true)
     }
 
     @Test("--metrics-file: Prometheus's parser reads it; a failure keeps the last success; other commands' samples stay")

@@ -9,6 +9,11 @@ public struct StatsOperation: Sendable {
     public var database: DatabaseHandle
     /// Count the rows of each table (reads them all).
     public var countRows = false
+    /// Where this database's backups go (a directory or `s3://…`): the
+    /// newest trusted archive of its series there is reported.
+    public var backups: String?
+    /// How to reach the object store of an `s3://` ``backups``.
+    public var objectStore = ObjectStoreOptions()
 
     public init(database: DatabaseHandle) {
         self.database = database
@@ -48,13 +53,18 @@ public struct StatsOperation: Sendable {
         public var lastMigrationAt: String?
         /// The newest snapshot `migrate --snapshot` took, if any.
         public var lastSnapshot: String?
+        /// With ``StatsOperation/backups``: the newest trusted archive of
+        /// this database there, and when it was taken.
+        public var lastBackup: String?
+        public var lastBackupAt: String?
     }
 
-    /// - throws: ``DBToolError`` 75 when a lock was held past the timeout.
+    /// - throws: ``DBToolError`` 75 when a lock was held past the timeout;
+    ///   the errors of listing ``backups``.
     public func run() throws -> Report {
         let path = database.location.filePath
         let dbQueue = try database.openForReading()
-        return try database.reportingErrors {
+        var report = try database.reportingErrors {
             try dbQueue.read { db in
                 let autoVacuum = try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0
                 let newest = try MigrationsTable.records(db).last
@@ -69,6 +79,15 @@ public struct StatsOperation: Sendable {
                     lastSnapshot: MigrationSnapshots.latest(database.location))
             }
         }
+        if let backups {
+            var list = BackupListOperation(target: backups)
+            list.objectStore = objectStore
+            let series = SeriesIdentity(location: database.location).id
+            let newest = try list.run().archives.last { $0.verified && $0.series == series }
+            report.lastBackup = newest?.location
+            report.lastBackupAt = newest?.created
+        }
+        return report
     }
 
     private func objects(_ db: Database) throws -> [Object] {

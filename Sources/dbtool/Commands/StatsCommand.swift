@@ -9,27 +9,42 @@ struct StatsCommand: ParsableCommand {
         discussion: """
             Space per table and index (SQLite's dbstat table), free pages, the sizes of the \
             database, WAL and shm files, page size, journal mode, auto_vacuum, the newest \
-            migration applied and the newest snapshot taken before migrating. --rows \
+            migration applied, the newest snapshot taken before migrating, and with --backups DEST \
+            the newest backup of the database there. --rows \
             also counts each table's rows (reading them all). It only reads, in one read \
             transaction.
 
             Examples:
               dbtool stats --database /var/lib/myapp/db
               dbtool stats --database /var/lib/myapp/db --rows --format json
+              dbtool stats --database /var/lib/myapp/db --backups /backups
             """)
 
     @Flag(name: .long, help: "Count each table's rows (reads every row).")
     var rows = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where the backups go (a directory, or s3://BUCKET/PREFIX/; for several databases, the folder of each under it): report the newest.",
+            valueName: "dest"),
+        completion: .directory, transform: nonEmptyPath)
+    var backups: String?
+
+    @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let rows = self.rows
+        let (rows, backups, objectStore, isFleet) = (self.rows, self.backups, self.objectStore.options, database.namesFleet)
         try runOverDatabases("stats", database, fleet, output) { handle in
             var operation = StatsOperation(database: handle)
             operation.countRows = rows
+            // A fleet's backups are in a folder per database, as `backup` writes them.
+            operation.backups = backups.map { isFleet ? ($0.hasSuffix("/") ? $0 : $0 + "/") + handle.location.fleetName + "/" : $0 }
+            operation.objectStore = objectStore
             return (try operation.run(), nil)
         } text: { report in
             var lines = [
@@ -37,6 +52,7 @@ struct StatsCommand: ParsableCommand {
                 "  journal_mode \(report.journalMode), auto_vacuum \(report.autoVacuum)",
                 "  last migration: \(report.lastMigration.map { "\($0) (\(report.lastMigrationAt ?? "?"))" } ?? "none")",
             ]
+            if let backup = report.lastBackup { lines.append("  last backup: \(backup) (\(report.lastBackupAt ?? "?"))") }
             if let snapshot = report.lastSnapshot { lines.append("  last pre-migration snapshot: \(snapshot)") }
             let width = report.objects.map(\.name.count).max() ?? 4
             lines.append("")
