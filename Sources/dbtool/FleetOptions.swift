@@ -1,6 +1,5 @@
 import ArgumentParser
 import DBToolCore
-import DatabaseKit
 import Foundation
 
 /// How a command runs over several databases.
@@ -24,29 +23,18 @@ struct FleetOptions: ParsableArguments {
 /// met. `operation` returns the report and the bytes it wrote, if any.
 func runOverDatabases<Report: Encodable & Sendable>(
     _ command: String, _ options: DatabaseOptions, _ fleet: FleetOptions, _ output: OutputOptions, metrics: MetricsOptions? = nil,
-    operation: @escaping @Sendable (DatabaseHandle) throws -> (Report, Int64?), text: (Report) -> String
+    operation: @escaping @Sendable (DatabaseHandle) throws -> (Report, bytes: Int64?), text: (Report) -> String
 ) throws {
+    let run = { @Sendable (handle: DatabaseHandle) throws -> Report in
+        guard let metrics else { return try operation(handle).0 }
+        return try metrics.recorded(command, database: handle) { try operation(handle) }
+    }
     guard options.namesFleet else {
         let handle = try options.handle
-        guard let metrics else { return try runReporting(output, operation: { try operation(handle).0 }, text: text) }
-        return try metrics.recording(command, database: handle) {
-            var bytes: Int64?
-            try runReporting(output, operation: { let (report, written) = try operation(handle); bytes = written; return report }, text: text)
-            return bytes
-        }
+        return try runReporting(output, operation: { try run(handle) }, text: text)
     }
     let handles = try options.handles
-    try runFleet(command, names: handles.map(\.location.filePath), fleet, output, text: text) { index in
-        let handle = handles[index]
-        guard let metrics else { return try operation(handle).0 }
-        let report = Locked<Report?>(nil)
-        try metrics.recording(command, database: handle) {
-            let (result, bytes) = try operation(handle)
-            report.withLock { $0 = result }
-            return bytes
-        }
-        return report.withLock { $0 }!
-    }
+    try runFleet(command, names: handles.map(\.location.filePath), fleet, output, text: text) { index in try run(handles[index]) }
 }
 
 /// Runs `operation` with the index of each of `names`, `fleet.jobs` at a

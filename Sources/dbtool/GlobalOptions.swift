@@ -36,9 +36,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// True when several databases are named (or a glob).
-    var namesFleet: Bool {
-        patterns.count > 1 || patterns.contains { $0.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) && !FileManager.default.fileExists(atPath: $0) }
-    }
+    var namesFleet: Bool { Fleet.namesSeveral(patterns) }
 
     /// The database these options name, with their wait.
     ///

@@ -13,15 +13,12 @@ struct MetricsOptions: ParsableArguments {
         completion: .file(), transform: nonEmptyPath)
     var metricsFile: String?
 
-    /// Runs `body` and, with --metrics-file, records its outcome whatever
-    /// it is; `body` returns the bytes it wrote, if it writes some. A
-    /// metrics file that can not be written fails a run that succeeded
-    /// (monitoring must not go blind silently).
-    func recording(_ command: String, database: DatabaseHandle, _ body: () throws -> Int64?) throws {
-        guard let metricsFile else {
-            _ = try body()
-            return
-        }
+    /// Runs `operation` and, with --metrics-file, records its outcome
+    /// whatever it is; `operation` returns its report and the bytes it
+    /// wrote, if it writes some. A metrics file that can not be written
+    /// fails a run that succeeded (monitoring must not go blind silently).
+    func recorded<Report: Encodable & Sendable>(_ command: String, database: DatabaseHandle, _ operation: () throws -> (Report, bytes: Int64?)) throws -> Report {
+        guard let metricsFile else { return try operation().0 }
         let start = Date()
         func record(_ status: Int32, bytes: Int64?) throws {
             let end = Date()
@@ -31,9 +28,9 @@ struct MetricsOptions: ParsableArguments {
                     duration: end.timeIntervalSince(start), bytes: bytes),
                 to: metricsFile)
         }
-        let bytes: Int64?
+        let result: (Report, bytes: Int64?)
         do {
-            bytes = try body()
+            result = try operation()
         } catch {
             do {
                 try record(toolError(error).status.rawValue, bytes: nil)
@@ -42,6 +39,20 @@ struct MetricsOptions: ParsableArguments {
             }
             throw error
         }
-        try record(0, bytes: bytes)
+        do {
+            try record(0, bytes: result.bytes)
+        } catch {
+            // The run's report still prints, before the error.
+            throw MetricsFailure(report: result.0, error: toolError(error))
+        }
+        return result.0
     }
+}
+
+/// A run that succeeded, whose metrics could not be written.
+struct MetricsFailure: PartialFailure {
+    let report: any Encodable & Sendable
+    let error: DBToolError
+
+    var partialReport: any Encodable { report }
 }

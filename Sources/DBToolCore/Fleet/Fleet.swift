@@ -20,6 +20,12 @@ public struct Fleet: Sendable {
         self.jobs = jobs
     }
 
+    /// True when `patterns` name more than one database, or may: several
+    /// of them, or a glob (`*`, `?`, `[...]`) that names no path as written.
+    public static func namesSeveral(_ patterns: [String]) -> Bool {
+        patterns.count > 1 || patterns.contains(where: FileSystem.isPattern)
+    }
+
     /// The databases `patterns` name: each a path, or a glob (`*`, `?`,
     /// `[...]`) expanded in order, without duplicates.
     ///

@@ -58,10 +58,9 @@ public struct CheckOperation: Sendable {
     public func run() throws -> Report {
         let path = database.location.filePath
         let dbQueue = try database.openForReading()
-        var report = try database.reportingErrors {
+        let report = try database.reportingErrors {
             try dbQueue.read { db in try inspect(db, path: path) }
         }
-        report.healthy = report.problems.isEmpty && report.foreignKeyViolationCount == 0
         guard report.healthy else {
             var found: [String] = []
             if !report.problems.isEmpty {
@@ -129,7 +128,8 @@ public struct CheckOperation: Sendable {
             warnings.append("\(freelistCount) of \(pageCount) pages are free: `dbtool vacuum` would give them back to the file system")
         }
         return Report(
-            database: path, check: check, healthy: false, problems: problems, foreignKeyViolationCount: violationCount,
+            database: path, check: check, healthy: problems.isEmpty && violationCount == 0, problems: problems,
+            foreignKeyViolationCount: violationCount,
             foreignKeyViolations: violations, pageSize: pageSize, pageCount: pageCount, freelistCount: freelistCount, fileSize: fileSize,
             walSize: walSize, journalSizeLimit: journalSizeLimit, journalMode: journalMode, warnings: warnings)
     }

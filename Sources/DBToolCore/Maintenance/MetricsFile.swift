@@ -111,7 +111,7 @@ public enum MetricsFile {
         do {
             try writeSmallFile(path, contents: text, mode: 0o644)
         } catch let error as DBToolError {
-            throw DBToolError(error.status, "the metrics file: \(error.message)", hint: "Check --metrics-file and its directory.")
+            throw DBToolError(error.status, "can not write the metrics file \(path) (\(error.message))", hint: "Check --metrics-file and its directory.")
         }
     }
 

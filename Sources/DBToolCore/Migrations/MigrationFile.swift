@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// One migration: a file `VERSION_name.sql`, or a golang-migrate pair
@@ -192,13 +191,6 @@ public struct MigrationFile: Sendable, Equatable {
     static func isCommentOrBlank(_ line: String) -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         return trimmed.isEmpty || trimmed.hasPrefix("--")
-    }
-
-    static func sha256(_ text: String) -> String {
-        var text = text
-        // The bytes in place: a migration may be hundreds of megabytes.
-        let digest = text.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-        return digest.map { String(format: "%02x", $0) }.joined()
     }
 }
 

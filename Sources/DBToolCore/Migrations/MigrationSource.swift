@@ -23,41 +23,44 @@ enum MigrationSource: Sendable, Equatable {
         var endsWithCR = false
         var offset = 0
         var normalized: [UInt8] = []
-        try forEachRawChunk(chunkSize: chunkSize) { raw, isLast in
-            var bytes = carry
-            bytes.append(contentsOf: raw)
-            let cut = isLast ? bytes.count : Self.completeUTF8Prefix(bytes)
-            carry = Array(bytes[cut...])
-            try bytes.withUnsafeBufferPointer { all in
-                let text = UnsafeBufferPointer(rebasing: all[..<cut])
-                guard String(validating: text, as: UTF8.self) != nil else {
-                    throw DBToolError(.dataError, "\(path) is not UTF-8 text", hint: "Save the file as UTF-8.")
-                }
-                if let base = text.baseAddress, let nul = memchr(base, 0, text.count) {
-                    try throwNUL(at: offset + (UnsafeRawPointer(nul) - UnsafeRawPointer(base)), path: path)
-                }
-                offset += cut
-                guard let base = text.baseAddress, endsWithCR || memchr(base, Int32(UInt8(ascii: "\r")), text.count) != nil else {
-                    try body(text)
-                    return
-                }
-                normalized.removeAll(keepingCapacity: true)
-                for byte in text {
-                    if byte == UInt8(ascii: "\n") && endsWithCR {
-                        endsWithCR = false
-                        continue
-                    }
-                    endsWithCR = byte == UInt8(ascii: "\r")
-                    normalized.append(endsWithCR ? UInt8(ascii: "\n") : byte)
-                }
-                try normalized.withUnsafeBufferPointer { try body($0) }
+        // Reads the text of a chunk, up to the last whole UTF-8 sequence.
+        func read(_ all: UnsafeBufferPointer<UInt8>, isLast: Bool) throws {
+            let cut = isLast ? all.count : Self.completeUTF8Prefix(all)
+            carry = Array(all[cut...])
+            let text = UnsafeBufferPointer(rebasing: all[..<cut])
+            guard String(validating: text, as: UTF8.self) != nil else {
+                throw DBToolError(.dataError, "\(path) is not UTF-8 text", hint: "Save the file as UTF-8.")
             }
+            if let base = text.baseAddress, let nul = memchr(base, 0, text.count) {
+                try throwNUL(at: offset + (UnsafeRawPointer(nul) - UnsafeRawPointer(base)), path: path)
+            }
+            offset += cut
+            guard let base = text.baseAddress, endsWithCR || memchr(base, Int32(UInt8(ascii: "\r")), text.count) != nil else {
+                try body(text)
+                return
+            }
+            normalized.removeAll(keepingCapacity: true)
+            for byte in text {
+                if byte == UInt8(ascii: "\n") && endsWithCR {
+                    endsWithCR = false
+                    continue
+                }
+                endsWithCR = byte == UInt8(ascii: "\r")
+                normalized.append(endsWithCR ? UInt8(ascii: "\n") : byte)
+            }
+            try normalized.withUnsafeBufferPointer { try body($0) }
+        }
+        try forEachRawChunk(chunkSize: chunkSize) { raw, isLast in
+            // A sequence cut by the end of the last chunk is rare: only then
+            // is a chunk copied, to join its start.
+            guard !carry.isEmpty else { return try read(raw, isLast: isLast) }
+            try (carry + raw).withUnsafeBufferPointer { try read($0, isLast: isLast) }
         }
     }
 
     /// The length of the longest prefix of `bytes` that does not end inside
     /// a UTF-8 sequence (the rest comes with the next chunk).
-    private static func completeUTF8Prefix(_ bytes: [UInt8]) -> Int {
+    private static func completeUTF8Prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var index = bytes.count
         while index > max(0, bytes.count - 3) {
             index -= 1

@@ -128,7 +128,8 @@ extension MigrationFile {
             try run(sql, firstLine: firstLine + line, file: file, direction: direction, in: db)
         }
         let found = try forEachChunk(of: direction) { chunk in
-            hash.update(bufferPointer: UnsafeRawBufferPointer(chunk))
+            // Only the up section has a checksum to hold it to.
+            if direction == .up { hash.update(bufferPointer: UnsafeRawBufferPointer(chunk)) }
             try batches.feed(chunk, runBatch)
         }
         guard found else { return }

@@ -29,10 +29,16 @@ enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// True when `pattern` is a glob: it holds `*`, `?` or `[`, and names
+    /// no existing path as it is written.
+    static func isPattern(_ pattern: String) -> Bool {
+        pattern.contains { $0 == "*" || $0 == "?" || $0 == "[" } && !exists(pattern)
+    }
+
     /// The paths `pattern` matches (`glob(3)`: `*`, `?`, `[...]`), sorted;
-    /// a pattern without those characters is returned as it is.
+    /// a path that is no pattern (``isPattern(_:)``) is returned as it is.
     static func expand(_ pattern: String) -> [String] {
-        guard pattern.contains(where: { $0 == "*" || $0 == "?" || $0 == "[" }) else { return [pattern] }
+        guard isPattern(pattern) else { return [pattern] }
         var matches = glob_t()
         defer { globfree(&matches) }
         guard glob(pattern, 0, nil, &matches) == 0 else { return [] }

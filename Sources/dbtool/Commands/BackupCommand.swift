@@ -253,43 +253,40 @@ struct CreateBackupCommand: ParsableCommand {
             }
         }
         let backup = operation
-        try metrics.recording("backup", database: handle) {
-            var written: Int64?
-            try runReporting(
-                output,
-                operation: {
-                    defer { progress?.finishLine() }
+        try runReporting(
+            output,
+            operation: {
+                defer { progress?.finishLine() }
+                return try metrics.recorded("backup", database: handle) {
                     let report = try backup.run()
-                    written = report.dryRun ? nil : report.bytes
-                    return report
-                },
-                text: { report in
-                    if report.dryRun {
-                        let deletions = report.wouldDelete.isEmpty ? "nothing" : report.wouldDelete.joined(separator: "\n  ")
-                        return "Dry run: would write \(report.archive) (\(report.files) files, \(ByteCount.text(report.sourceBytes)) now); "
-                            + "retention would delete \(report.wouldDelete.isEmpty ? "" : "\(report.wouldDelete.count):\n  ")\(deletions)"
-                    }
-                    var text = """
-                        Backup of \(report.database) written to \(report.archive)
-                        \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
-                        (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
-                        \(String(format: "%.1f", report.seconds)) s in all.
-                        """
-                    if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
-                    if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }
-                    if !report.abortedUploads.isEmpty { text += "\nAborted \(report.abortedUploads.count) upload(s) left by killed runs." }
-                    if !report.deleted.isEmpty {
-                        text += "\nDeleted \(report.deleted.count) older archive(s): \(report.deleted.joined(separator: ", "))"
-                    }
-                    if !report.deleteFailures.isEmpty {
-                        text +=
-                            "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
-                    }
-                    for warning in report.warnings { text += "\nwarning: \(warning)" }
-                    return text
-                })
-            return written
-        }
+                    return (report, report.dryRun ? nil : report.bytes)
+                }
+            },
+            text: { report in
+                if report.dryRun {
+                    let deletions = report.wouldDelete.isEmpty ? "nothing" : report.wouldDelete.joined(separator: "\n  ")
+                    return "Dry run: would write \(report.archive) (\(report.files) files, \(ByteCount.text(report.sourceBytes)) now); "
+                        + "retention would delete \(report.wouldDelete.isEmpty ? "" : "\(report.wouldDelete.count):\n  ")\(deletions)"
+                }
+                var text = """
+                    Backup of \(report.database) written to \(report.archive)
+                    \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
+                    (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
+                    \(String(format: "%.1f", report.seconds)) s in all.
+                    """
+                if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
+                if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }
+                if !report.abortedUploads.isEmpty { text += "\nAborted \(report.abortedUploads.count) upload(s) left by killed runs." }
+                if !report.deleted.isEmpty {
+                    text += "\nDeleted \(report.deleted.count) older archive(s): \(report.deleted.joined(separator: ", "))"
+                }
+                if !report.deleteFailures.isEmpty {
+                    text +=
+                        "\nCould not delete \(report.deleteFailures.count) older archive(s): \(report.deleteFailures.joined(separator: "; "))"
+                }
+                for warning in report.warnings { text += "\nwarning: \(warning)" }
+                return text
+            })
     }
 }
 

@@ -116,12 +116,9 @@ struct ReplicateRunCommand: ParsableCommand {
             if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool replicate \(name): \(line)\n") }
         }
         let replicate = operation
-        try metrics.recording("replicate", database: handle) {
-            try runReporting(output, operation: { try replicate.run() }) { report in
-                "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
-                    + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
-            }
-            return nil
+        try runReporting(output, operation: { try metrics.recorded("replicate", database: handle) { (try replicate.run(), nil) } }) { report in
+            "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
+                + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
         }
     }
 }

@@ -91,25 +91,22 @@ struct SnapshotCommand: ParsableCommand {
             operation.progress = ProgressLine(label: "snapshot").update
         }
         let snapshot = operation
-        try metrics.recording("snapshot", database: handle) {
-            var written: Int64?
-            try runReporting(
-                output,
-                operation: {
+        try runReporting(
+            output,
+            operation: {
+                try metrics.recorded("snapshot", database: handle) {
                     let report = try snapshot.run()
-                    written = report.bytes
-                    return report
-                },
-                text: { report in
-                    var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
-                    if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
-                    if !report.deleteFailures.isEmpty {
-                        text +=
-                            "\nCould not delete \(report.deleteFailures.count) older snapshot(s): \(report.deleteFailures.joined(separator: "; "))"
-                    }
-                    return text
-                })
-            return written
-        }
+                    return (report, report.bytes)
+                }
+            },
+            text: { report in
+                var text = "Snapshot of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes)."
+                if !report.deleted.isEmpty { text += "\nDeleted \(report.deleted.count) older snapshot(s)." }
+                if !report.deleteFailures.isEmpty {
+                    text +=
+                        "\nCould not delete \(report.deleteFailures.count) older snapshot(s): \(report.deleteFailures.joined(separator: "; "))"
+                }
+                return text
+            })
     }
 }

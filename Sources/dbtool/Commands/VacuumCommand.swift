@@ -53,34 +53,28 @@ struct VacuumCommand: ParsableCommand {
             operation.output = into
             operation.force = force
             operation.vacuum = true
-            try metrics.recording("vacuum", database: handle) {
-                var bytes: Int64?
-                try runReporting(
-                    output,
-                    operation: {
+            try runReporting(
+                output,
+                operation: {
+                    try metrics.recorded("vacuum", database: handle) {
                         let report = try operation.run()
-                        bytes = report.bytes
-                        return report
+                        return (report, report.bytes)
                     }
-                ) { report in
-                    "Compacted copy of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes, \(report.pageCount) pages)."
                 }
-                return bytes
+            ) { report in
+                "Compacted copy of \(report.database) written to \(report.snapshot) (\(report.bytes) bytes, \(report.pageCount) pages)."
             }
             return
         }
         var operation = VacuumOperation(database: handle)
         operation.live = live
         operation.incrementalPages = incremental
-        try metrics.recording("vacuum", database: handle) {
-            try runReporting(output, operation: operation.run) { report in
-                """
-                \(report.mode == "full" ? "VACUUM" : "Incremental vacuum") of \(report.database): \(report.pagesFreed) pages freed \
-                (\(report.pagesBefore) -> \(report.pagesAfter); free \(report.freePagesBefore) -> \(report.freePagesAfter)), \
-                file \(report.fileSizeBefore) -> \(report.fileSizeAfter) bytes, in \(report.durationMs) ms.
-                """
-            }
-            return nil
+        try runReporting(output, operation: { try metrics.recorded("vacuum", database: handle) { (try operation.run(), nil) } }) { report in
+            """
+            \(report.mode == "full" ? "VACUUM" : "Incremental vacuum") of \(report.database): \(report.pagesFreed) pages freed \
+            (\(report.pagesBefore) -> \(report.pagesAfter); free \(report.freePagesBefore) -> \(report.freePagesAfter)), \
+            file \(report.fileSizeBefore) -> \(report.fileSizeAfter) bytes, in \(report.durationMs) ms.
+            """
         }
     }
 }
