@@ -223,7 +223,8 @@ struct ObjectBackupTests {
             usleep(UInt32.random(in: 100_000...1_500_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            for key in try server.keys("kill/") where !verified.contains(key) {
+            // Archives only: a backup that completed before the kill has its record beside it.
+            for key in try server.keys("kill/") where !verified.contains(key) && !key.hasSuffix(".dbtool.json") {
                 verified.insert(key)
                 let verify = try run(["backup", "verify", "s3://backups/\(key)"])
                 #expect(verify.status == 0, "trial \(trial): \(key) is under its final key but does not verify: \(verify.stderr)")
