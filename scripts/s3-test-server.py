@@ -36,7 +36,8 @@ ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate_as_aw
 
 # A slow link for the tests that need a long upload without a large
 # archive: every request for a key under `backups/slow/` takes 0.5 s more,
-# and is logged (time, access key) to the file named by the first argument.
+# and is logged (time, access key, method, path and query) to the file named
+# by the first argument.
 request_log = sys.argv[1] if len(sys.argv) > 1 else None
 dispatch = DomainDispatcherApplication.__call__
 
@@ -47,7 +48,9 @@ def dispatch_slowly(self, environ, start_response):
             # Which key signed each request, and when: the tests check none was expired.
             credential = environ.get("HTTP_AUTHORIZATION", "").split("Credential=")[-1].split("/")[0]
             with open(request_log, "a") as log:
-                log.write(json.dumps({"time": time.time(), "key": credential}) + "\n")
+                log.write(json.dumps({
+                    "time": time.time(), "key": credential, "method": environ.get("REQUEST_METHOD", ""),
+                    "path": environ.get("PATH_INFO", ""), "query": environ.get("QUERY_STRING", "")}) + "\n")
         time.sleep(0.5)
     return dispatch(self, environ, start_response)
 

@@ -25,15 +25,16 @@ func runOverDatabases<Report: Encodable & Sendable>(
     _ command: String, _ options: DatabaseOptions, _ fleet: FleetOptions, _ output: OutputOptions, metrics: MetricsOptions? = nil,
     operation: @escaping @Sendable (DatabaseHandle) throws -> (Report, bytes: Int64?), text: (Report) -> String
 ) throws {
+    guard options.namesFleet else {
+        let handle = try options.handle
+        return try runReporting(
+            output, operation: { try metrics?.recorded(command, database: handle) { try operation(handle) } ?? operation(handle).0 }, text: text)
+    }
+    let handles = try options.handles
     let run = { @Sendable (handle: DatabaseHandle) throws -> Report in
         guard let metrics else { return try operation(handle).0 }
         return try metrics.recorded(command, database: handle) { try operation(handle) }
     }
-    guard options.namesFleet else {
-        let handle = try options.handle
-        return try runReporting(output, operation: { try run(handle) }, text: text)
-    }
-    let handles = try options.handles
     try runFleet(command, names: handles.map(\.location.filePath), fleet, output, text: text) { index in try run(handles[index]) }
 }
 

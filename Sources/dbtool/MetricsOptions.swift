@@ -15,10 +15,16 @@ struct MetricsOptions: ParsableArguments {
 
     /// Runs `operation` and, with --metrics-file, records its outcome
     /// whatever it is; `operation` returns its report and the bytes it
-    /// wrote, if it writes some. A metrics file that can not be written
-    /// fails a run that succeeded (monitoring must not go blind silently).
-    func recorded<Report: Encodable & Sendable>(_ command: String, database: DatabaseHandle, _ operation: () throws -> (Report, bytes: Int64?)) throws -> Report {
+    /// wrote, if it writes some. The metrics file is checked first, through
+    /// the write gate of the run's databases, so that a path that may not be
+    /// written stops the run before anything changes. A metrics
+    /// file that can not be written fails a run that succeeded (monitoring
+    /// must not go blind silently).
+    func recorded<Report: Encodable & Sendable>(
+        _ command: String, database: DatabaseHandle, _ operation: () throws -> (Report, bytes: Int64?)
+    ) throws -> Report {
         guard let metricsFile else { return try operation().0 }
+        try MetricsFile.check(metricsFile, gate: database.gate)
         let start = Date()
         func record(_ status: Int32, bytes: Int64?) throws {
             let end = Date()

@@ -1,3 +1,4 @@
+import DBToolCore
 import DatabaseKit
 import Foundation
 import Testing
@@ -79,7 +80,8 @@ struct FleetTests {
             #expect(result.status == 0, "\(result.stderr)")
         }
         let folders = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
-        #expect(folders.count == 3 && folders.allSatisfy { $0.hasSuffix("-db") }, "\(folders)")
+        let expected = try tenants.map { try DatabaseLocation(path: $0).fleetName }.sorted()
+        #expect(folders == expected, "\(folders)")
         for folder in folders {
             let archives = try FileManager.default.contentsOfDirectory(atPath: backups + "/" + folder).filter { $0.hasSuffix(".tar.zst") }
             #expect(archives.count == 1, "\(folder): \(archives)")
@@ -106,5 +108,25 @@ struct FleetTests {
         let exec = try dbtool(["exec", "--database", tenants[0], "--database", tenants[1], "SELECT 1"])
         #expect(exec.status == 64 && exec.stderr.contains("one database"), "\(exec.stderr)")
         #expect(try dbtool(["check", "--database", tenants[0], "--jobs", "0"]).status == 64)
+    }
+
+    @Test("folders of a fleet never collide: /x/a-b/db and /x/a/b/db each keep their own; a database deep in the tree fits")
+    func distinctFolders() throws {
+        let scratch = TemporaryDirectory()
+        let deep = scratch.file((0..<6).map { _ in String(repeating: "d", count: 40) }.joined(separator: "/")) + "/db"
+        let databases = [scratch.file("x/a-b/db"), scratch.file("x/a/b/db"), deep]
+        #expect(try dbtool(["init"] + databases + ["-q"]).status == 0)
+        let backups = scratch.file("backups")
+        let result = try dbtool(["backup"] + databases.flatMap { ["--database", $0] } + ["--output-dir", backups, "--format", "json"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: backups)
+        #expect(Set(folders).count == 3, "\(folders)")
+        #expect(folders.allSatisfy { $0.utf8.count <= 213 }, "\(folders)")
+        for database in databases {
+            let folder = backups + "/" + (try DatabaseLocation(path: database).fleetName)
+            let restored = scratch.file("restored-\(UUID().uuidString)")
+            let restore = try dbtool(["restore", folder + "/latest", restored])
+            #expect(restore.status == 0, "\(database): \(restore.stderr)")
+        }
     }
 }

@@ -162,13 +162,23 @@ struct InputSafetyTests {
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout.contains("1000"))
         #expect(try asNobody(["schema", "--database", database]).status == 0)
+        // Reads of the database itself: the migrations' status, a compacted copy elsewhere, a query.
+        let status = try asNobody(["migrate", "status", "--database", database, "--migrations", directory])
+        #expect(status.status == 0 && status.stdout.contains("1 pending"), "\(status.stderr)")
+        let copy = "/tmp/dbtool-test-\(UUID().uuidString).sqlite"
+        defer { unlink(copy) }
+        let vacuum = try asNobody(["vacuum", "--database", database, "--into", copy])
+        #expect(vacuum.status == 0, "\(vacuum.stderr)")
+        let query = try asNobody(["exec", "--database", database, "SELECT COUNT(*) FROM account"])
+        #expect(query.status == 0 && query.stdout.contains("10"), "\(query.stderr)")
         // ... and so does a backup, its lock kept elsewhere.
         let output = "/tmp/dbtool-test-\(UUID().uuidString).tar.zst"
         defer { unlink(output) }
         let backup = try asNobody(["backup", "--database", database, "--output", output])
         #expect(backup.status == 0, "\(backup.stderr)")
         #expect(try dbtool(["backup", "verify", output]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: database).sorted() == ["db.sqlite"])
+        // Nothing left beside what init made (the database and its identity).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: database).sorted() == [".db.sqlite.dbtool-id", "db.sqlite"])
         // A WAL that holds commits can not be read there: said plainly.
         let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
         try dbQueue.writeWithoutTransaction { db in

@@ -207,6 +207,37 @@ struct ObjectBackupTests {
         #expect(try server.keys("slow/int/").isEmpty)
     }
 
+    @Test("SIGTERM while the upload completes: the whole archive is kept with its record, and the message says so")
+    func interruptedCompletion() throws {
+        let scratch = TemporaryDirectory()
+        let log = scratch.file("requests.log")
+        let slow = try ObjectStorageServer(requestLog: log)
+        defer { slow.stop() }
+        let database = try scratch.makeLargeDatabase()
+        let backup = try BackgroundTool(
+            ["backup", "--database", database, "--to", "s3://backups/slow/complete/", "--level", "1", "--part-size", "5"],
+            environment: slow.environment, scratch: scratch)
+        // CompleteMultipartUpload is a POST with the upload's id: the signal arrives while the server holds it.
+        let completing = waitUntil(timeout: 120) {
+            let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.contains { $0.contains("\"method\": \"POST\"") && $0.contains("uploadId=") }
+        }
+        #expect(completing, "the upload never completed")
+        backup.send(SIGTERM)
+        let result = backup.wait(timeout: 60)
+        #expect(result.status == 130, "\(result.stderr)")
+        let keys = try slow.keys("slow/complete/")
+        let archives = keys.filter { !$0.hasSuffix(".dbtool.json") }
+        #expect(archives.count == 1, "\(keys)")
+        if let archive = archives.first {
+            #expect(keys.contains(archive + ".dbtool.json"), "the archive was left without its record: \(keys)")
+            #expect(result.stderr.contains("kept with its record") && !result.stderr.contains("nothing was left behind"), "\(result.stderr)")
+            let verify = try dbtool(["backup", "verify", "s3://backups/" + archive], environment: slow.environment)
+            #expect(verify.status == 0, "\(verify.stderr)")
+        }
+        #expect(try slow.openUploads("slow/complete/") == 0)
+    }
+
     @Test("SIGKILL at random moments of uploads: never an object under a final key that does not verify; the next run aborts the stale upload")
     func killedUploads() throws {
         let scratch = TemporaryDirectory()

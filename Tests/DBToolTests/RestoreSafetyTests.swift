@@ -40,7 +40,7 @@ struct RestoreSafetyTests {
         }
         let verify = try run("/bin/bash", ["-c", "\"$0\" backup verify <(cat \"$1\")", toolURL.path, archive])
         #expect(verify.status == 0, "\(verify.stderr)")
-        #expect(verify.stdout.contains("is sound: 4 files match the manifest"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("is sound: 5 files match the manifest"), "\(verify.stdout)")
         // A pipe cut short restores nothing.
         let target = scratch.file("cut")
         let cut = try shell("head -c 300 \"$1\" | \"$DBTOOL\" restore - \"$2\"", [archive, target])
@@ -297,5 +297,39 @@ struct RestoreSafetyTests {
             #expect(recorded == [1, 2, 3, 4, 5, 6])
             for version in 1...6 { #expect(try db.tableExists("m\(version)"), "m\(version)") }
         }
+    }
+
+    @Test("a mount point (a volume's root) as DIR: restored in place, empty, with --force and with --live; nothing of the restore left", .enabled(if: getuid() == 0))
+    func mountPoint() throws {
+        let scratch = TemporaryDirectory()
+        let (database, archive) = try backedUp(scratch)
+        let volume = scratch.file("volume")
+        try FileManager.default.createDirectory(atPath: volume, withIntermediateDirectories: false)
+        try #require(mountTmpfs(volume, kilobytes: 65536), "mounting a tmpfs is not permitted here")
+        defer { unmount(volume) }
+        let fresh = try dbtool(["restore", archive, volume])
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(try accountTotals(volume) == (1000, 10))
+        // The application changes it; --force brings the backup back, and only it.
+        #expect(try dbtool(["exec", "--database", volume, "UPDATE account SET balance = 0"]).status == 0)
+        try Data("stray".utf8).write(to: URL(fileURLWithPath: volume + "/stray.txt"))
+        let forced = try dbtool(["restore", archive, volume, "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try accountTotals(volume) == (1000, 10))
+        #expect(!FileManager.default.fileExists(atPath: volume + "/stray.txt"))
+        #expect(FileManager.default.contents(atPath: volume + "/notes.txt") == Data("notes\n".utf8))
+        // Live, while a connection is open: every file of the archive in place, within the volume.
+        try Data("old notes".utf8).write(to: URL(fileURLWithPath: volume + "/notes.txt"))
+        let connection = try DatabaseQueue(path: volume + "/db.sqlite")
+        try connection.write { db in try db.execute(sql: "UPDATE account SET balance = 1") }
+        let live = try dbtool(["restore", archive, volume, "--live"])
+        #expect(live.status == 0, "\(live.stderr)")
+        #expect(try connection.read { db in try Int.fetchOne(db, sql: "SELECT SUM(balance) FROM account") } == 1000)
+        try connection.close()
+        #expect(FileManager.default.contents(atPath: volume + "/notes.txt") == Data("notes\n".utf8))
+        let left = try FileManager.default.contentsOfDirectory(atPath: volume).filter { $0.hasPrefix(".dbtool-") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(dbtoolTempFiles(scratch.path).isEmpty)
+        _ = database
     }
 }

@@ -62,13 +62,16 @@ struct ArchivePlan {
         folder = LocalPath.name(of: rootPath)
         folderMode = info.permissions
         folderModified = info.modificationTime
-        // A database named as a file: only its own files, not its neighbours.
+        self.root = root
+        // A database named as a file: only its own files, not its neighbours
+        // (its identity file goes with it, so that a restore keeps it).
         guard location.namesDirectory else {
-            root.close()
-            self.root = nil
+            let identity = LocalPath.name(of: DatabaseIdentity.path(for: location))
+            if let info = (try? root.status(of: identity)) ?? nil, info.kind == .regular {
+                files.append(File(path: identity, size: info.size, identity: info.identity))
+            }
             return
         }
-        self.root = root
         let databaseName = LocalPath.name(of: location.filePath)
         let excluded = Set([databaseName, databaseName + "-journal"] + DatabaseFiles.walSuffixes.map { databaseName + $0 })
         try walk(root, relative: "", excluding: excluded)
@@ -159,6 +162,7 @@ struct ArchivePlan {
     private static func isDBToolScratch(_ name: String) -> Bool {
         name.hasPrefix(".dbtool-")
             && (name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix)
+                || name.hasPrefix(DatabaseIdentity.tempPrefix) || name.hasPrefix(RestoreOperation.tempPrefix)
                 || name == ReplicateOperation.outboxName)
     }
 }

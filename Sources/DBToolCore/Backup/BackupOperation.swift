@@ -27,6 +27,9 @@ public struct BackupOperation: Sendable {
     public var output: String?
     /// A directory where the archive is named with a UTC timestamp.
     public var outputDirectory: String?
+    /// Over a fleet: the `--output-dir` that holds ``outputDirectory`` (this
+    /// database's folder), created when missing as one database's would be.
+    public var outputRoot: String?
     /// The archive format; nil: the one ``output``'s extension names, else
     /// tar.zst (see ``ArchiveFormat/resolve(explicit:output:)``).
     public var format: ArchiveFormat?
@@ -108,18 +111,22 @@ public struct BackupOperation: Sendable {
     public func run(now: Date = Date()) throws -> Report {
         let started = DispatchTime.now()
         try database.location.checkExists()
+        // The destination first: a path the run may not write is refused before anything else.
+        if let output { try database.gate.check(try LocalPath.resolve(output, what: "--output"), .file, what: "--output") }
+        let identity = IdentityPlan(database.location, writing: !dryRun)
         let format = try resolvedFormat()
         if let level { try format.validate(level: level) }
-        if let output { return try writeFile(output, format: format, now: now, started: started) }
+        if let output { return try writeFile(output, format: format, identity: identity, now: now, started: started) }
         guard let location = objectPrefix ?? outputDirectory else {
             throw DBToolError(.usage, "no destination: give --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
         let repository = try Repository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
         let directory = repository as? DirectoryRepository
-        if let directory { try checkOutsideDatabase(directory.path) }
+        if let directory { try database.gate.check(directory.path, .directory, what: "--output-dir") }
+        if let outputRoot, directory != nil, !dryRun { try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir")) }
         if !dryRun { try directory?.prepareForWriting(creating: true) }
         do {
-            return try writeSeries(into: repository, format: format, now: now, started: started)
+            return try writeSeries(into: repository, format: format, identity: identity, now: now, started: started)
         } catch {
             directory?.discardCreatedDirectory()
             throw error
@@ -127,14 +134,8 @@ public struct BackupOperation: Sendable {
     }
 
     /// `--output FILE`: one archive, no record, no retention.
-    private func writeFile(_ output: String, format: ArchiveFormat, now: Date, started: DispatchTime) throws -> Report {
+    private func writeFile(_ output: String, format: ArchiveFormat, identity: IdentityPlan, now: Date, started: DispatchTime) throws -> Report {
         let path = try LocalPath.resolve(output, what: "--output")
-        if let own = database.location.ownFile(matching: path) {
-            throw DBToolError(
-                .usage, "--output \(path) is the database's own file \(own): writing there would destroy it",
-                hint: "Write backups outside the database directory.")
-        }
-        try checkOutsideDatabase(LocalPath.parent(of: path))
         let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix)
         let name = LocalPath.name(of: path)
         if FileSystem.exists(path) && !force {
@@ -144,21 +145,26 @@ public struct BackupOperation: Sendable {
         if dryRun { return try dryRunReport(archive: path, format: format, wouldDelete: [], warnings: [], started: started) }
         let lock = try ExclusiveLock(for: database.location, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
-        let written = try write(name, format: format, into: repository, evidence: evidenceName(of: name, format: format), now: now)
+        let written = try write(
+            name, format: format, into: repository, evidence: evidenceName(of: name, format: format), identity: identity, now: now)
+        identity.keep()
+        if Interruption.isRequested { throw Interruption.error(keeping: "the archive \(path) is whole and was kept") }
         return report(written, archive: path, format: format, started: started)
     }
 
     /// `--output-dir DIR` or `--to s3://…`: a timestamped archive, its
     /// record, then retention.
-    private func writeSeries(into repository: any ArchiveRepository, format: ArchiveFormat, now: Date, started: DispatchTime) throws -> Report {
-        let identity = SeriesIdentity(location: database.location)
+    private func writeSeries(
+        into repository: any ArchiveRepository, format: ArchiveFormat, identity plan: IdentityPlan, now: Date, started: DispatchTime
+    ) throws -> Report {
+        var identity = plan.series
         let name = series(format).name(at: now)
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
         if catalog.archives.contains(where: { $0.name == name }) {
             throw DBToolError(.cantCreate, "\(repository.location(of: name)) already exists", hint: "Wait a millisecond: archive names are timestamps.")
         }
         if dryRun {
-            let pruning = Pruning.run(catalog, seriesID: identity.id, policy: retention, dryRun: true, now: now, adding: (name, now))
+            let pruning = Pruning.run(catalog, series: identity, policy: retention, dryRun: true, now: now, adding: (name, now))
             return try dryRunReport(
                 archive: repository.location(of: name), format: format, wouldDelete: retention.isEmpty ? [] : pruning.wouldDelete,
                 warnings: unverifiedWarnings(catalog), started: started)
@@ -175,14 +181,22 @@ public struct BackupOperation: Sendable {
             s3.uploadStarted = { location, id in lock.note(StaleUpload(key: location.key, uploadId: id).note) }
             if let progress { s3.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
         }
-        var written = try write(name, format: format, into: repository, evidence: evidenceName(of: name, format: format), now: now)
+        var written = try write(
+            name, format: format, into: repository, evidence: evidenceName(of: name, format: format), identity: plan, now: now)
         lock.note("")
+        // The identity is kept beside the database once its first archive is whole (another run may have kept one first).
+        identity = plan.keep()
+        // Written even after SIGINT or SIGTERM: a complete archive never stays without its record.
         try repository.writeSmall(
-            SeriesRecord.name(of: name), try record(written.manifest, file: name, size: written.size, sha256: written.sha256).encoded())
+            SeriesRecord.name(of: name),
+            try record(written.manifest, series: identity, file: name, size: written.size, sha256: written.sha256).encoded())
+        if Interruption.isRequested {
+            throw Interruption.error(keeping: "the archive \(repository.location(of: name)) is whole and was kept with its record; retention did not run")
+        }
         var report = report(written, archive: repository.location(of: name), format: format, started: started)
         report.abortedUploads = aborted
         if !retention.isEmpty {
-            let pruning = Pruning.run(try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now), seriesID: identity.id, policy: retention, protecting: name, dryRun: false, now: now)
+            let pruning = Pruning.run(try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now), series: identity, policy: retention, protecting: name, dryRun: false, now: now)
             report.deleted = pruning.deleted
             report.deleteFailures = pruning.failures
         }
@@ -226,9 +240,9 @@ public struct BackupOperation: Sendable {
     /// Writes the archive `name` into `repository`: staged, streamed,
     /// published whole; for a corrupt source, published as `evidence`, then
     /// 65.
-    private func write(_ name: String, format: ArchiveFormat, into repository: any ArchiveRepository, evidence: String, now: Date) throws
-        -> Written
-    {
+    private func write(
+        _ name: String, format: ArchiveFormat, into repository: any ArchiveRepository, evidence: String, identity: IdentityPlan, now: Date
+    ) throws -> Written {
         let stagingParent = repository.stagingDirectory
         removeStaleTempFiles(in: stagingParent, prefix: Self.tempPrefix)
         let staging = stagingParent + "/" + tempName(prefix: Self.tempPrefix, for: name + ".staging")
@@ -243,7 +257,8 @@ public struct BackupOperation: Sendable {
         let upload = try repository.create(name, replacing: force)
         var written: Written
         do {
-            written = try writeArchive(plan, format: format, staging: staging, to: upload, named: repository.location(of: name), now: now)
+            written = try writeArchive(
+                plan, format: format, staging: staging, to: upload, named: repository.location(of: name), identity: identity, now: now)
             // A corrupt source: its archive is kept as evidence, under a name no retention counts.
             try upload.publish(as: written.state.check == ["ok"] ? nil : evidence)
         } catch {
@@ -269,9 +284,9 @@ public struct BackupOperation: Sendable {
     }
 
     /// The record written beside an archive of a series.
-    func record(_ manifest: BackupManifest, file: String, size: Int64, sha256: String?) -> SeriesRecord {
+    func record(_ manifest: BackupManifest, series: SeriesIdentity, file: String, size: Int64, sha256: String?) -> SeriesRecord {
         SeriesRecord(
-            series: SeriesIdentity(location: database.location), file: file, size: size, sha256: sha256, created: manifest.created,
+            series: series, file: file, size: size, sha256: sha256, created: manifest.created,
             dbtoolVersion: DBToolVersion.current, pageCount: manifest.pageCount,
             lastMigration: manifest.migrations.last.map { "\($0.version) \($0.name)" }, encrypted: passphrase != nil,
             serverSideEncryption: upload.serverSideEncryption?.rawValue,
@@ -329,8 +344,11 @@ public struct BackupOperation: Sendable {
     }
 
     /// Writes the archive of `plan` to `output`; `name` names it in messages.
+    /// A database without an identity file gets the one `identity` is about
+    /// to keep, in the archive: a restore brings it back.
     func writeArchive(
-        _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to output: any ArchiveSink, named name: String, now: Date
+        _ plan: ArchivePlan, format: ArchiveFormat, staging: String, to output: any ArchiveSink, named name: String, identity: IdentityPlan,
+        now: Date
     ) throws -> Written {
         let writer = try ArchiveWriter(
             sink: output, format: format, level: level, threads: threads, passphrase: passphrase, destination: name)
@@ -386,13 +404,22 @@ public struct BackupOperation: Sendable {
                 warnings.append("skipped \(folder)/\(file.path): \(reason.text)")
             }
         }
+        if let new = identity.new {
+            let entry = LocalPath.name(of: DatabaseIdentity.path(for: database.location))
+            try archive(entry) { observe in
+                let bytes = Data((new.id + "\n").utf8)
+                try bytes.withUnsafeBytes { try observe($0) }
+                try writer.addData(bytes, as: folder + "/" + entry, mode: 0o644, modified: now)
+                return (Int64(bytes.count), SHA256.hash(data: bytes))
+            }
+        }
         let manifest = BackupManifest(
             dbtoolVersion: DBToolVersion.current, sqliteVersion: Database.sqliteLibVersion,
             created: ISO8601DateFormatter().string(from: now), folder: folder,
             databaseFile: databaseName, journalMode: state.journalMode,
             pageSize: state.pageSize, pageCount: state.pageCount, schemaVersion: state.schemaVersion,
             userVersion: state.userVersion, migrations: state.migrations, files: files,
-            series: SeriesIdentity(location: database.location))
+            series: identity.series)
         try writer.addData(try manifest.encoded(), as: folder + "/" + BackupManifest.entryName, modified: now)
         try writer.finish()
         return Written(manifest: manifest, state: state, skipped: skipped, warnings: warnings)
@@ -402,16 +429,35 @@ public struct BackupOperation: Sendable {
     private var archiveStem: String {
         URL(fileURLWithPath: database.location.directoryPath).lastPathComponent
     }
+}
 
-    /// An archive inside the directory it archives would archive itself
-    /// (links resolved: a link to the directory is the directory).
-    private func checkOutsideDatabase(_ directory: String) throws {
-        let resolve = { (path: String) in LocalPath.resolvingLinks(path) + "/" }
-        if database.location.namesDirectory && resolve(directory).hasPrefix(resolve(database.location.directoryPath)) {
-            throw DBToolError(
-                .usage, "the archive would be in \(directory), inside the database directory \(database.location.directoryPath), which is archived",
-                hint: "Write backups outside the database directory.")
-        }
+/// The identity a backup records: the database's, or, for a database that
+/// has none yet, a new one that goes into the archive and is kept beside
+/// the database once the archive is whole (a failed run leaves nothing).
+struct IdentityPlan {
+    let location: DatabaseLocation
+    /// The identity the database has.
+    let existing: DatabaseIdentity?
+    /// The identity made for a database that has none (nil for a dry run).
+    let new: DatabaseIdentity?
+
+    init(_ location: DatabaseLocation, writing: Bool) {
+        self.location = location
+        existing = DatabaseIdentity.read(location)
+        // A file of that name that is not an identity is left alone: the host and path name the series then.
+        let occupied = (try? FileSystem.status(DatabaseIdentity.path(for: location), followingLinks: false)) ?? nil != nil
+        new = existing == nil && !occupied && writing ? DatabaseIdentity.random() : nil
+    }
+
+    /// The series the archive names.
+    var series: SeriesIdentity { SeriesIdentity(location: location, identity: existing ?? new) }
+
+    /// Keeps the new identity beside the database; returns the series as
+    /// the database now names it.
+    @discardableResult
+    func keep() -> SeriesIdentity {
+        guard let new else { return series }
+        return SeriesIdentity(location: location, identity: new.persist(location) ?? new)
     }
 }
 

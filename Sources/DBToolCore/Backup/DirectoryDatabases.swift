@@ -50,7 +50,8 @@ struct DirectoryDatabases {
                 entryCount += 1
                 continue
             }
-            if relative.isEmpty && Self.isLockFile(name) { continue }
+            // dbtool's locks, and a restore's own folders (staged inside a mount point).
+            if relative.isEmpty && (Self.isLockFile(name) || name.hasPrefix(RestoreOperation.tempPrefix)) { continue }
             entryCount += 1
             guard let info = try directory.status(of: name) else { continue }  // removed meanwhile
             let path = relative.isEmpty ? name : relative + "/" + name

@@ -45,10 +45,10 @@ public struct PruneOperation: Sendable {
         }
         let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
-        let ids = database.map { [SeriesIdentity(location: $0).id] } ?? catalog.seriesIDs
+        let databases = database.map { [SeriesIdentity(location: $0, establishing: false)] } ?? catalog.databases
         var report = Report(target: target, dryRun: dryRun, databases: [], warnings: [])
         if !retention.isEmpty {
-            report.databases = ids.map { Pruning.run(catalog, seriesID: $0, policy: retention, dryRun: dryRun, now: now) }
+            report.databases = databases.map { Pruning.run(catalog, series: $0, policy: retention, dryRun: dryRun, now: now) }
         }
         if deletesUnverified {
             report.unverified = Pruning.deleteUnverified(catalog, dryRun: dryRun)

@@ -58,6 +58,9 @@ public struct RestoreOperation: Sendable {
     public var ifDatabaseNotExists = false
     /// With a replica: succeed without restoring when it holds nothing.
     public var ifReplicaExists = false
+    /// What the run may not write onto: the archive or replica it reads is
+    /// added to it.
+    public var gate = WriteGate()
 
     public init(archive: String, directory: String) {
         self.archive = archive
@@ -160,13 +163,29 @@ public struct RestoreOperation: Sendable {
             if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
             source = .archive(opened)
         }
+        // Nothing is written onto, into or over what is read: checked before anything changes.
+        var gate = self.gate
+        switch source {
+        case .archive(let opened): if let path = opened.localPath { gate.protectSource(path, role: "the archive \(path) this restore reads") }
+        case .replica(let store): if let directory = store as? DirectoryReplicaStore { gate.protectSource(directory.path, role: "the replica \(directory.path) this restore reads") }
+        }
+        try gate.check(target, .replacedDirectory, what: "the directory to restore into")
+        // A mount point (a volume's root) can not be renamed, nor receive a
+        // folder from another file system: it is restored in place, staged
+        // inside itself. Elsewhere, the staging directory and the lock are
+        // beside DIR.
+        let inPlace = FileSystem.isMountPoint(target)
+        let workPath = inPlace ? target : parent
+        let stagingName = tempName(prefix: Self.tempPrefix, for: name)
+        try gate.check(join(workPath, ExclusiveLock.Purpose.restore(into: name).fileName), .ownFile, what: "the restore's lock file")
+        try gate.check(join(workPath, stagingName), .ownFile, what: "the restore's staging directory")
 
-        let createdParents = try createMissingDirectories(parent)
+        let createdParents = inPlace ? [] : try createMissingDirectories(parent)
         var succeeded = false
         defer { if !succeeded { removeCreated(createdParents) } }
-        let parentDirectory = try DirectoryDescriptor.open(parent)
-        defer { parentDirectory.close() }
-        let restoreLock = try ExclusiveLock(directory: parent, purpose: .restore(into: name), timeout: 0)
+        let workDirectory = try DirectoryDescriptor.open(workPath)
+        defer { workDirectory.close() }
+        let restoreLock = try ExclusiveLock(directory: workPath, purpose: .restore(into: name), timeout: 0)
         defer { withExtendedLifetime(restoreLock) {} }
 
         let state = try observeTarget(target)
@@ -186,15 +205,14 @@ public struct RestoreOperation: Sendable {
         let migrationLock = state == .missing ? nil : try ExclusiveLock(directory: target, purpose: .restoreDatabase, timeout: timeout)
         defer { withExtendedLifetime(migrationLock) {} }
 
-        removeStaleTempFiles(in: parent, prefix: Self.tempPrefix)
-        let stagingName = tempName(prefix: Self.tempPrefix, for: name)
+        removeStaleTempFiles(in: workPath, prefix: Self.tempPrefix)
         do {
-            try parentDirectory.createDirectory(stagingName)
+            try workDirectory.createDirectory(stagingName)
         } catch {
-            throw error.reported(.cantCreate, hint: "Check the permissions of \(parent).")
+            throw error.reported(.cantCreate, hint: "Check the permissions of \(workPath).")
         }
-        defer { parentDirectory.removeTree(stagingName) }
-        let staging = try parentDirectory.openDirectory(stagingName)
+        defer { workDirectory.removeTree(stagingName) }
+        let staging = try workDirectory.openDirectory(stagingName)
         defer { staging.close() }
 
         let sourceName: String
@@ -215,6 +233,10 @@ public struct RestoreOperation: Sendable {
             let target: RestorePlan.Target = txid.map { .txid($0) } ?? time.map { .time($0) } ?? .latest
             let built = try ReplicaRestore(store: store, target: target).build(into: staging, fileName: databaseFile)
             replicaPoint = ReplicaPoint(txid: built.txid, time: built.time, files: built.files)
+            // The database rebuilt is the replica owner's: it keeps its identity, and may replicate there again.
+            if let owner = try ReplicaRecord.read(from: store), let identity = DatabaseIdentity(owner.database.id) {
+                try identity.write(in: staging, for: databaseFile)
+            }
             sourceName = store.description
         }
         let stagedDatabase = staging.path(of: databaseFile)
@@ -229,7 +251,13 @@ public struct RestoreOperation: Sendable {
             report.live = true
             report.database = database
             report.writerStallMs = Int64((stall * 1000).rounded())
+        } else if inPlace {
+            try checkUnchanged(target, expecting: state)
+            let contents = state == .empty ? nil : try DirectoryDatabases(scanning: target)
+            try RestoreInPlace(target: workDirectory, staging: staging, stagingName: stagingName, contents: contents).run()
         } else {
+            let parentDirectory = try DirectoryDescriptor.open(parent)
+            defer { parentDirectory.close() }
             try swap(staging, named: stagingName, into: target, in: parentDirectory, expecting: state)
             try staging.setPermissions(folderMode ?? 0o700)
         }
@@ -245,14 +273,7 @@ public struct RestoreOperation: Sendable {
         expecting expected: TargetState
     ) throws {
         let name = LocalPath.name(of: target)
-        // Checked again under the restore lock: what appeared since the first look is not ours to replace.
-        let now = try observeTarget(target)
-        if !force && now.kind != expected.kind {
-            throw DBToolError(
-                .cantCreate,
-                "\(target) \(expected == .missing ? "appeared" : "changed") while the archive was being restored (\(describe(now))); nothing of it was touched",
-                hint: "Check what created it; restore into another directory, or pass --force to replace it.")
-        }
+        let now = try checkUnchanged(target, expecting: expected)
         let contents = now == .missing ? nil : try DirectoryDatabases(scanning: target)
         let exclusion = try contents.map { try DatabaseExclusion(everyDatabaseOf: $0, in: target) }
         defer { exclusion?.release() }
@@ -295,14 +316,37 @@ public struct RestoreOperation: Sendable {
         }
     }
 
-    /// What DIR is now (dbtool's lock files left out); throws 73 when it is
-    /// not a directory.
+    /// Checks DIR again under the restore lock: what appeared since the
+    /// first look is not ours to replace (73, unless --force). Returns what
+    /// it is now.
+    @discardableResult
+    private func checkUnchanged(_ target: String, expecting expected: TargetState) throws -> TargetState {
+        let now = try observeTarget(target)
+        if !force && now.kind != expected.kind {
+            throw DBToolError(
+                .cantCreate,
+                "\(target) \(expected == .missing ? "appeared" : "changed") while the archive was being restored (\(describe(now))); nothing of it was touched",
+                hint: "Check what created it; restore into another directory, or pass --force to replace it.")
+        }
+        return now
+    }
+
+    /// `directory/name`.
+    private func join(_ directory: String, _ name: String) -> String { directory == "/" ? "/" + name : directory + "/" + name }
+
+    /// What DIR is now (dbtool's lock files and restore folders left out);
+    /// throws 73 when it is not a directory.
     private func observeTarget(_ target: String) throws -> TargetState {
         guard let info = try FileSystem.status(target, followingLinks: false) else { return .missing }
         guard info.kind == .directory else {
             throw DBToolError(.cantCreate, "\(target) exists and is not a directory", hint: "Restore into a directory.")
         }
-        let entries = try FileSystem.contentsOfDirectory(target).filter { !DirectoryDatabases.isLockFile($0) }
+        // Every entry counts, whatever its name's bytes.
+        let directory = try DirectoryDescriptor.open(target, followingLinks: false)
+        defer { directory.close() }
+        let entries = try directory.entries().filter { entry in
+            !(entry.name.map { DirectoryDatabases.isLockFile($0) || $0.hasPrefix(Self.tempPrefix) } ?? false)
+        }
         return entries.isEmpty ? .empty : .filled(entries: entries.count)
     }
 

@@ -34,7 +34,7 @@ public struct Fleet: Sendable {
         var seen = Set<String>()
         var handles: [DatabaseHandle] = []
         for pattern in patterns {
-            let paths = FileSystem.expand(pattern)
+            let paths = try FileSystem.expand(pattern)
             if paths.isEmpty {
                 throw DBToolError(.noInput, "no database matches \(pattern)", hint: "Check the pattern (quote it, so that dbtool expands it).")
             }
@@ -44,6 +44,9 @@ public struct Fleet: Sendable {
                 handles.append(DatabaseHandle(location: location, timeout: timeout))
             }
         }
+        // No run of the fleet writes onto another database's files.
+        let gate = WriteGate(protecting: handles.map(\.location))
+        for index in handles.indices { handles[index].gate = gate }
         return handles
     }
 

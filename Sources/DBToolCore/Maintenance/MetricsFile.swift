@@ -29,10 +29,18 @@ public struct RunMetrics: Sendable {
 /// written atomically (a temp file beside it, synced, renamed: the
 /// collector never reads half of it) and readable by the collector (0644).
 ///
-/// One file may collect several commands and databases: the samples of
-/// other runs are kept, those of this command and database replaced. The
-/// last success time is carried over a failed run, so that an alert on
-/// "no successful backup in 26 h" sees the failures.
+/// One file may collect several commands, databases and tools: the samples
+/// of other runs are kept, those of this command and database replaced, and
+/// the lines of other tools kept as they were. Runs that end together take
+/// turns: the read, merge and write happen under a lock beside the file
+/// (`.dbtool-metrics-NAME.lock`), so that no run's samples are lost. The
+/// last success time is carried over a failed run, so that an alert on "no
+/// successful backup in 26 h" sees the failures.
+///
+/// dbtool never replaces a file it did not write: the file must be absent,
+/// empty, or Prometheus text (73 otherwise, untouched), and a regular file
+/// (64 for a directory, a FIFO, a device); the write gate keeps it off the
+/// database's files.
 public enum MetricsFile {
     /// The metrics dbtool writes, with their help.
     static let metrics: [(name: String, help: String)] = [
@@ -49,32 +57,50 @@ public enum MetricsFile {
         ("dbtool_replicate_shipped_txid", "The last transaction ID the replica holds."),
     ]
 
+    /// How long a run waits for another to finish writing the file.
+    static let lockTimeout: TimeInterval = 30
+
+    /// Checks, before a run, that its metrics can go to `path`: through the
+    /// write gate, into an existing directory, onto nothing but a file dbtool
+    /// may replace. Returns the path made absolute.
+    ///
+    /// - throws: ``DBToolError`` 64 for a protected object or a path that is
+    ///   not a file; 73 for a file that is not Prometheus text or a missing
+    ///   directory; 77 when it can not be read.
+    @discardableResult
+    public static func check(_ path: String, gate: WriteGate) throws -> String {
+        let absolute = try LocalPath.resolve(path, what: "--metrics-file")
+        try gate.check(absolute, .file, what: "--metrics-file")
+        let directory = LocalPath.parent(of: absolute)
+        guard FileSystem.isDirectory(directory) else {
+            throw DBToolError(
+                .cantCreate, "can not write the metrics file \(absolute): its directory \(directory) does not exist",
+                hint: "Create the directory first (node_exporter's textfile directory, for example), or fix --metrics-file.")
+        }
+        _ = try existingLines(absolute)
+        return absolute
+    }
+
     /// Writes `run` into the file at `path`, keeping the other samples.
     ///
     /// - throws: ``DBToolError`` naming the file when it can not be written.
     public static func write(_ run: RunMetrics, to path: String) throws {
-        // The runs of a fleet finish on several threads: one rewrite at a time.
-        try writing.withLock { _ in try rewrite(run, path) }
-    }
-
-    private static let writing = Locked(())
-
-    private static func rewrite(_ run: RunMetrics, _ path: String) throws {
-        let previous = try existingSamples(path)
         let labels = "command=\"\(escape(run.command))\",database=\"\(escape(run.database))\""
         let databaseLabel = "database=\"\(escape(run.database))\""
         let end = seconds(run.end.timeIntervalSince1970)
-        var changes = [
-            "dbtool_last_run_timestamp_seconds{\(labels)}": end,
-            "dbtool_last_success_timestamp_seconds{\(labels)}":
-                run.exitStatus == 0 ? end : previous["dbtool_last_success_timestamp_seconds{\(labels)}"] ?? "0",
-            "dbtool_last_run_duration_seconds{\(labels)}": seconds(run.duration),
-            "dbtool_last_run_exit_status{\(labels)}": String(run.exitStatus),
-            "dbtool_database_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database)),
-            "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database + "-wal")),
-        ]
-        if let bytes = run.bytes { changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
-        try update(path, with: changes)
+        try update(path) { previous in
+            var changes = [
+                "dbtool_last_run_timestamp_seconds{\(labels)}": end,
+                "dbtool_last_success_timestamp_seconds{\(labels)}":
+                    run.exitStatus == 0 ? end : previous["dbtool_last_success_timestamp_seconds{\(labels)}"] ?? "0",
+                "dbtool_last_run_duration_seconds{\(labels)}": seconds(run.duration),
+                "dbtool_last_run_exit_status{\(labels)}": String(run.exitStatus),
+                "dbtool_database_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database)),
+                "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database + "-wal")),
+            ]
+            if let bytes = run.bytes { changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
+            return changes
+        }
     }
 
     /// Writes the state of a running `replicate` into the file at `path`,
@@ -82,26 +108,99 @@ public enum MetricsFile {
     public static func writeReplication(
         database: String, replica: String, lag: TimeInterval, pendingBytes: Int64, shippedTXID: UInt64, now: Date, to path: String
     ) throws {
-        try writing.withLock { _ in
-            let labels = "database=\"\(escape(database))\",replica=\"\(escape(replica))\""
-            try update(
-                path,
-                with: [
-                    "dbtool_replicate_updated_timestamp_seconds{\(labels)}": seconds(now.timeIntervalSince1970),
-                    "dbtool_replicate_lag_seconds{\(labels)}": seconds(lag),
-                    "dbtool_replicate_pending_bytes{\(labels)}": String(pendingBytes),
-                    "dbtool_replicate_shipped_txid{\(labels)}": String(shippedTXID),
-                    "dbtool_database_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database)),
-                    "dbtool_wal_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database + "-wal")),
-                ])
+        let labels = "database=\"\(escape(database))\",replica=\"\(escape(replica))\""
+        try update(path) { _ in
+            [
+                "dbtool_replicate_updated_timestamp_seconds{\(labels)}": seconds(now.timeIntervalSince1970),
+                "dbtool_replicate_lag_seconds{\(labels)}": seconds(lag),
+                "dbtool_replicate_pending_bytes{\(labels)}": String(pendingBytes),
+                "dbtool_replicate_shipped_txid{\(labels)}": String(shippedTXID),
+                "dbtool_database_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database)),
+                "dbtool_wal_size_bytes{database=\"\(escape(database))\"}": String(FileSystem.size(database + "-wal")),
+            ]
         }
     }
 
-    /// Replaces `samples` in the file, keeping the others, and writes it.
-    private static func update(_ path: String, with changes: [String: String]) throws {
-        var samples = try existingSamples(path)
-        samples.merge(changes) { $1 }
-        var text = ""
+    /// The runs of a fleet finish on several threads: one rewrite at a time
+    /// in this process (the lock file serialises processes).
+    private static let writing = Locked(())
+
+    /// Reads the file under its lock, merges the samples `changes` returns
+    /// (given dbtool's samples already there), and writes it.
+    private static func update(_ path: String, _ changes: ([String: String]) -> [String: String]) throws {
+        let path = try LocalPath.resolve(path, what: "--metrics-file")
+        let directory = LocalPath.parent(of: path)
+        let name = LocalPath.name(of: path)
+        try writing.withLock { _ in
+            let lock: ExclusiveLock
+            do {
+                lock = try ExclusiveLock(directory: directory, purpose: .metrics(name), timeout: lockTimeout)
+            } catch let error as DBToolError {
+                throw DBToolError(error.status, "can not write the metrics file \(path): \(error.message)", hint: error.hint)
+            }
+            try withExtendedLifetime(lock) {
+                let existing = try existingLines(path)
+                var samples = dbtoolSamples(existing)
+                samples.merge(changes(samples)) { $1 }
+                try write(path, foreign: existing.filter { !isDBToolLine($0) }, samples: samples)
+            }
+        }
+    }
+
+    /// The file's lines; none when it does not exist or is empty.
+    ///
+    /// - throws: ``DBToolError`` 64 when the path is not a regular file, 73
+    ///   when the file is not Prometheus text (it is left as it is).
+    private static func existingLines(_ path: String) throws -> [Substring] {
+        let bytes: [UInt8]
+        do {
+            guard try FileSystem.status(path) != nil else { return [] }
+            bytes = try FileSystem.contents(path)
+        } catch let error as NotRegularFile {
+            throw DBToolError(
+                .usage, "--metrics-file \(path) is \(error.kind.description): it names the file metrics are written to",
+                hint: "Name a file, such as /var/lib/node_exporter/textfile/dbtool.prom.")
+        } catch let error as FileSystemError {
+            throw error.reported(hint: "Check --metrics-file and its permissions.")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw notMetrics(path, "it is not UTF-8 text")
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() where !PrometheusText.isValidLine(line) {
+            throw notMetrics(path, "line \(number + 1) is not Prometheus text: \(String(line.prefix(80)).debugDescription)")
+        }
+        return lines.filter { !$0.isEmpty }
+    }
+
+    private static func notMetrics(_ path: String, _ reason: String) -> DBToolError {
+        DBToolError(
+            .cantCreate, "--metrics-file \(path) holds something other than metrics (\(reason)): dbtool replaces only a metrics file; nothing was changed",
+            hint: "Check the path (a typo may name another file); give a new file, or one that holds Prometheus text.")
+    }
+
+    /// Whether a line is one of dbtool's samples, or their help or type.
+    private static func isDBToolLine(_ line: Substring) -> Bool {
+        let body = line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") ? line.dropFirst(7) : line
+        let name = body.prefix { $0 != "{" && $0 != " " }
+        return metricNames.contains(String(name))
+    }
+
+    private static let metricNames = Set(metrics.map(\.name))
+
+    /// dbtool's samples among `lines` (`name{labels}` to value).
+    private static func dbtoolSamples(_ lines: [Substring]) -> [String: String] {
+        var samples: [String: String] = [:]
+        for line in lines where !line.hasPrefix("#") && isDBToolLine(line) {
+            guard let close = line.range(of: "} ", options: .backwards) else { continue }
+            samples[String(line[..<close.lowerBound]) + "}"] = String(line[close.upperBound...])
+        }
+        return samples
+    }
+
+    /// Writes the other tools' lines as they were, then dbtool's families.
+    private static func write(_ path: String, foreign: [Substring], samples: [String: String]) throws {
+        var text = foreign.map { $0 + "\n" }.joined()
         for metric in metrics {
             let lines = samples.filter { $0.key.hasPrefix(metric.name + "{") }.sorted { $0.key < $1.key }
             guard !lines.isEmpty else { continue }
@@ -109,33 +208,11 @@ public enum MetricsFile {
             for (key, value) in lines { text += "\(key) \(value)\n" }
         }
         do {
-            try writeSmallFile(path, contents: text, mode: 0o644)
+            // The temp file's name does not end in .prom: the collector reads only whole files.
+            try writeSmallFile(path, contents: text, mode: 0o644, tempSuffix: ".tmp")
         } catch let error as DBToolError {
             throw DBToolError(error.status, "can not write the metrics file \(path) (\(error.message))", hint: "Check --metrics-file and its directory.")
         }
-    }
-
-    /// The samples of dbtool's metrics in the file (`name{labels}` to
-    /// value); none when it does not exist. Lines of other metrics, and
-    /// lines dbtool can not read, are dropped.
-    private static func existingSamples(_ path: String) throws -> [String: String] {
-        guard FileSystem.exists(path) else { return [:] }
-        let bytes: [UInt8]
-        do {
-            bytes = try FileSystem.contents(path)
-        } catch {
-            throw DBToolError(
-                .ioError, "can not read the metrics file \(path): \(error)", hint: "Check --metrics-file: dbtool replaces it whole.")
-        }
-        var samples: [String: String] = [:]
-        let names = Set(metrics.map(\.name))
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
-            guard let brace = line.firstIndex(of: "{"), names.contains(String(line[..<brace])),
-                let close = line.range(of: "} ", options: .backwards)
-            else { continue }
-            samples[String(line[..<close.lowerBound]) + "}"] = String(line[close.upperBound...])
-        }
-        return samples
     }
 
     /// A label value as the text format escapes it.
@@ -145,4 +222,122 @@ public enum MetricsFile {
     }
 
     private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+}
+
+/// The lines of Prometheus's text exposition format, as a metrics file may
+/// hold them: comments (`# HELP`, `# TYPE`, others), blank lines, and
+/// samples `name{label="value",...} value [timestamp]`.
+enum PrometheusText {
+    /// Whether `line` is a line of the format.
+    static func isValidLine(_ line: Substring) -> Bool {
+        var scanner = Scanner(line.utf8)
+        scanner.skipSpaces()
+        if scanner.isAtEnd { return true }
+        if scanner.peek == UInt8(ascii: "#") { return true }
+        guard scanner.metricName() else { return false }
+        if scanner.peek == UInt8(ascii: "{") {
+            guard scanner.labels() else { return false }
+        }
+        guard scanner.skipSpaces() > 0, scanner.value() else { return false }
+        if scanner.skipSpaces() > 0 && !scanner.isAtEnd {
+            guard scanner.timestamp() else { return false }
+            scanner.skipSpaces()
+        }
+        return scanner.isAtEnd
+    }
+
+    private struct Scanner {
+        let bytes: Substring.UTF8View
+        var index: Substring.UTF8View.Index
+
+        init(_ bytes: Substring.UTF8View) {
+            self.bytes = bytes
+            index = bytes.startIndex
+        }
+
+        var isAtEnd: Bool { index == bytes.endIndex }
+        var peek: UInt8? { isAtEnd ? nil : bytes[index] }
+
+        mutating func advance() { index = bytes.index(after: index) }
+
+        @discardableResult
+        mutating func skipSpaces() -> Int {
+            var count = 0
+            while let byte = peek, byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                advance()
+                count += 1
+            }
+            return count
+        }
+
+        private static func isNameStart(_ byte: UInt8, colons: Bool) -> Bool {
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_") || (colons && byte == UInt8(ascii: ":"))
+        }
+
+        private static func isNameByte(_ byte: UInt8, colons: Bool) -> Bool {
+            isNameStart(byte, colons: colons) || (0x30...0x39).contains(byte)
+        }
+
+        mutating func name(colons: Bool) -> Bool {
+            guard let first = peek, Self.isNameStart(first, colons: colons) else { return false }
+            advance()
+            while let byte = peek, Self.isNameByte(byte, colons: colons) { advance() }
+            return true
+        }
+
+        mutating func metricName() -> Bool { name(colons: true) }
+
+        /// `{name="value",...}`, a trailing comma allowed.
+        mutating func labels() -> Bool {
+            advance()  // {
+            while true {
+                skipSpaces()
+                if peek == UInt8(ascii: "}") {
+                    advance()
+                    return true
+                }
+                guard name(colons: false) else { return false }
+                skipSpaces()
+                guard peek == UInt8(ascii: "=") else { return false }
+                advance()
+                skipSpaces()
+                guard peek == UInt8(ascii: "\"") else { return false }
+                advance()
+                while true {
+                    guard let byte = peek else { return false }
+                    advance()
+                    if byte == UInt8(ascii: "\"") { break }
+                    if byte == UInt8(ascii: "\\") {
+                        guard let escaped = peek, [UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "n")].contains(escaped) else { return false }
+                        advance()
+                    }
+                }
+                skipSpaces()
+                if peek == UInt8(ascii: ",") {
+                    advance()
+                } else if peek != UInt8(ascii: "}") {
+                    return false
+                }
+            }
+        }
+
+        private mutating func word() -> Substring {
+            let start = index
+            while let byte = peek, byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { advance() }
+            return Substring(bytes[start..<index])
+        }
+
+        /// A float as Go's ParseFloat reads it, or Inf and NaN.
+        mutating func value() -> Bool {
+            let text = word()
+            if ["+Inf", "-Inf", "Inf", "NaN"].contains(text) { return true }
+            return !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) } && Double(text) != nil
+        }
+
+        /// Milliseconds since 1970, an integer.
+        mutating func timestamp() -> Bool {
+            let text = word()
+            return Int64(text) != nil
+        }
+    }
 }

@@ -82,8 +82,9 @@ public struct StatsOperation: Sendable {
         if let backups {
             var list = BackupListOperation(target: backups)
             list.objectStore = objectStore
-            let series = SeriesIdentity(location: database.location).id
-            let newest = try list.run().archives.last { $0.verified && $0.series == series }
+            let identity = SeriesIdentity(location: database.location, establishing: false)
+            let ids = [identity.id, identity.legacyID]
+            let newest = try list.run().archives.last { $0.verified && $0.series.map(ids.contains) == true }
             report.lastBackup = newest?.location
             report.lastBackupAt = newest?.created
         }

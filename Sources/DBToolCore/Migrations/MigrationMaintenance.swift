@@ -51,10 +51,11 @@ public struct MigrationMaintenance: Sendable {
     ///
     /// Not a read-only connection: one on a WAL database leaves `-wal` and
     /// `-shm` files behind; a read access on a read-write connection writes
-    /// nothing and the files go when it closes.
+    /// nothing and the files go when it closes. Where dbtool may not write,
+    /// the database is read as it is (``DatabaseHandle/openForReading(readonly:)``).
     public func status() throws -> StatusReport {
         let directory = try loadDirectory()
-        let dbQueue = try database.openQueue()
+        let dbQueue = try database.openForReading(readonly: false)
         let state = try database.reportingErrors {
             try dbQueue.read { db in try MigrationState.load(db, directory: directory) }
         }

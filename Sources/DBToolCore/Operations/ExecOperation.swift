@@ -31,7 +31,8 @@ public struct ExecOperation {
     ///   database stays locked past the timeout, 77 for a write on a
     ///   database opened with `readonly`.
     public func run(write: @escaping (String) throws -> Void) throws {
-        let dbQueue = try readonly ? database.openForReading() : database.openQueue()
+        // Where dbtool may not write, reads still work; a write is refused by SQLite (77).
+        let dbQueue = try readonly ? database.openForReading() : database.openForReading(readonly: false)
         let writer = RowWriter(format: format, write: write)
         let scriptManagesTransactions = SQLScript.managesTransactions(sql)
         try reportingErrors {

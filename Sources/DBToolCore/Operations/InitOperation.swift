@@ -92,10 +92,15 @@ public struct InitOperation: Sendable {
             try createNewFile(databasePath, what: "the database").close()
             createdDatabase = true
             let mode = try createDatabase(at: databasePath)
+            // Created with the database: its backup series and replicas are attributed by it.
+            _ = DatabaseIdentity.establish(try DatabaseLocation(path: databasePath))
             return Report(directory: directoryURL.path, database: databasePath, created: true, journalMode: mode)
         } catch {
             // Only what this run created: a file found in the way stays.
-            if createdDatabase { removeDatabaseFiles(databasePath) }
+            if createdDatabase {
+                removeDatabaseFiles(databasePath)
+                _ = try? FileSystem.remove(DatabaseIdentity.path(for: try DatabaseLocation(path: databasePath)))
+            }
             for path in createdDirectories.reversed() {
                 FileSystem.removeTree(path)
             }
@@ -114,6 +119,8 @@ public struct InitOperation: Sendable {
         }
         // Bytes 18 and 19 hold 2 in WAL mode, 1 with a rollback journal.
         let mode = header.count >= 20 && header[18] == 2 ? "wal" : "delete"
+        // A database made before identities gets one, as a new database does.
+        _ = DatabaseIdentity.establish(try DatabaseLocation(path: database))
         return Report(directory: directory, database: database, created: false, journalMode: mode)
     }
 

@@ -15,6 +15,9 @@ public struct SnapshotOperation: Sendable {
     public var output: String?
     /// A directory where the snapshot is named with a UTC timestamp.
     public var outputDirectory: String?
+    /// Over a fleet: the `--output-dir` that holds ``outputDirectory`` (this
+    /// database's folder), created when missing as one database's would be.
+    public var outputRoot: String?
     /// With ``outputDirectory``: keep only the newest N snapshots there.
     public var keep: Int?
     /// Replace an existing destination.
@@ -64,23 +67,22 @@ public struct SnapshotOperation: Sendable {
         }
     }
 
-    /// The directory and the file name the snapshot goes to; `--output`
-    /// may not name one of the database's own files (64).
+    /// The directory and the file name the snapshot goes to, through the
+    /// write gate (64 for the database's own files, its directory, or
+    /// another database's of the run); the snapshots directory inside the
+    /// database directory (``openedDirectory``) is dbtool's own.
     private func destination(now: Date) throws -> (DirectoryRepository, String) {
         let path: String
         if let output {
-            path = try LocalPath.resolve(output, what: "--output")
+            path = try LocalPath.resolve(output, what: vacuum ? "--into" : "--output")
+            try database.gate.check(path, .file, what: vacuum ? "--into" : "--output")
         } else if let outputDirectory {
-            path = try LocalPath.resolve(outputDirectory, what: "--output-dir") + "/" + series.name(at: now)
+            let directory = try LocalPath.resolve(outputDirectory, what: "--output-dir")
+            if openedDirectory == nil { try database.gate.check(directory, .directory, what: "--output-dir") }
+            if let outputRoot { try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir")) }
+            path = directory + "/" + series.name(at: now)
         } else {
             throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
-        }
-        if let own = database.location.ownFile(matching: path) {
-            throw DBToolError(
-                .usage, own == database.location.filePath
-                    ? "the snapshot \(path) would be the database file \(own): writing there would destroy it"
-                    : "the snapshot \(path) would be \(own), a file of the database \(database.location.filePath): writing there would destroy it",
-                hint: "Write the snapshot outside the database's files.")
         }
         let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix, opened: openedDirectory)
         if output != nil {
@@ -102,7 +104,8 @@ public struct SnapshotOperation: Sendable {
     }
 
     private func write(_ name: String, into repository: DirectoryRepository, now: Date) throws -> Report {
-        let source = try database.openQueue()
+        // Read only: a copy of a database in a place dbtool may not write works too.
+        let source = try database.openForReading(readonly: false)
         // Created here, empty (a valid empty database, and what VACUUM INTO
         // accepts): private, whatever the umask (SQLite would create it
         // 0644), and never through a link. SQLite then opens it without
@@ -147,7 +150,7 @@ public struct SnapshotOperation: Sendable {
             database: database.location.filePath, snapshot: repository.location(of: name), bytes: size, pageCount: pageCount,
             vacuumed: vacuum, deleted: [], deleteFailures: [])
         guard outputDirectory != nil else { return report }
-        let identity = SeriesIdentity(location: database.location)
+        let identity = IdentityPlan(database.location, writing: true).keep()
         let record = SeriesRecord(
             series: identity, file: name, size: size, created: BackupListOperation.iso(now), dbtoolVersion: DBToolVersion.current,
             pageCount: pageCount)
@@ -158,7 +161,7 @@ public struct SnapshotOperation: Sendable {
         }
         if let keep {
             let pruning = Pruning.run(
-                catalog, seriesID: identity.id, policy: RetentionPolicy(last: keep), protecting: name, dryRun: false, now: now)
+                catalog, series: identity, policy: RetentionPolicy(last: keep), protecting: name, dryRun: false, now: now)
             report.deleted = pruning.deleted
             report.deleteFailures = pruning.failures
         }

@@ -52,6 +52,8 @@ public struct ReplicateOperation: Sendable {
     public var log: @Sendable (String) -> Void = { _ in }
     /// Called once the replica holds the first file: the service is ready.
     public var ready: @Sendable () -> Void = {}
+    /// What the run may not write onto: the database's files are added to it.
+    public var gate = WriteGate()
 
     /// The outbox's name, in the database's directory.
     public static let outboxName = ".dbtool-replicate"
@@ -80,10 +82,17 @@ public struct ReplicateOperation: Sendable {
     /// - throws: ``DBToolError``: 75 when another `replicate` runs for the
     ///   database, 65 when it is not in WAL mode, 77 for refused credentials.
     public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
+        try database.checkExists()
+        var gate = self.gate
+        gate.protect(database)
+        let store = try openReplicaStore(replica, objectStore: objectStore)
+        if let directory = store as? DirectoryReplicaStore { try gate.check(directory.path, .directory, what: "the replica") }
+        if let metricsFile { try MetricsFile.check(metricsFile, gate: gate) }
         let lock = try ExclusiveLock(for: database, purpose: .replicate, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
-        let store = try openReplicaStore(replica, objectStore: objectStore)
-        let outbox = try Outbox(path: database.directoryPath + "/" + Self.outboxName)
+        let identity = SeriesIdentity(location: database)
+        try ReplicaRecord.claim(store, for: identity)
+        let outbox = try Outbox(in: database.directoryPath, gate: gate)
         let snapshots: [ReplicaFile]
         let last: UInt64
         do {
@@ -96,6 +105,7 @@ public struct ReplicateOperation: Sendable {
             return Report(database: database.filePath, replica: store.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
         var session = try ReplicationSession(database: database.filePath, replica: outbox.path)
+        session.nodeID = identity.nodeID
         try session.start(after: last)
         log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
         // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
@@ -112,6 +122,7 @@ public struct ReplicateOperation: Sendable {
             stopping = true  // the last sync follows
         }
         var compaction = Compaction(store: store, scratch: outbox.path)
+        compaction.nodeID = identity.nodeID
         compaction.levels = compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) }
         var lastRetention = Date.distantPast
         ready()
@@ -150,6 +161,7 @@ public struct ReplicateOperation: Sendable {
                 let next = session.txid
                 try? session.close()
                 session = try ReplicationSession(database: database.filePath, replica: outbox.path)
+                session.nodeID = identity.nodeID
                 try session.start(after: next)
                 log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
             } catch where Interruption.isRequested {
@@ -220,13 +232,18 @@ extension ReplicateOperation {
 struct Outbox {
     let path: String
 
-    /// Opens (creating, 0700) the outbox; files a killed run left there are
-    /// dropped: the new run's full image holds what they held.
-    init(path: String) throws {
-        self.path = path
-        if FileSystem.exists(path) { FileSystem.removeTree(path) }
+    /// Opens (creating, 0700) the outbox in the database's `directory`;
+    /// files a killed run left there are dropped: the new run's full image
+    /// holds what they held. Whatever has the outbox's name is removed
+    /// without following a link, and the gate checked first.
+    init(in directory: String, gate: WriteGate) throws {
+        path = (directory == "/" ? "" : directory) + "/" + ReplicateOperation.outboxName
+        try gate.check(path, .ownFile, what: "the outbox")
         do {
-            try FileSystem.createDirectory(path)
+            let parent = try DirectoryDescriptor.open(directory)
+            defer { parent.close() }
+            parent.removeTree(ReplicateOperation.outboxName)
+            try parent.createDirectory(ReplicateOperation.outboxName)
         } catch {
             throw error.reported(.cantCreate, hint: "Check the permissions of the database's directory.")
         }

@@ -27,6 +27,9 @@ final class ReplicationSession {
     /// Where the next read of the log starts; nil before the snapshot.
     private(set) var position: WALPosition?
     private var pageSize: UInt32 = 0
+    /// What every file's header carries as its node ID: the database's
+    /// identity (``DatabaseIdentity/nodeID``), 0 when it has none.
+    var nodeID: UInt64 = 0
 
     /// Every file written, in order (for the status and the tests).
     private(set) var written: [LTXFileName] = []
@@ -196,6 +199,7 @@ final class ReplicationSession {
         if let transactions, !transactions.isEmpty { commit = transactions.commit }
         var ltx = LTXHeader(pageSize: pageSize, commit: commit, minTXID: name.minTXID, maxTXID: name.maxTXID, timestamp: Self.now())
         ltx.flags = LTXHeader.noChecksumFlag
+        ltx.nodeID = nodeID
         try writeFile(name, header: ltx) { encoder in
             var page = [UInt8](repeating: 0, count: Int(pageSize))
             for number in 1...max(commit, 1) where number != ltx.lockPage && number <= commit {
@@ -239,6 +243,7 @@ final class ReplicationSession {
         let name = LTXFileName(level: 0, minTXID: txid + 1, maxTXID: txid + 1)
         var ltx = LTXHeader(pageSize: pageSize, commit: transactions.commit, minTXID: txid + 1, maxTXID: txid + 1, timestamp: Self.now())
         ltx.flags = LTXHeader.noChecksumFlag
+        ltx.nodeID = nodeID
         ltx.walOffset = start.offset
         ltx.walSize = transactions.end.offset - start.offset
         ltx.walSalt1 = header.salt1

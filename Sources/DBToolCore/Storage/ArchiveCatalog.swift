@@ -27,7 +27,7 @@ struct ArchiveCatalog {
 
         var isTrusted: Bool { distrust == nil }
         /// The database it belongs to (trusted archives only).
-        var seriesID: String? { isTrusted ? record?.series.id : nil }
+        var series: SeriesIdentity? { isTrusted ? record?.series : nil }
     }
 
     /// A name dated further than this in the future is not trusted.
@@ -70,15 +70,23 @@ struct ArchiveCatalog {
     }
 
     /// The trusted archives of one database, oldest first.
-    func series(_ id: String) -> [Archive] {
-        archives.filter { $0.seriesID == id }
+    func series(_ identity: SeriesIdentity) -> [Archive] {
+        archives.filter { $0.series.map(identity.names) ?? false }
     }
 
-    /// The databases whose trusted archives are here, by id.
-    var seriesIDs: [String] {
-        var seen: [String] = []
-        for archive in archives { if let id = archive.seriesID, !seen.contains(id) { seen.append(id) } }
-        return seen
+    /// The databases whose trusted archives are here: one identity each
+    /// (an archive recorded before identities joins the database it names
+    /// by host and path).
+    var databases: [SeriesIdentity] {
+        var found: [SeriesIdentity] = []
+        for series in archives.compactMap(\.series) {
+            if let index = found.firstIndex(where: { $0.names(series) || series.names($0) }) {
+                if series.hasIdentity && !found[index].hasIdentity { found[index] = series }
+            } else {
+                found.append(series)
+            }
+        }
+        return found
     }
 
     /// The archives not trusted, with why.
@@ -97,11 +105,11 @@ struct ArchiveCatalog {
                 : "\(archives.count) archive(s) are there, none that dbtool can trust: see `dbtool backup list \(repository.description)`."
             throw DBToolError(.noInput, "no archive in \(repository.description) for latest to name", hint: hint)
         }
-        let ids = seriesIDs
-        if ids.count > 1 {
-            let databases = ids.compactMap { id in trusted.last { $0.seriesID == id }?.record.map { "\($0.series.host):\($0.series.database)" } }
+        let databases = self.databases
+        if databases.count > 1 {
+            let names = databases.map { "\($0.host):\($0.database)" }
             throw DBToolError(
-                .usage, "\(repository.description) holds the archives of \(ids.count) databases (\(databases.joined(separator: ", "))): latest is ambiguous",
+                .usage, "\(repository.description) holds the archives of \(databases.count) databases (\(names.joined(separator: ", "))): latest is ambiguous",
                 hint: "Name the archive (see `dbtool backup list \(repository.description)`).")
         }
         return newest

@@ -178,7 +178,7 @@ final class DirectoryRepository: ArchiveRepository {
             throw DBToolError(.dataError, "\(path) is a directory, not an archive", hint: "Give the archive file; `dbtool backup list \(path)` lists those it holds.")
         }
         let file = try ArchiveFile(path: path)
-        return OpenedArchive(name: path, source: file, size: file.size)
+        return OpenedArchive(name: path, source: file, size: file.size, localPath: path)
     }
 
     func delete(_ name: String) throws -> Bool {

@@ -9,6 +9,9 @@ struct OpenedArchive {
     let source: any ArchiveSource
     /// The archive's size, for progress; nil for a pipe.
     let size: Int64?
+    /// The archive's path when it is a local file: what a restore may not
+    /// write onto.
+    var localPath: String? = nil
 
     /// Opens `location`: a path (a file, a pipe such as `/dev/stdin`, a
     /// FIFO), `-` for the standard input, an `s3://` object, or

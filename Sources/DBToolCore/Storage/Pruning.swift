@@ -22,13 +22,13 @@ public enum Pruning {
         public var wouldDelete: [String] = []
     }
 
-    /// Applies `policy` to the archives of `seriesID` in `catalog`; `adding`
+    /// Applies `policy` to the archives of the database `identity` names in `catalog`; `adding`
     /// counts an archive about to be written (a dry run's).
     static func run(
-        _ catalog: ArchiveCatalog, seriesID: String, policy: RetentionPolicy, protecting newName: String? = nil, dryRun: Bool,
+        _ catalog: ArchiveCatalog, series identity: SeriesIdentity, policy: RetentionPolicy, protecting newName: String? = nil, dryRun: Bool,
         now: Date = Date(), adding: (name: String, date: Date)? = nil
     ) -> Report {
-        let archives = catalog.series(seriesID)
+        let archives = catalog.series(identity)
         var report = Report(series: archives.last?.record?.series)
         let kept = policy.kept(archives.map(\.date) + (adding.map { [$0.date] } ?? []), now: now)
         for (index, archive) in archives.enumerated() {

@@ -40,9 +40,12 @@ final class S3Repository: ArchiveRepository {
 
     private var encryptionHeaders: [String] { upload.encryptionHeaders }
 
+    /// Not stopped by SIGINT or SIGTERM (bounded once one arrived): a record
+    /// follows a complete archive, which must not stay without it.
     func writeSmall(_ name: String, _ data: Data) throws {
         try data.withUnsafeBytes {
-            try store.putObject(prefix.appending(name), body: $0, headers: ["Content-Type: application/json"] + encryptionHeaders)
+            try store.putObject(
+                prefix.appending(name), body: $0, headers: ["Content-Type: application/json"] + encryptionHeaders, interruptible: false)
         }
     }
 

@@ -16,11 +16,15 @@ public struct DatabaseHandle: Sendable, Equatable {
     public var location: DatabaseLocation
     /// How long to wait for locks held by other connections and dbtool runs.
     public var timeout: TimeInterval
+    /// What the run may not write onto: this database's files and
+    /// directory, and, when the run works on several, every one's.
+    public var gate: WriteGate
 
     /// A handle on the database at `location`.
     public init(location: DatabaseLocation, timeout: TimeInterval = DatabaseHandle.defaultTimeout) {
         self.location = location
         self.timeout = timeout
+        gate = WriteGate(protecting: [location])
     }
 
     /// Opens a connection to the existing database, waiting up to ``timeout``

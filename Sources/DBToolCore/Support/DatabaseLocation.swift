@@ -1,3 +1,4 @@
+import Crypto
 import DatabaseKit
 import Foundation
 
@@ -25,9 +26,21 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// and snapshots when a command runs over a fleet. Its directory's path
     /// with the slashes made dashes (`/srv/tenants/acme/db` is
     /// `srv-tenants-acme-db`), and the file's name when the path named a file.
+    ///
+    /// Distinct databases get distinct names: a path that holds a `-` or a
+    /// `~` (`/x/a-b/db` and `/x/a/b/db` would both read `x-a-b-db`), or
+    /// whose name would pass 200 bytes, is followed by `~` and 12 hex digits
+    /// of the SHA-256 of its path; names without `~` come from paths
+    /// without `-`, whose dashes are their slashes.
     public var fleetName: String {
-        let directory = String(directoryPath.drop { $0 == "/" }.map { $0 == "/" ? "-" : $0 })
-        return namesDirectory ? directory : directory + "-" + LocalPath.name(of: filePath)
+        let source = namesDirectory ? directoryPath : filePath
+        let readable = String(source.drop { $0 == "/" }.map { $0 == "/" ? "-" : $0 })
+        let limit = 200
+        guard source.contains("-") || source.contains("~") || readable.utf8.count > limit else { return readable }
+        let digest = String(SHA256.hash(data: Data(source.utf8)).hexString.prefix(12))
+        var kept = ""
+        for character in readable where kept.utf8.count + character.utf8.count <= limit { kept.append(character) }
+        return kept + "~" + digest
     }
 
     /// Resolves `path`: a directory means the file inside it; anything else
@@ -49,32 +62,53 @@ public struct DatabaseLocation: Sendable, Equatable {
         }
     }
 
-    /// The file of this database (the database, its WAL, SHM or journal)
-    /// that `path` names, links resolved, or that `path` is a hard link of;
-    /// nil when it names none of them. How outputs are kept off the
-    /// database: a copy written there would destroy it.
-    public func ownFile(matching path: String) -> String? {
-        let own = DatabaseFiles.suffixes.map { filePath + $0 }
-        let resolved = Self.resolved(path)
-        if let match = own.first(where: { Self.resolved($0) == resolved }) { return match }
-        guard let target = (try? FileSystem.status(path)) ?? nil else { return nil }
-        return own.first { ((try? FileSystem.status($0)) ?? nil)?.identity == target.identity }
-    }
-
-    /// `path` with its links resolved: the whole path when it exists, else
-    /// its folder's, and its name.
-    private static func resolved(_ path: String) -> String {
-        LocalPath.resolvingLinks(path)
-    }
-
-    /// Throws when the database file does not exist (a connection would create it).
+    /// Throws unless the database file exists and is a regular file, as are
+    /// its WAL, WAL index and journal when they exist: a connection would
+    /// create a missing file, and SQLite's `open(2)` of a FIFO planted
+    /// there would block forever (SQLite retries it through signals).
+    ///
+    /// - throws: ``DBToolError`` 66 when there is no database; 65 when it,
+    ///   or a companion, is a FIFO, a device, a socket or a directory; 77
+    ///   when a directory on the way may not be entered.
     public func checkExists() throws {
-        guard let info = try? FileSystem.status(filePath) else {
+        let info: FileStatus?
+        do {
+            info = try FileSystem.status(filePath)
+        } catch {
+            throw error.errno.isPermissionDenied ? Self.deniedEntry(to: filePath) : error.reported()
+        }
+        guard let info else {
             throw DBToolError(.noInput, "no database at \(filePath)", hint: "Create it with `dbtool init DIR`, or check --database.")
         }
         if info.kind == .directory {
             throw DBToolError(.noInput, "\(filePath) is a directory, not a database file", hint: "Check --database and --file-name.")
         }
+        for suffix in DatabaseFiles.suffixes {
+            let path = filePath + suffix
+            guard let found = (try? FileSystem.status(path)) ?? nil, found.kind != .regular else { continue }
+            throw DBToolError(
+                .dataError, "\(path) is \(found.kind.description), not \(suffix.isEmpty ? "a database file" : "the database's \(suffix.dropFirst()) file"); nothing was opened",
+                hint: "Check what put it there.")
+        }
+    }
+
+    /// The error for a path under a directory this user may not enter: 77,
+    /// naming the directory and the user.
+    static func deniedEntry(to path: String) -> DBToolError {
+        // The first directory from the root that may not be looked into.
+        var directory = LocalPath.parent(of: path)
+        var reached = ""
+        for component in path.split(separator: "/").dropLast() {
+            reached += "/" + component
+            if FileSystem.isSearchable(reached) == false {
+                directory = reached
+                break
+            }
+        }
+        let user = SystemProcess.userName
+        return DBToolError(
+            .noPermission, "permission denied: user \(user) may not enter the directory \(directory), which holds \(path)",
+            hint: "Run dbtool as the database's owner, or give \(user) access to \(directory) (dbtool creates directories 0700).")
     }
 
     /// Runs `body`, turning database errors into dbtool errors about this

@@ -43,7 +43,13 @@ final class ExclusiveLock {
         /// The lock of a restore into `name`, beside it in its parent:
         /// held from the first check of the target to the swap.
         static func restore(into name: String) -> Purpose {
-            Purpose(fileName: ".dbtool-restoring-\(name).lock", command: "dbtool restore", activity: "is restoring")
+            Purpose(fileName: boundedFileName(".dbtool-restoring-", name, ".lock"), command: "dbtool restore", activity: "is restoring")
+        }
+
+        /// The lock of the metrics file `name`, beside it: held while a run
+        /// reads, merges and writes it.
+        static func metrics(_ name: String) -> Purpose {
+            Purpose(fileName: boundedFileName(".dbtool-metrics-", name, ".lock"), command: "dbtool", activity: "is writing the metrics file of")
         }
     }
 
@@ -116,7 +122,7 @@ final class ExclusiveLock {
         }
         let runtime = Self.runtimeDirectory()
         try createMissingDirectories(runtime)
-        let id = SeriesIdentity(location: location).id
+        let id = SeriesIdentity(location: location, establishing: false).id
         var elsewhere = purpose
         elsewhere.fileName = String(purpose.fileName.dropLast(".lock".count)) + "-" + id + ".lock"
         try self.init(directory: runtime, purpose: elsewhere, timeout: timeout)

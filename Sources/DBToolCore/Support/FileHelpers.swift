@@ -55,9 +55,11 @@ func createNewFile(_ path: String, mode: mode_t = 0o600, what: String = "") thro
 
 /// Writes a small file whole: into a new private temp file beside it, synced,
 /// then renamed over `path` (which replaces a link there, never its target).
-func writeSmallFile(_ path: String, contents: String, mode: mode_t = 0o600) throws {
+/// `tempSuffix` ends the temp file's name (so that a reader of `*.prom`
+/// never reads it).
+func writeSmallFile(_ path: String, contents: String, mode: mode_t = 0o600, tempSuffix: String = "") throws {
     let url = URL(fileURLWithPath: path)
-    let temp = url.deletingLastPathComponent().path + "/" + tempName(prefix: ".dbtool-write-", for: url.lastPathComponent)
+    let temp = url.deletingLastPathComponent().path + "/" + tempName(prefix: ".dbtool-write-", for: url.lastPathComponent, suffix: tempSuffix)
     let descriptor = try createNewFile(temp, mode: mode)
     var keep = false
     defer {

@@ -144,6 +144,18 @@ struct DirectoryDescriptor {
         }
     }
 
+    /// Gives the file `name` a second name, `newName`, in this directory
+    /// (`linkat`, not following a link): fails with `EEXIST` when `newName`
+    /// exists, so that a file appears under `newName` whole, once, whoever
+    /// races to create it.
+    func link(_ name: String, as newName: String) throws(FileSystemError) {
+        let name = try checked(name, "link")
+        let newName = try checked(newName, "link to")
+        guard linkat(rawValue, name, rawValue, newName, 0) == 0 else {
+            throw FileSystemError(operation: "create", path: path(of: newName), errno: .current)
+        }
+    }
+
     /// Removes the file (or link) `name`; false when it was not there.
     @discardableResult
     func removeFile(_ name: String) throws(FileSystemError) -> Bool {
@@ -151,6 +163,14 @@ struct DirectoryDescriptor {
         if unlinkat(rawValue, name, 0) == 0 { return true }
         if Errno.current == .noSuchFileOrDirectory { return false }
         throw FileSystemError(operation: "remove", path: path(of: name), errno: .current)
+    }
+
+    /// Removes the empty directory `name`.
+    func removeEmptyDirectory(_ name: String) throws(FileSystemError) {
+        let name = try checked(name, "remove")
+        guard unlinkat(rawValue, name, AT_REMOVEDIR) == 0 else {
+            throw FileSystemError(operation: "remove", path: path(of: name), errno: .current)
+        }
     }
 
     /// Removes `name` and, if it is a directory, everything inside it,

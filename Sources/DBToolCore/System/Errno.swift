@@ -23,6 +23,7 @@ struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     static let wouldBlock = Errno(EWOULDBLOCK)
     static let tooManySymbolicLinkLevels = Errno(ELOOP)
     static let noSuchProcess = Errno(ESRCH)
+    static let nameTooLong = Errno(ENAMETOOLONG)
 
     /// A full or failing disk: ENOSPC, EDQUOT, EFBIG past a file-size limit, EIO.
     var isWriteFailure: Bool { [ENOSPC, EDQUOT, EFBIG, EIO].contains(rawValue) }
@@ -58,7 +59,13 @@ struct FileSystemError: Error, CustomStringConvertible, ReportableError {
 
     var toolError: DBToolError {
         if errno == .interrupted { return Interruption.error }
-        return DBToolError(status, description, hint: status == .ioError ? "Free some space on its disk (or check the disk), and retry." : nil)
+        return DBToolError(status, description, hint: ownHint ?? (status == .ioError ? "Free some space on its disk (or check the disk), and retry." : nil))
+    }
+
+    /// The hint the reason itself calls for, whatever the caller suggests:
+    /// a name too long is not a permission problem.
+    private var ownHint: String? {
+        errno == .nameTooLong ? "A name in the path is longer than the file system allows (255 bytes): choose a shorter one." : nil
     }
 
     /// The error as dbtool reports it, with another status or hint; an
@@ -68,7 +75,7 @@ struct FileSystemError: Error, CustomStringConvertible, ReportableError {
         if errno == .interrupted { return Interruption.error }
         let own = self.status
         let chosen = own == .ioError || own == .noPermission ? own : (status ?? own)
-        return DBToolError(chosen, description, hint: hint ?? toolError.hint)
+        return DBToolError(chosen, description, hint: ownHint ?? hint ?? toolError.hint)
     }
 }
 

@@ -24,7 +24,7 @@ struct FileStatus {
     }
 
     /// A file's device and inode: its identity, which outlives renames.
-    struct Identity: Hashable {
+    struct Identity: Hashable, Sendable {
         var device: UInt
         var inode: UInt
     }

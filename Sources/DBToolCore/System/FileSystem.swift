@@ -22,11 +22,12 @@ enum FileSystem {
     }
 
     /// The absolute path with every link resolved (`realpath(3)`); nil when
-    /// it leads nowhere.
+    /// it leads nowhere, or through a name that is not UTF-8 (a string
+    /// would not hold it as it is).
     static func resolvingLinks(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return String(validatingCString: resolved)
     }
 
     /// True when `pattern` is a glob: it holds `*`, `?` or `[`, and names
@@ -37,12 +38,57 @@ enum FileSystem {
 
     /// The paths `pattern` matches (`glob(3)`: `*`, `?`, `[...]`), sorted;
     /// a path that is no pattern (``isPattern(_:)``) is returned as it is.
-    static func expand(_ pattern: String) -> [String] {
+    ///
+    /// - throws: ``DBToolError`` 64 for a match whose name is not UTF-8:
+    ///   it is refused rather than turned into another path.
+    static func expand(_ pattern: String) throws -> [String] {
         guard isPattern(pattern) else { return [pattern] }
         var matches = glob_t()
         defer { globfree(&matches) }
         guard glob(pattern, 0, nil, &matches) == 0 else { return [] }
-        return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+        var paths: [String] = []
+        for index in 0..<Int(matches.gl_pathc) {
+            guard let raw = matches.gl_pathv[index] else { continue }
+            guard let path = String(validatingCString: raw) else {
+                let bytes = Array(UnsafeBufferPointer(start: raw, count: strlen(raw))).map { UInt8(bitPattern: $0) }
+                throw DBToolError(
+                    .usage, "\(pattern) matches \(escapedFileName(bytes)), whose name is not UTF-8: dbtool would not address it as it is; nothing was done",
+                    hint: "Rename it to a UTF-8 name, or narrow the pattern.")
+            }
+            paths.append(path)
+        }
+        return paths.sorted()
+    }
+
+    /// Whether `path` is a directory that is a mount point (a volume's root,
+    /// a bind mount): it can not be renamed, nor receive a file renamed from
+    /// another file system.
+    static func isMountPoint(_ path: String) -> Bool {
+        guard let info = (try? status(path, followingLinks: false)) ?? nil, info.kind == .directory else { return false }
+        if let parent = (try? status(LocalPath.parent(of: path))) ?? nil, parent.identity.device != info.identity.device { return true }
+        // A bind mount within one file system: only the mount table tells.
+        guard let resolved = resolvingLinks(path), let table = try? contents("/proc/self/mountinfo") else { return false }
+        for line in String(decoding: table, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count > 4 && unescapedMountPath(fields[4]) == resolved { return true }
+        }
+        return false
+    }
+
+    /// A mount point as the mount table writes it: space, tab, newline and
+    /// backslash as octal escapes (`\040`).
+    private static func unescapedMountPath(_ field: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(field.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "\\"), utf8.count >= 3, let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether something is at `path` (following links).
@@ -60,6 +106,13 @@ enum FileSystem {
         (try? status(path))??.size ?? 0
     }
 
+    /// Whether this process may look into the directory (`access(2)` with
+    /// `X_OK`); nil when it does not exist or can not be asked about.
+    static func isSearchable(_ path: String) -> Bool? {
+        if access(path, X_OK) == 0 { return true }
+        return Errno.current.isPermissionDenied ? false : nil
+    }
+
     /// Whether this process may create files in the directory (`access(2)`).
     static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 
@@ -69,13 +122,17 @@ enum FileSystem {
         return statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
     }
 
-    /// The names in a directory, sorted, without "." and "..".
+    /// The names in a directory, sorted, without "." and "..", nor the
+    /// names that are not UTF-8 (a string would not hold them as they are:
+    /// ``DirectoryDescriptor/entries()`` has their bytes).
     static func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
         guard let directory = opendir(path) else { throw FileSystemError(operation: "list", path: path, errno: .current) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let name = withUnsafeBytes(of: entry.pointee.d_name, { String(validating: $0.prefix { $0 != 0 }, as: UTF8.self) }) else {
+                continue
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
@@ -172,6 +229,12 @@ enum SystemProcess {
 
     /// The effective user of this process.
     static var effectiveUserID: uid_t { geteuid() }
+
+    /// The effective user's name, or its number when it has none.
+    static var userName: String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "uid \(geteuid())" }
+        return String(cString: name)
+    }
 
     /// False only when no process `pid` exists (a process of another user
     /// that can not be signalled still exists).

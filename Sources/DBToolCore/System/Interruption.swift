@@ -111,10 +111,17 @@ public enum Interruption {
 
     /// The error of an interrupted run: 130.
     static var error: DBToolError {
-        let number = received.load(ordering: .relaxed)
-        let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
-        return DBToolError(.interrupted, "interrupted by \(name): stopped cleanly, nothing was left behind")
+        DBToolError(.interrupted, "interrupted by \(signalName): stopped cleanly, nothing was left behind")
     }
+
+    /// The error of a run interrupted once its output was complete: 130,
+    /// saying what was kept (`what` is a sentence's subject).
+    static func error(keeping what: String) -> DBToolError {
+        DBToolError(.interrupted, "interrupted by \(signalName) once the work was complete: \(what)")
+    }
+
+    /// "SIGTERM" or "SIGINT": the signal received.
+    static var signalName: String { received.load(ordering: .relaxed) == SIGTERM ? "SIGTERM" : "SIGINT" }
 
     /// Throws ``DBToolError`` 130 once a signal was received.
     static func check() throws {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -70,9 +71,25 @@ struct TemporaryOwner: Equatable {
 }
 
 /// The name of a temp file or directory of this process:
-/// `<prefix><host>.<boot>.<pidns>.<pid>-<name>` (see ``TemporaryOwner``).
-func tempName(prefix: String, for name: String) -> String {
-    "\(prefix)\(TemporaryOwner.current.tag)-\(name)"
+/// `<prefix><host>.<boot>.<pidns>.<pid>-<name>` (see ``TemporaryOwner``),
+/// `name` shortened when the whole would pass a file name's 255 bytes.
+func tempName(prefix: String, for name: String, suffix: String = "") -> String {
+    boundedFileName("\(prefix)\(TemporaryOwner.current.tag)-", name, suffix)
+}
+
+/// `prefix + name + suffix`, as one file name: when it would pass the 255
+/// bytes a file name may have, `name` is cut (at a character) and followed
+/// by `~` and 12 hex digits of its SHA-256, so that two long names stay
+/// apart.
+func boundedFileName(_ prefix: String, _ name: String, _ suffix: String) -> String {
+    let limit = 255
+    let whole = prefix + name + suffix
+    guard whole.utf8.count > limit else { return whole }
+    let digest = "~" + String(SHA256.hash(data: Data(name.utf8)).hexString.prefix(12))
+    let room = max(0, limit - prefix.utf8.count - suffix.utf8.count - digest.utf8.count)
+    var kept = ""
+    for character in name where kept.utf8.count + character.utf8.count <= room { kept.append(character) }
+    return prefix + kept + digest + suffix
 }
 
 /// Removes the temp files and directories named by ``tempName(prefix:for:)``

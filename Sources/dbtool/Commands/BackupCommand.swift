@@ -229,6 +229,7 @@ struct CreateBackupCommand: ParsableCommand {
             var operation = shared
             operation.database = handle
             operation.outputDirectory = shared.outputDirectory.map { $0 + "/" + handle.location.fleetName }
+            operation.outputRoot = shared.outputDirectory
             operation.objectPrefix = shared.objectPrefix.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + handle.location.fleetName + "/" }
             let report = try operation.run()
             return (report, report.dryRun ? nil : report.bytes)

@@ -35,7 +35,9 @@ struct ReplicateRunCommand: ParsableCommand {
             there, up to --outbox-limit MiB (then syncs pause and the log holds the transactions), \
             and go up when it answers again. One line per event goes to stderr. SIGTERM or SIGINT: \
             a last sync and upload (at most --shutdown-timeout seconds), then exit 0; a second \
-            signal stops at once. A second `replicate` of the same database exits 75.
+            signal stops at once. A second `replicate` of the same database exits 75. A replica \
+            belongs to the database that first wrote it (dbtool-replica.json): another database \
+            is refused (73), and `replicate verify` fails a replica of two histories.
 
             Examples:
               dbtool replicate --database /var/lib/myapp/db --to s3://backups/myapp-replica/
@@ -101,6 +103,7 @@ struct ReplicateRunCommand: ParsableCommand {
         let handle = try database.handle
         var operation = ReplicateOperation(database: handle.location, replica: to)
         operation.metricsFile = metrics.metricsFile
+        operation.gate = handle.gate
         operation.syncInterval = syncInterval
         operation.checkpointPages = checkpointPages
         operation.snapshotInterval = snapshotInterval * 3600

@@ -71,6 +71,7 @@ struct SnapshotCommand: ParsableCommand {
             return try runOverDatabases("snapshot", database, fleet, output, metrics: metrics) { handle in
                 var operation = SnapshotOperation(database: handle)
                 operation.outputDirectory = outputDir.map { $0 + "/" + handle.location.fleetName }
+                operation.outputRoot = outputDir
                 operation.keep = keep
                 operation.force = force
                 operation.vacuum = vacuum

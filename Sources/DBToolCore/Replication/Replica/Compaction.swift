@@ -23,6 +23,8 @@ struct Compaction {
     /// Where merged files are built before their upload.
     let scratch: String
     var levels = Compaction.defaultLevels
+    /// The node ID merged files carry (the database's identity).
+    var nodeID: UInt64 = 0
     private var lastRun: [Int: Date] = [:]
     /// The last TXID of each level, once listed or written: a level is
     /// listed whole once, and the level below only after that TXID.
@@ -102,6 +104,7 @@ struct Compaction {
             pageSize: lastHeader.pageSize, commit: lastHeader.commit, minTXID: name.minTXID, maxTXID: name.maxTXID,
             timestamp: lastHeader.timestamp)
         merged.flags = LTXHeader.noChecksumFlag
+        merged.nodeID = nodeID
         let file = try FileDescriptor.createNew(output)
         do {
             var encoder = try LTXEncoder(header: merged) { try file.writeAll($0) }

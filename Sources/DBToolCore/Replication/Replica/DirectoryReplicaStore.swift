@@ -76,6 +76,50 @@ final class DirectoryReplicaStore: ReplicaStore {
         }
     }
 
+    func readRecord() throws -> Data? {
+        guard let directory = try? DirectoryDescriptor.open(path) else { return nil }
+        defer { directory.close() }
+        let file: FileDescriptor
+        do {
+            guard try directory.status(of: ReplicaRecord.name) != nil else { return nil }
+            (file, _) = try directory.openRegularFile(ReplicaRecord.name)
+        } catch let error as FileSystemError {
+            throw error.reported(.dataError, hint: "The replica's record must be the file dbtool wrote.")
+        }
+        defer { file.close() }
+        do {
+            return Data(try file.readToEnd(limit: ReplicaRecord.sizeLimit))
+        } catch {
+            throw error.reported(.noInput)
+        }
+    }
+
+    func createRecord(_ data: Data) throws -> Bool {
+        do {
+            if !FileSystem.isDirectory(path) { try FileSystem.createDirectory(path) }
+            let directory = try DirectoryDescriptor.open(path, followingLinks: false)
+            defer { directory.close() }
+            // Written whole under a temp name, then linked: the name appears complete, once.
+            let temp = tempName(prefix: ".dbtool-replica-", for: ReplicaRecord.name)
+            let file = try directory.createFile(temp, permissions: 0o644)
+            defer { _ = try? directory.removeFile(temp) }
+            do {
+                defer { file.close() }
+                try file.writeAll(Array(data))
+                try file.sync()
+            }
+            do {
+                try directory.link(temp, as: ReplicaRecord.name)
+            } catch where error.errno == .fileExists {
+                return false
+            }
+            try directory.sync()
+            return true
+        } catch {
+            throw error.reported(.cantCreate, hint: "Check the replica directory \(path).")
+        }
+    }
+
     func delete(_ name: LTXFileName) throws {
         do {
             _ = try FileSystem.remove(levelDirectory(name.level) + "/" + name.fileName)

@@ -104,4 +104,12 @@ final class ObjectReplicaStore: ReplicaStore {
     func delete(_ name: LTXFileName) throws {
         try store.delete(location(name))
     }
+
+    func readRecord() throws -> Data? {
+        try store.getSmall(prefix.appending(ReplicaRecord.name), limit: ReplicaRecord.sizeLimit)
+    }
+
+    func createRecord(_ data: Data) throws -> Bool {
+        try data.withUnsafeBytes { try store.putObjectIfAbsent(prefix.appending(ReplicaRecord.name), body: $0, headers: upload.encryptionHeaders) }
+    }
 }

@@ -19,6 +19,11 @@ protocol ReplicaStore: AnyObject {
     func open(_ name: LTXFileName) throws -> LTXDecoder.Source
     /// Deletes `name` (nothing when it is not there).
     func delete(_ name: LTXFileName) throws
+    /// The replica's record (``ReplicaRecord``), nil when it has none.
+    func readRecord() throws -> Data?
+    /// Writes the replica's record unless it has one: false when another
+    /// was there first (the store decides, whatever the timing).
+    func createRecord(_ data: Data) throws -> Bool
 }
 
 /// A file of a replica.

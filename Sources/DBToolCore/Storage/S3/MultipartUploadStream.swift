@@ -148,13 +148,13 @@ final class MultipartUploadStream: RepositoryUpload {
             try store.completeMultipartUpload(location, uploadId: uploadId, parts: parts)
         } else {
             let body = current.map { UnsafeRawBufferPointer(rebasing: $0[0..<filled]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            try store.putObject(location, body: body, headers: headers)
+            try store.putObject(location, body: body, headers: headers, interruptible: false)
         }
         isDone = true
         if let otherName {
             let renamed = ObjectLocation(bucket: location.bucket, key: location.parentPrefix + otherName)
-            try store.copy(location, to: renamed)
-            try store.delete(location)
+            try store.copy(location, to: renamed, interruptible: false)
+            try store.delete(location, interruptible: false)
         }
     }
 

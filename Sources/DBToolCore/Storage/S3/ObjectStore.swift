@@ -139,14 +139,30 @@ final class ObjectStore {
     }
 
     /// Writes a whole object in one request (an archive smaller than a
-    /// part, a record); the store checks its SHA-256.
-    func putObject(_ location: ObjectLocation, body: UnsafeRawBufferPointer, headers: [String] = []) throws {
+    /// part, a record); the store checks its SHA-256. A write that is not
+    /// `interruptible` (it publishes a complete archive, or its record) goes
+    /// on through SIGINT and SIGTERM, bounded.
+    func putObject(_ location: ObjectLocation, body: UnsafeRawBufferPointer, headers: [String] = [], interruptible: Bool = true) throws {
         let digest = SHA256.hash(data: body)
         let contentType = headers.contains { $0.lowercased().hasPrefix("content-type:") } ? [] : ["Content-Type: application/octet-stream"]
         _ = try send(
             "writing \(location)", "PUT", bucket: location.bucket, key: location.key,
             headers: headers + contentType + ["x-amz-checksum-sha256: \(Data(digest).base64EncodedString())"], body: body,
-            payloadHash: digest.hexString)
+            payloadHash: digest.hexString, interruptible: interruptible)
+    }
+
+    /// Writes a whole object unless one exists under its key (`If-None-Match:
+    /// *`): the store decides, so that of two writers racing only one
+    /// succeeds. Returns false when an object was already there.
+    func putObjectIfAbsent(_ location: ObjectLocation, body: UnsafeRawBufferPointer, headers: [String] = []) throws -> Bool {
+        let digest = SHA256.hash(data: body)
+        let response = try send(
+            "writing \(location)", "PUT", bucket: location.bucket, key: location.key,
+            headers: headers + [
+                "Content-Type: application/json", "If-None-Match: *", "x-amz-checksum-sha256: \(Data(digest).base64EncodedString())",
+            ], body: body, payloadHash: digest.hexString, accept: [409, 412])
+        // 412: an object is there; 409: another conditional write of the key is under way.
+        return !(response.status == 412 || response.status == 409)
     }
 
     /// The whole of a small object, at most `limit` bytes; nil when there is
@@ -160,18 +176,18 @@ final class ObjectStore {
 
     /// Copies an object to another key of its bucket (CopyObject: objects
     /// up to ``singleCopyLimit``), with `headers` added to the request.
-    func copy(_ source: ObjectLocation, to destination: ObjectLocation, headers: [String] = []) throws {
+    func copy(_ source: ObjectLocation, to destination: ObjectLocation, headers: [String] = [], interruptible: Bool = true) throws {
         let path = source.key.split(separator: "/").map { ObjectEndpoint.encode(String($0)) }.joined(separator: "/")
         let response = try send(
             "copying \(source) to \(destination)", "PUT", bucket: destination.bucket, key: destination.key,
-            headers: ["x-amz-copy-source: /\(source.bucket)/\(path)"] + headers)
+            headers: ["x-amz-copy-source: /\(source.bucket)/\(path)"] + headers, interruptible: interruptible)
         if let root = XMLNode.parse(response.body), root.name == "Error" {
             throw failure(HTTPResponse(status: 500, body: response.body), "copying \(source) to \(destination)")
         }
     }
 
-    func delete(_ location: ObjectLocation) throws {
-        _ = try send("deleting \(location)", "DELETE", bucket: location.bucket, key: location.key)
+    func delete(_ location: ObjectLocation, interruptible: Bool = true) throws {
+        _ = try send("deleting \(location)", "DELETE", bucket: location.bucket, key: location.key, interruptible: interruptible)
     }
 
     /// Starts a multipart upload whose parts carry SHA-256 checksums.
@@ -205,6 +221,8 @@ final class ObjectStore {
     }
 
     /// Makes the object whole under its key: before this, it does not exist.
+    /// Not stopped by SIGINT or SIGTERM (bounded once one arrived): an
+    /// interrupted completion would leave it unknown whether the object exists.
     func completeMultipartUpload(_ location: ObjectLocation, uploadId: String, parts: [UploadedPart]) throws {
         var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts.sorted(by: { $0.number < $1.number }) {
@@ -215,7 +233,7 @@ final class ObjectStore {
         let response = try Data(xml.utf8).withUnsafeBytes { body in
             try send(
                 "completing the upload of \(location)", "POST", bucket: location.bucket, key: location.key, query: [("uploadId", uploadId)],
-                headers: ["Content-Type: application/xml"], body: body)
+                headers: ["Content-Type: application/xml"], body: body, interruptible: false)
         }
         // S3 can answer 200 with an error document, once the work took long.
         if let root = XMLNode.parse(response.body), root.name == "Error" {
@@ -266,22 +284,25 @@ final class ObjectStore {
     ///
     /// A `cleanup` request (sent after SIGINT or SIGTERM, to leave nothing
     /// behind) is not itself stopped by the interruption, but is bounded:
-    /// ``cleanupTimeout`` seconds, one retry.
+    /// ``cleanupTimeout`` seconds, one retry. A request that is not
+    /// `interruptible` (one that publishes an object: its outcome must be
+    /// known) is not stopped by an interruption either; once one arrived, its
+    /// retries are bounded as a clean-up's.
     private func send(
         _ what: String, _ method: String, bucket: String, key: String, query: [(String, String)] = [], headers: [String] = [],
-        body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = [], cleanup: Bool = false
+        body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = [], cleanup: Bool = false,
+        interruptible: Bool = true
     ) throws -> HTTPResponse {
         var request = HTTPRequest(method: method, url: endpoint.url(bucket: bucket, key: key, query: query))
-        if cleanup {
-            request.isInterruptible = false
-            request.timeout = Self.cleanupTimeout
-        }
+        let cleanup = cleanup || (!interruptible && Interruption.isRequested)
+        if cleanup || !interruptible { request.isInterruptible = false }
+        if cleanup { request.timeout = Self.cleanupTimeout }
         let retries = cleanup ? min(self.retries, 1) : self.retries
         let hash = payloadHash ?? SHA256.hash(data: body ?? UnsafeRawBufferPointer(start: nil, count: 0)).hexString
         var attempt = 0
         var refreshed = false
         while true {
-            if !cleanup { try Interruption.check() }
+            if !cleanup && interruptible { try Interruption.check() }
             let signer = try credentials.current()
             request.headers = headers + ["x-amz-content-sha256: \(hash)"]
             if let token = signer.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
@@ -315,6 +336,8 @@ final class ObjectStore {
                 let delay = min(Self.maximumBackoff, Self.initialBackoff * Double(1 << min(attempt - 1, 10)))
                 if cleanup {
                     Thread.sleep(forTimeInterval: min(delay, 0.5))
+                } else if !interruptible {
+                    Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1))
                 } else {
                     try Interruption.sleep(seconds: delay * Double.random(in: 0.5...1))
                 }
