@@ -62,7 +62,7 @@ public struct BackupListOperation: Sendable {
     /// - throws: ``DBToolError``: 66 for a missing directory or bucket, 77
     ///   for refused credentials, 75 for a store that keeps failing.
     public func run() throws -> Report {
-        let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
+        let repository = try ArchiveRepository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions)
         let archives = catalog.archives.map { archive in
             Archive(

@@ -120,15 +120,15 @@ public struct BackupOperation: Sendable {
         guard let location = objectPrefix ?? outputDirectory else {
             throw DBToolError(.usage, "no destination: give --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        let repository = try Repository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
-        let directory = repository as? DirectoryRepository
-        if let directory { try database.gate.check(directory.path, .directory, what: "--output-dir") }
-        if let outputRoot, directory != nil, !dryRun { try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir")) }
-        if !dryRun { try directory?.prepareForWriting(creating: true) }
+        let repository = try ArchiveRepository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
+        let store = repository.store
+        if let path = store.localPath { try database.gate.check(path, .directory, what: "--output-dir") }
+        if let outputRoot, store.localPath != nil, !dryRun { try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir")) }
+        if !dryRun { try store.prepareForWriting(creating: true) }
         do {
             return try writeSeries(into: repository, format: format, identity: identity, now: now, started: started)
         } catch {
-            directory?.discardCreatedDirectory()
+            store.discardCreatedDirectory()
             throw error
         }
     }
@@ -136,12 +136,13 @@ public struct BackupOperation: Sendable {
     /// `--output FILE`: one archive, no record, no retention.
     private func writeFile(_ output: String, format: ArchiveFormat, identity: IdentityPlan, now: Date, started: DispatchTime) throws -> Report {
         let path = try LocalPath.resolve(output, what: "--output")
-        let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix)
+        let store = DirectoryStore(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix)
+        let repository = ArchiveRepository(store)
         let name = LocalPath.name(of: path)
         if FileSystem.exists(path) && !force {
             throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")
         }
-        try repository.prepareForWriting(creating: false)
+        try store.prepareForWriting(creating: false)
         if dryRun { return try dryRunReport(archive: path, format: format, wouldDelete: [], warnings: [], started: started) }
         let lock = try ExclusiveLock(for: database.location, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
@@ -155,7 +156,7 @@ public struct BackupOperation: Sendable {
     /// `--output-dir DIR` or `--to s3://…`: a timestamped archive, its
     /// record, then retention.
     private func writeSeries(
-        into repository: any ArchiveRepository, format: ArchiveFormat, identity plan: IdentityPlan, now: Date, started: DispatchTime
+        into repository: ArchiveRepository, format: ArchiveFormat, identity plan: IdentityPlan, now: Date, started: DispatchTime
     ) throws -> Report {
         var identity = plan.series
         let name = series(format).name(at: now)
@@ -173,14 +174,12 @@ public struct BackupOperation: Sendable {
         let lock = try ExclusiveLock(for: database.location, purpose: .backup, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         var aborted: [String] = []
-        if let s3 = repository as? S3Repository {
-            // The upload a killed run of this database left, as its lock recorded it.
-            if let stale = StaleUpload(note: lock.previousNote), s3.abortUpload(key: stale.key, uploadId: stale.uploadId) {
-                aborted.append("s3://\(s3.prefix.bucket)/\(stale.key)")
-            }
-            s3.uploadStarted = { location, id in lock.note(StaleUpload(key: location.key, uploadId: id).note) }
-            if let progress { s3.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
+        // The upload a killed run of this database left, as its lock recorded it.
+        if let stale = StaleUpload(note: lock.previousNote), repository.abortAbandoned(name: stale.name, token: stale.token) {
+            aborted.append(repository.location(of: stale.name))
         }
+        repository.uploadStarted = { name, token in lock.note(StaleUpload(name: name, token: token).note) }
+        if let progress { repository.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
         var written = try write(
             name, format: format, into: repository, evidence: evidenceName(of: name, format: format), identity: plan, now: now)
         lock.note("")
@@ -241,7 +240,7 @@ public struct BackupOperation: Sendable {
     /// published whole; for a corrupt source, published as `evidence`, then
     /// 65.
     private func write(
-        _ name: String, format: ArchiveFormat, into repository: any ArchiveRepository, evidence: String, identity: IdentityPlan, now: Date
+        _ name: String, format: ArchiveFormat, into repository: ArchiveRepository, evidence: String, identity: IdentityPlan, now: Date
     ) throws -> Written {
         let stagingParent = repository.stagingDirectory
         removeStaleTempFiles(in: stagingParent, prefix: Self.tempPrefix)
@@ -250,7 +249,8 @@ public struct BackupOperation: Sendable {
         do {
             try FileSystem.createDirectory(staging)
         } catch {
-            throw error.reported(.cantCreate, hint: repository is S3Repository ? "Set TMPDIR to a writable directory: the -wal is staged there." : nil)
+            let staged = repository.store.localPath == nil ? "Set TMPDIR to a writable directory: the -wal is staged there." : nil
+            throw error.reported(.cantCreate, hint: staged)
         }
         let plan = try ArchivePlan(location: database.location)
         defer { plan.close() }

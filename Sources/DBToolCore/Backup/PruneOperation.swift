@@ -43,7 +43,7 @@ public struct PruneOperation: Sendable {
             throw DBToolError(
                 .usage, "no retention rule: nothing would be deleted", hint: "Give --keep N, --keep-daily N, ... or --keep-within DURATION.")
         }
-        let repository = try Repository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
+        let repository = try ArchiveRepository.at(target, objectStore: objectStore, tempPrefix: BackupOperation.tempPrefix)
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
         let databases = database.map { [SeriesIdentity(location: $0, establishing: false)] } ?? catalog.databases
         var report = Report(target: target, dryRun: dryRun, databases: [], warnings: [])

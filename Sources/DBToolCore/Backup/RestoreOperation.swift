@@ -104,19 +104,14 @@ public struct RestoreOperation: Sendable {
     /// Where the restore reads from.
     private enum Source {
         case archive(OpenedArchive)
-        case replica(any ReplicaStore)
+        case replica(Replica)
     }
 
     /// A replica: a directory (holding `ltx/`) or an `s3://BUCKET/PREFIX/`
     /// (ending with `/`); nil for an archive.
-    private func replicaStore() throws -> (any ReplicaStore)? {
-        if archive.hasPrefix("s3://") {
-            let location = try ObjectLocation(archive)
-            guard location.key.isEmpty || location.key.hasSuffix("/") else { return nil }
-            return try ObjectReplicaStore(location, options: objectStore)
-        }
-        guard archive != "-", FileSystem.isDirectory(archive) else { return nil }
-        return DirectoryReplicaStore(try LocalPath.resolve(archive, what: "the replica"))
+    private func replicaStore() throws -> Replica? {
+        guard try StoreLocation.namesFolder(archive) else { return nil }
+        return try Replica.at(archive, objectStore: objectStore)
     }
 
     /// A report of a restore that was not needed.
@@ -167,7 +162,8 @@ public struct RestoreOperation: Sendable {
         var gate = self.gate
         switch source {
         case .archive(let opened): if let path = opened.localPath { gate.protectSource(path, role: "the archive \(path) this restore reads") }
-        case .replica(let store): if let directory = store as? DirectoryReplicaStore { gate.protectSource(directory.path, role: "the replica \(directory.path) this restore reads") }
+        case .replica(let replica):
+            if let path = replica.store.localPath { gate.protectSource(path, role: "the replica \(path) this restore reads") }
         }
         try gate.check(target, .replacedDirectory, what: "the directory to restore into")
         // A mount point (a volume's root) can not be renamed, nor receive a

@@ -71,7 +71,7 @@ public struct SnapshotOperation: Sendable {
     /// write gate (64 for the database's own files, its directory, or
     /// another database's of the run); the snapshots directory inside the
     /// database directory (``openedDirectory``) is dbtool's own.
-    private func destination(now: Date) throws -> (DirectoryRepository, String) {
+    private func destination(now: Date) throws -> (DirectoryStore, String) {
         let path: String
         if let output {
             path = try LocalPath.resolve(output, what: vacuum ? "--into" : "--output")
@@ -84,7 +84,7 @@ public struct SnapshotOperation: Sendable {
         } else {
             throw DBToolError(.usage, "no destination: give --output FILE or --output-dir DIR")
         }
-        let repository = DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix, opened: openedDirectory)
+        let repository = DirectoryStore(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix, opened: openedDirectory)
         if output != nil {
             guard FileSystem.isDirectory(repository.path) else {
                 throw DBToolError(
@@ -103,7 +103,7 @@ public struct SnapshotOperation: Sendable {
         TimestampedName(stem: nameStem ?? snapshotStem, fileExtension: "sqlite")
     }
 
-    private func write(_ name: String, into repository: DirectoryRepository, now: Date) throws -> Report {
+    private func write(_ name: String, into repository: DirectoryStore, now: Date) throws -> Report {
         // Read only: a copy of a database in a place dbtool may not write works too.
         let source = try database.openForReading(readonly: false)
         // Created here, empty (a valid empty database, and what VACUUM INTO
@@ -154,8 +154,9 @@ public struct SnapshotOperation: Sendable {
         let record = SeriesRecord(
             series: identity, file: name, size: size, created: BackupListOperation.iso(now), dbtoolVersion: DBToolVersion.current,
             pageCount: pageCount)
-        try repository.writeSmall(SeriesRecord.name(of: name), try record.encoded())
-        let catalog = try ArchiveCatalog(repository, extensions: ArchiveName.snapshotExtensions, now: now)
+        let snapshots = ArchiveRepository(repository)
+        try snapshots.writeSmall(SeriesRecord.name(of: name), try record.encoded())
+        let catalog = try ArchiveCatalog(snapshots, extensions: ArchiveName.snapshotExtensions, now: now)
         report.warnings = catalog.unverified.filter { ArchiveName($0.name, extensions: ["sqlite"])?.stem == series.stem }.map {
             "\($0.location) is not counted by --keep, nor deleted: \($0.distrust ?? "")"
         }

@@ -42,7 +42,7 @@ public struct FollowOperation: Sendable {
     /// - throws: ``DBToolError`` when the replica or the copy fails for good
     ///   (a damaged file: 65; the copy's database gone: 66).
     public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
-        let store = try openReplicaStore(replica, objectStore: objectStore)
+        let store = try Replica.at(replica, objectStore: objectStore)
         let target = try LocalPath.resolve(directory, what: "the directory to follow into")
         let database = target + "/" + DatabaseLocation.defaultFileName
         guard FileSystem.exists(database) else {
@@ -109,7 +109,7 @@ public struct FollowOperation: Sendable {
 
     /// Builds the shadow's database at `target`; returns its page size and TXID.
     private func rebuild(
-        _ shadow: DirectoryDescriptor, from store: any ReplicaStore, at target: RestorePlan.Target
+        _ shadow: DirectoryDescriptor, from store: Replica, at target: RestorePlan.Target
     ) throws -> (pageSize: UInt32, txid: UInt64) {
         _ = try? shadow.removeFile(DatabaseLocation.defaultFileName)
         for suffix in DatabaseFiles.walSuffixes { _ = try? shadow.removeFile(DatabaseLocation.defaultFileName + suffix) }

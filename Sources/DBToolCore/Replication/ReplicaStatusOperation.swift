@@ -35,13 +35,13 @@ public struct ReplicaStatusOperation: Sendable {
     /// - throws: ``DBToolError`` 66 for a replica that does not exist, 77 or
     ///   75 for an object store that refuses or does not answer.
     public func run(now: Date = Date()) throws -> Report {
-        let store = try openReplicaStore(replica, objectStore: objectStore)
-        if let directory = store as? DirectoryReplicaStore, !FileSystem.isDirectory(directory.path) {
-            throw DBToolError(.noInput, "no replica at \(directory.path)", hint: "Give the directory `dbtool replicate --to` writes.")
+        let store = try Replica.at(replica, objectStore: objectStore)
+        if let path = store.store.localPath, !FileSystem.isDirectory(path) {
+            throw DBToolError(.noInput, "no replica at \(path)", hint: "Give the directory `dbtool replicate --to` writes.")
         }
         var levels: [Level] = []
         var all: [ReplicaFile] = []
-        for level in ReplicaStoreLevels.all {
+        for level in ReplicaLevels.all {
             let files = try store.files(level: level)
             all += files
             guard !files.isEmpty else { continue }
@@ -51,8 +51,7 @@ public struct ReplicaStatusOperation: Sendable {
                     minTXID: files.map(\.name.minTXID).min().map(LTXFileName.hex), maxTXID: files.map(\.name.maxTXID).max().map(LTXFileName.hex)))
         }
         let last = all.max { ($0.name.maxTXID, $0.createdAt) < ($1.name.maxTXID, $1.createdAt) }
-        let exact = store as? ObjectReplicaStore
-        let time = try last.map { try exact?.exactTimestamp(of: $0.name) ?? $0.createdAt }
+        let time = try last.map { try store.exactTimestamp(of: $0) }
         let earliest = all.filter { $0.name.minTXID == 1 }.map(\.createdAt).min()
         return Report(
             replica: store.description, txid: last.map { LTXFileName.hex($0.name.maxTXID) }, time: time,

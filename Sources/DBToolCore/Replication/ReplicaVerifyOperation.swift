@@ -37,7 +37,7 @@ public struct ReplicaVerifyOperation: Sendable {
     ///   header does not match its name, or the TXIDs a gap loses; 66 for an
     ///   empty replica.
     public func run() throws -> Report {
-        let store = try openReplicaStore(replica, objectStore: objectStore)
+        let store = try Replica.at(replica, objectStore: objectStore)
         let files = try store.allFiles()
         guard !files.isEmpty else {
             throw DBToolError(.noInput, "\(store.description) holds no replica files", hint: "Check the URL or directory.")
@@ -73,12 +73,11 @@ public struct ReplicaVerifyOperation: Sendable {
                 "\(store.description): the chain stops at TXID \(LTXFileName.hex(latest.txid)): no file holds TXID \(LTXFileName.hex(latest.txid + 1)) (the last is \(LTXFileName.hex(last)))",
                 hint: "A file is missing: restores reach \(LTXFileName.hex(latest.txid)) at most.")
         }
-        let exact = store as? ObjectReplicaStore
         let newest = latest.files.last!
         return Report(
             replica: store.description, files: files.count, bytes: files.reduce(0) { $0 + $1.size },
-            earliestTXID: LTXFileName.hex(oldest.name.maxTXID), earliest: try exact?.exactTimestamp(of: oldest.name) ?? oldest.createdAt,
-            latestTXID: LTXFileName.hex(latest.txid), latest: try exact?.exactTimestamp(of: newest.name) ?? newest.createdAt,
+            earliestTXID: LTXFileName.hex(oldest.name.maxTXID), earliest: try store.exactTimestamp(of: oldest),
+            latestTXID: LTXFileName.hex(latest.txid), latest: try store.exactTimestamp(of: newest),
             owner: record?.database.summary)
     }
 
@@ -86,7 +85,7 @@ public struct ReplicaVerifyOperation: Sendable {
     static let walHeaderSize: Int64 = 32
 
     /// Throws 65 when the files come from two databases or two histories.
-    static func checkOneHistory(_ headers: [(file: ReplicaFile, header: LTXHeader)], owner: ReplicaRecord?, store: any ReplicaStore) throws {
+    static func checkOneHistory(_ headers: [(file: ReplicaFile, header: LTXHeader)], owner: ReplicaRecord?, store: Replica) throws {
         let ownerNode = owner?.database.nodeID ?? 0
         var firstByNode: [UInt64: LTXFileName] = [:]
         for (file, header) in headers where header.nodeID != 0 {
@@ -113,7 +112,7 @@ public struct ReplicaVerifyOperation: Sendable {
         }
     }
 
-    private static func twoHistories(_ store: any ReplicaStore, _ detail: String) -> DBToolError {
+    private static func twoHistories(_ store: Replica, _ detail: String) -> DBToolError {
         DBToolError(
             .dataError, "\(store.description) mixes two histories: \(detail)",
             hint: "Two databases wrote this replica. Restore an earlier moment (--txid, --at) that one of them wrote alone, and give each database its own replica.")

@@ -85,12 +85,13 @@ public struct ReplicateOperation: Sendable {
         try database.checkExists()
         var gate = self.gate
         gate.protect(database)
-        let store = try openReplicaStore(replica, objectStore: objectStore)
-        if let directory = store as? DirectoryReplicaStore { try gate.check(directory.path, .directory, what: "the replica") }
+        let store = try Replica.at(replica, objectStore: objectStore)
+        if let path = store.store.localPath { try gate.check(path, .directory, what: "the replica") }
         if let metricsFile { try MetricsFile.check(metricsFile, gate: gate) }
         let lock = try ExclusiveLock(for: database, purpose: .replicate, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         let identity = SeriesIdentity(location: database)
+        try store.prepareForWriting()
         try ReplicaRecord.claim(store, for: identity)
         let outbox = try Outbox(in: database.directoryPath, gate: gate)
         let snapshots: [ReplicaFile]
@@ -251,7 +252,7 @@ struct Outbox {
 
     /// The files waiting, in the order they go up: by TXID, level 0 first.
     func files() throws -> [LTXFileName] {
-        try ReplicaStoreLevels.all.flatMap { level -> [LTXFileName] in
+        try ReplicaLevels.all.flatMap { level -> [LTXFileName] in
             let directory = path + "/ltx/\(level)"
             guard FileSystem.isDirectory(directory) else { return [] }
             return try FileSystem.contentsOfDirectory(directory).compactMap { LTXFileName(level: level, fileName: $0) }
@@ -269,7 +270,7 @@ struct Outbox {
 /// Uploads the outbox in order, and reports when the store goes away and
 /// comes back.
 struct Uploader {
-    let store: any ReplicaStore
+    let store: Replica
     let outbox: Outbox
     let log: @Sendable (String) -> Void
     private var failing = false
@@ -280,7 +281,7 @@ struct Uploader {
     /// Whether the last upload emptied the outbox.
     private(set) var isIdle = false
 
-    init(store: any ReplicaStore, outbox: Outbox, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
+    init(store: Replica, outbox: Outbox, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
         self.store = store
         self.outbox = outbox
         self.log = log

@@ -35,14 +35,14 @@ struct ArchiveCatalog {
     /// The largest record read.
     static let recordLimit = 1 << 20
 
-    let repository: any ArchiveRepository
+    let repository: ArchiveRepository
     /// Every entry named like an archive, oldest first.
     let archives: [Archive]
 
     /// Lists `repository` and reads the records of its files named
     /// `STEM-TIMESTAMP.EXT`, with EXT one of `extensions` (those of the
     /// archive formats, or ``ArchiveName/snapshotExtensions``).
-    init(_ repository: any ArchiveRepository, extensions: [String], now: Date = Date()) throws {
+    init(_ repository: ArchiveRepository, extensions: [String], now: Date = Date()) throws {
         self.repository = repository
         let entries = try repository.list()
         var archives: [Archive] = []
@@ -117,7 +117,7 @@ struct ArchiveCatalog {
 
     /// `name` as a restore or a verify reads it: `latest` names the newest
     /// trusted archive; any other name is itself.
-    static func resolve(_ name: String, in repository: any ArchiveRepository, extensions: [String]) throws -> String {
+    static func resolve(_ name: String, in repository: ArchiveRepository, extensions: [String]) throws -> String {
         guard name == "latest" else { return name }
         return try ArchiveCatalog(repository, extensions: extensions).latest().name
     }

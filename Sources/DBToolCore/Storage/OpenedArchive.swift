@@ -25,7 +25,7 @@ struct OpenedArchive {
             let file = try ArchiveFile(path: "/dev/stdin")
             return OpenedArchive(name: "the standard input", source: file, size: file.size)
         }
-        let (repository, name) = try Repository.archive(location, objectStore: objectStore)
+        let (repository, name) = try ArchiveRepository.archive(location, objectStore: objectStore)
         return try repository.open(try ArchiveCatalog.resolve(name, in: repository, extensions: extensions))
     }
 }

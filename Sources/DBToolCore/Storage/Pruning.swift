@@ -56,7 +56,7 @@ public enum Pruning {
         return report
     }
 
-    private static func delete(_ archive: ArchiveCatalog.Archive, from repository: any ArchiveRepository, into report: inout Report) {
+    private static func delete(_ archive: ArchiveCatalog.Archive, from repository: ArchiveRepository, into report: inout Report) {
         do {
             // Gone already (another run pruned it): not ours to report.
             if try repository.delete(archive.name) { report.deleted.append(archive.location) }

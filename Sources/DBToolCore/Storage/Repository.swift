@@ -1,70 +1,23 @@
 import Foundation
 
-/// Where archives live: a local directory (``DirectoryRepository``) or a
-/// prefix of S3-compatible object storage (``S3Repository``), behind one
-/// interface, in the spirit of Litestream's `ReplicaClient`.
-///
-/// A backup, a listing, a verify, a restore and a prune never ask which
-/// kind it is: they list what is there, write a new archive (published
-/// whole, or aborted leaving nothing), open one for reading, write and
-/// read small records beside archives (``SeriesRecord``), and delete. Each
-/// backend maps its own failures to dbtool's exit statuses.
-protocol ArchiveRepository: AnyObject {
-    /// The repository as given (`/backups`, `s3://bucket/prefix/`), for messages.
-    var description: String { get }
-    /// Where `name` is, for reports: a path, or an `s3://` URL.
-    func location(of name: String) -> String
-    /// A local directory where a backup may stage files (the WAL copy):
-    /// the repository's own directory, or the temp directory for a store.
-    var stagingDirectory: String { get }
+/// The layout of archives over a ``Store``: each archive an object at the
+/// store's root, named after its database and time
+/// (`db-20261128T020000.000Z.tar.zst`), its record beside it
+/// (`NAME.dbtool.json`, ``SeriesRecord``). A backup, a listing, a verify, a
+/// restore and a prune go through it; the store, a directory or a prefix
+/// of object storage, maps its own failures to dbtool's exit statuses.
+final class ArchiveRepository {
+    /// Where the archives are.
+    let store: any Store
+    /// Told the token of each upload once started (the backup lock keeps
+    /// it, so that the next run aborts it after a kill).
+    var uploadStarted: ((String, String) -> Void)?
+    /// Called with the bytes uploaded so far, on an upload thread.
+    var uploadProgress: (@Sendable (Int64) -> Void)?
 
-    /// The entries directly under the repository: archives, records and
-    /// anything else, with their sizes.
-    func list() throws -> [RepositoryEntry]
-    /// The whole content of a small entry (a record), nil when there is
-    /// none; `limit` bytes at most.
-    func readSmall(_ name: String, limit: Int) throws -> Data?
-    /// Writes a small entry whole (a record): it appears complete or not at all.
-    func writeSmall(_ name: String, _ data: Data) throws
-    /// Starts writing the entry `name`: it appears under that name only
-    /// once ``RepositoryUpload/publish()`` succeeds; ``RepositoryUpload/abort()``
-    /// leaves nothing behind.
-    func create(_ name: String, replacing: Bool) throws -> any RepositoryUpload
-    /// Opens `name` for one reading, front to back.
-    func open(_ name: String) throws -> OpenedArchive
-    /// Deletes `name`; false when it was not there.
-    func delete(_ name: String) throws -> Bool
-    /// Gives `name` another name (an archive kept as evidence).
-    func rename(_ name: String, to newName: String) throws
-}
-
-/// An entry of a repository.
-struct RepositoryEntry: Equatable {
-    var name: String
-    var size: Int64
-}
-
-/// An archive being written into a repository.
-protocol RepositoryUpload: ArchiveSink {
-    /// Makes the entry appear, whole, under its name, or under `otherName`
-    /// (the archive of a corrupt database, kept as evidence).
-    func publish(as otherName: String?) throws
-    /// Drops what was written: nothing appears, nothing is left (but see
-    /// ``abortFailure``).
-    func abort()
-    /// Why ``abort()`` could not leave nothing behind, if it could not.
-    var abortFailure: String? { get }
-    /// The bytes written.
-    var size: Int64 { get }
-    /// The SHA-256 of the bytes, when the backend computes it (object storage).
-    var sha256: String? { get }
-}
-
-/// Turns a location given by a user into a repository: the one place that
-/// tells object storage from a local path.
-enum Repository {
-    /// True for `s3://…` locations.
-    private static func isObjectURL(_ text: String) -> Bool { text.hasPrefix("s3://") }
+    init(_ store: any Store) {
+        self.store = store
+    }
 
     /// The repository at `location`: `s3://BUCKET/PREFIX/`, or a directory.
     ///
@@ -73,30 +26,75 @@ enum Repository {
     ///   only its own).
     static func at(
         _ location: String, objectStore: ObjectStoreOptions, upload: UploadOptions = UploadOptions(), tempPrefix: String
-    ) throws -> any ArchiveRepository {
-        if isObjectURL(location) {
-            return try S3Repository(prefix: ObjectLocation(location), options: objectStore, upload: upload)
-        }
-        return DirectoryRepository(path: try LocalPath.resolve(location, what: "the backup directory"), tempPrefix: tempPrefix)
+    ) throws -> ArchiveRepository {
+        ArchiveRepository(try StoreLocation.store(location, objectStore: objectStore, upload: upload, tempPrefix: tempPrefix, what: "the backup directory"))
     }
 
     /// The repository that holds the archive `location`, and the archive's
-    /// name there (`latest` still to resolve, see ``ArchiveCatalog/resolve(_:in:)``).
-    static func archive(_ location: String, objectStore: ObjectStoreOptions) throws -> (any ArchiveRepository, String) {
-        if isObjectURL(location) {
-            let object = try ObjectLocation(location)
-            let prefix = ObjectLocation(bucket: object.bucket, key: object.parentPrefix)
-            guard !object.name.isEmpty, !object.key.hasSuffix("/") else {
-                throw DBToolError(
-                    .usage, "\(location) names a prefix, not an archive",
-                    hint: "Name one archive (see `dbtool backup list \(location)`), or PREFIX/latest for the newest.")
-            }
-            return (try S3Repository(prefix: prefix, options: objectStore, upload: UploadOptions()), object.name)
-        }
-        let path = try LocalPath.resolve(location, what: "the archive")
-        // Read only: no temp file is ever written there.
-        return (DirectoryRepository(path: LocalPath.parent(of: path), tempPrefix: ".dbtool-read-"), LocalPath.name(of: path))
+    /// name there (`latest` still to resolve, see ``ArchiveCatalog/resolve(_:in:extensions:)``).
+    static func archive(_ location: String, objectStore: ObjectStoreOptions) throws -> (ArchiveRepository, String) {
+        let (store, name) = try StoreLocation.object(location, objectStore: objectStore, what: "the archive")
+        return (ArchiveRepository(store), name)
     }
+
+    /// The repository as given (`/backups`, `s3://bucket/prefix/`), for messages.
+    var description: String { store.description }
+    /// Where `name` is, for reports: a path, or an `s3://` URL.
+    func location(of name: String) -> String { store.location(of: name) }
+    /// A local directory where a backup may stage files (the WAL copy).
+    var stagingDirectory: String { store.stagingDirectory }
+
+    /// The entries at the root: archives, records and anything else, with
+    /// their sizes.
+    ///
+    /// - throws: ``DBToolError`` 66 for a directory or bucket that does not exist.
+    func list() throws -> [RepositoryEntry] {
+        try store.list("").map { RepositoryEntry(name: $0.key, size: $0.size) }
+    }
+
+    /// The whole content of a small entry (a record), nil when there is
+    /// none; `limit` bytes at most.
+    func readSmall(_ name: String, limit: Int) throws -> Data? { try store.readSmall(name, limit: limit) }
+
+    /// Writes a small entry whole (a record): it appears complete or not at
+    /// all. Not stopped by SIGINT or SIGTERM on object storage (bounded once
+    /// one arrived): a record follows a complete archive, which must not
+    /// stay without it.
+    func writeSmall(_ name: String, _ data: Data) throws {
+        var options = StoreWriteOptions()
+        options.replacing = true
+        options.contentType = "application/json"
+        try store.write(name, data, options)
+    }
+
+    /// Starts writing the archive `name`: it appears under that name only
+    /// once published; aborted, it leaves nothing behind.
+    func create(_ name: String, replacing: Bool) throws -> any StoreUpload {
+        var options = StoreWriteOptions()
+        options.replacing = replacing
+        if let started = uploadStarted { options.started = { token in started(name, token) } }
+        options.progress = uploadProgress
+        return try store.create(name, options)
+    }
+
+    /// Opens `name` for one reading, front to back.
+    func open(_ name: String) throws -> OpenedArchive {
+        let (source, size) = try store.open(name)
+        let local = store.kind == .directory ? store.location(of: name) : nil
+        return OpenedArchive(name: store.location(of: name), source: source, size: size, localPath: local)
+    }
+
+    /// Deletes `name`; false when it was not there.
+    func delete(_ name: String) throws -> Bool { try store.delete(name) }
+
+    /// Aborts an upload of `name` a killed run left; false when it could not be.
+    func abortAbandoned(name: String, token: String) -> Bool { store.abortAbandoned(key: name, token: token) }
+}
+
+/// An entry of a repository.
+struct RepositoryEntry: Equatable {
+    var name: String
+    var size: Int64
 }
 
 /// How archives are uploaded to object storage (`backup --to`).

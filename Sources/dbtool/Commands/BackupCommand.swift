@@ -170,7 +170,7 @@ struct CreateBackupCommand: ParsableCommand {
         if [outputPath, outputDir, to].compactMap({ $0 }).count != 1 {
             throw ValidationError("give exactly one destination: --output FILE, --output-dir DIR or --to s3://BUCKET/PREFIX/")
         }
-        if let to, !to.hasPrefix("s3://") {
+        if let to, !StoreLocation.isObjectStorage(to) {
             throw ValidationError("--to takes an s3://BUCKET/PREFIX/ URL (got \(to)); write local archives with --output-dir")
         }
         if !retention.policy.isEmpty && outputPath != nil {

@@ -13,7 +13,7 @@ struct CompactionTests {
     typealias Interop = LitestreamInteropTests
 
     /// Builds the database a plan gives, and returns its bytes.
-    func build(_ store: DirectoryReplicaStore, _ target: RestorePlan.Target, in directory: TemporaryDirectory, name: String) throws
+    func build(_ store: Replica, _ target: RestorePlan.Target, in directory: TemporaryDirectory, name: String) throws
         -> (bytes: Data?, files: Int)
     {
         let staging = try DirectoryDescriptor.open(directory.path)
@@ -38,7 +38,7 @@ struct CompactionTests {
             try session.sync()
             if round == 10 { try session.snapshot() }
         }
-        let store = DirectoryReplicaStore(replica)
+        let store = try Replica.at(replica, objectStore: ObjectStoreOptions())
         let scratch = TemporaryDirectory()
         let before = try build(store, .latest, in: TemporaryDirectory(), name: "before.db")
         var compaction = Compaction(store: store, scratch: scratch.path)

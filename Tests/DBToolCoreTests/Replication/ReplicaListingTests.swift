@@ -65,7 +65,7 @@ struct ReplicaListingTests {
         for seed: UInt64 in [1, 2, 3] {
             let directory = TemporaryDirectory()
             let (count, start) = try Self.writeHistory(into: directory.path, seconds: 3_437, seed: seed)
-            let store = DirectoryReplicaStore(directory.path)
+            let store = try Replica.at(directory.path, objectStore: ObjectStoreOptions())
             let all = try store.allFiles()
             #expect(all.count == count)
             let last = all.map(\.name.maxTXID).max()!
@@ -147,7 +147,7 @@ struct ReplicaListingTests {
             s3.put_object(Bucket='backups', Key='rep/0000/not-an-ltx-file', Body=b'x')
             print('ok')
             """)
-        let store = try ObjectReplicaStore(ObjectLocation("s3://backups/rep/"), options: ObjectStoreOptions(environment: server.environment))
+        let store = try Replica.at("s3://backups/rep/", objectStore: ObjectStoreOptions(environment: server.environment))
         #expect(try store.files(level: 0).map(\.name.minTXID) == Array(1...1200))
         #expect(try store.files(level: 0, firstTXIDs: 1150...UInt64.max).map(\.name.minTXID) == Array(1150...1200))
         #expect(try store.files(level: 0, firstTXIDs: 998...1003).map(\.name.minTXID) == Array(998...1003))

@@ -19,7 +19,7 @@ struct Compaction {
     /// Litestream 0.5's defaults.
     static let defaultLevels = [Level(level: 1, interval: 30), Level(level: 2, interval: 300), Level(level: 3, interval: 3600)]
 
-    let store: any ReplicaStore
+    let store: Replica
     /// Where merged files are built before their upload.
     let scratch: String
     var levels = Compaction.defaultLevels
@@ -30,7 +30,7 @@ struct Compaction {
     /// listed whole once, and the level below only after that TXID.
     private var lastTXID: [Int: UInt64] = [:]
 
-    init(store: any ReplicaStore, scratch: String) {
+    init(store: Replica, scratch: String) {
         self.store = store
         self.scratch = scratch
     }

@@ -35,7 +35,7 @@ struct ReplicaRecord: Codable, Equatable {
     /// The record of `store`; nil when it has none.
     ///
     /// - throws: ``DBToolError`` 65 when a file of that name is not a record dbtool wrote.
-    static func read(from store: any ReplicaStore) throws -> ReplicaRecord? {
+    static func read(from store: Replica) throws -> ReplicaRecord? {
         guard let data = try store.readRecord() else { return nil }
         guard let record = try? JSONDecoder().decode(ReplicaRecord.self, from: data) else {
             throw DBToolError(
@@ -51,7 +51,7 @@ struct ReplicaRecord: Codable, Equatable {
     /// - throws: ``DBToolError`` 73 when the replica belongs to another
     ///   database, naming both.
     @discardableResult
-    static func claim(_ store: any ReplicaStore, for database: SeriesIdentity, now: Date = Date()) throws -> Bool {
+    static func claim(_ store: Replica, for database: SeriesIdentity, now: Date = Date()) throws -> Bool {
         if let existing = try read(from: store) {
             try check(existing, store: store, database: database)
             return false
@@ -66,7 +66,7 @@ struct ReplicaRecord: Codable, Equatable {
         return false
     }
 
-    private static func check(_ record: ReplicaRecord, store: any ReplicaStore, database: SeriesIdentity) throws {
+    private static func check(_ record: ReplicaRecord, store: Replica, database: SeriesIdentity) throws {
         guard !record.database.names(database) else { return }
         throw DBToolError(
             .cantCreate,

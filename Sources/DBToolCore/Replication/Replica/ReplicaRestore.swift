@@ -4,7 +4,7 @@ import Foundation
 /// staging directory: each file read once, its checksum verified as it is
 /// applied, the result synced. The caller checks it and puts it in place.
 struct ReplicaRestore {
-    let store: any ReplicaStore
+    let store: Replica
     let target: RestorePlan.Target
 
     /// What was rebuilt.
@@ -18,7 +18,7 @@ struct ReplicaRestore {
     }
 
     /// Whether the replica holds anything to restore at all.
-    static func isReplica(_ store: any ReplicaStore) throws -> Bool {
+    static func isReplica(_ store: Replica) throws -> Bool {
         try store.lastTXID() > 0
     }
 
@@ -27,10 +27,7 @@ struct ReplicaRestore {
     /// - throws: ``DBToolError`` 66 when nothing is restorable at the target,
     ///   65 when a file is damaged or the chain has a gap (naming the file).
     func build(into staging: DirectoryDescriptor, fileName: String) throws -> Result {
-        let exact = store as? ObjectReplicaStore
-        let (found, listed) = try RestorePlan.load(from: store, target: target) { file in
-            try exact?.exactTimestamp(of: file.name) ?? file.createdAt
-        }
+        let (found, listed) = try RestorePlan.load(from: store, target: target) { file in try store.exactTimestamp(of: file) }
         guard let plan = found else {
             throw DBToolError(
                 .noInput, "\(store.description) holds no state at or before \(describe(target)) (\(listed) files)",
@@ -65,7 +62,7 @@ struct ReplicaRestore {
             throw error.reported(.ioError)
         }
         let last = plan.files.last!
-        return Result(txid: LTXFileName.hex(plan.txid), time: try exact?.exactTimestamp(of: last.name) ?? last.createdAt, files: plan.files.count)
+        return Result(txid: LTXFileName.hex(plan.txid), time: try store.exactTimestamp(of: last), files: plan.files.count)
     }
 
     private func describe(_ target: RestorePlan.Target) -> String {

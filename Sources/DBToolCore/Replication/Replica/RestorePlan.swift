@@ -47,7 +47,7 @@ struct RestorePlan: Equatable {
 
     /// The plan for `target`, listing only what it needs: the snapshots,
     /// then the levels top down, levels 1 and 0 only where the levels above
-    /// leave a hole (see `ReplicaStoreLevels.listing(level:reach:)`), so
+    /// leave a hole (see `ReplicaLevels.listing(level:reach:)`), so
     /// that a day of level-0 files costs a listing of a few minutes of them.
     /// Should level 0 not line up with the rest (a gap, or files written
     /// otherwise), every file is listed.
@@ -55,7 +55,7 @@ struct RestorePlan: Equatable {
     /// - returns: The plan (nil when nothing is restorable at the target) and
     ///   the number of files listed.
     static func load(
-        from store: any ReplicaStore, target: Target, createdAt exact: @escaping (ReplicaFile) throws -> Date = { $0.createdAt }
+        from store: Replica, target: Target, createdAt exact: @escaping (ReplicaFile) throws -> Date = { $0.createdAt }
     ) throws -> (plan: RestorePlan?, listed: Int) {
         // A time target may ask a file's exact time more than once.
         var times: [LTXFileName: Date] = [:]
@@ -75,7 +75,7 @@ struct RestorePlan: Equatable {
             return txid < range.lowerBound ? nil : range.lowerBound...min(range.upperBound, txid)
         }
         for level in (0..<LTXFileName.snapshotLevel).reversed() {
-            if ReplicaStoreLevels.isListedWhole(level) {
+            if ReplicaLevels.isListedWhole(level) {
                 if let range = needed(0...UInt64.max) { available += try store.files(level: level, firstTXIDs: range) }
                 plan = try RestorePlan(available, target: target, createdAt: createdAt) ?? plan
                 continue

@@ -19,7 +19,7 @@ import Foundation
 ///
 /// The writer and the workers share ``State`` under one ``Locked``: its
 /// condition hands buffers and jobs between them.
-final class MultipartUploadStream: RepositoryUpload {
+final class MultipartUploadStream: StoreUpload {
     let location: ObjectLocation
     private let store: ObjectStore
     private let partSize: Int
@@ -28,6 +28,9 @@ final class MultipartUploadStream: RepositoryUpload {
     /// Told the upload's id once it is started (to clean up after a kill).
     private let started: ((String) -> Void)?
     private let progress: (@Sendable (Int64) -> Void)?
+    /// Publish only if no object is under the key (`If-None-Match: *`):
+    /// for objects smaller than a part, written in one PUT.
+    private let ifAbsent: Bool
     private let shared = Locked(State())
     private var current: UnsafeMutableRawBufferPointer?
     private var filled = 0
@@ -69,8 +72,9 @@ final class MultipartUploadStream: RepositoryUpload {
     ///   - progress: Called on a worker thread with the bytes uploaded so far.
     init(
         store: ObjectStore, location: ObjectLocation, partSize: Int, threads: Int, headers: [String],
-        started: ((String) -> Void)? = nil, progress: (@Sendable (Int64) -> Void)? = nil
+        started: ((String) -> Void)? = nil, progress: (@Sendable (Int64) -> Void)? = nil, ifAbsent: Bool = false
     ) {
+        self.ifAbsent = ifAbsent
         self.store = store
         self.location = location
         self.partSize = partSize
@@ -144,11 +148,19 @@ final class MultipartUploadStream: RepositoryUpload {
     func publish(as otherName: String?) throws {
         try finish()
         if let uploadId {
+            guard !ifAbsent else { throw DBToolError(.software, "\(location): an exclusive write larger than a part") }
             let parts = shared.withLock { $0.parts }
             try store.completeMultipartUpload(location, uploadId: uploadId, parts: parts)
         } else {
             let body = current.map { UnsafeRawBufferPointer(rebasing: $0[0..<filled]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            try store.putObject(location, body: body, headers: headers, interruptible: false)
+            if ifAbsent {
+                guard try store.putObjectIfAbsent(location, body: body, headers: headers) else {
+                    isDone = true
+                    throw StoreConflict(key: location.key)
+                }
+            } else {
+                try store.putObject(location, body: body, headers: headers, interruptible: false)
+            }
         }
         isDone = true
         if let otherName {

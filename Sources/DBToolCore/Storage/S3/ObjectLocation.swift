@@ -15,10 +15,9 @@ public struct ObjectLocation: Sendable, Equatable, CustomStringConvertible {
     ///
     /// - throws: ``DBToolError`` (64) naming the argument when it is not one.
     public init(_ text: String) throws {
-        guard text.hasPrefix("s3://") else {
+        guard let rest = StoreLocation.objectPath(of: text) else {
             throw DBToolError(.usage, "\(text) is not an object storage URL", hint: "Write s3://BUCKET/PREFIX/.")
         }
-        let rest = text.dropFirst("s3://".count)
         let bucket = String(rest.prefix { $0 != "/" })
         let key = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
         // S3's rules for bucket names: 3 to 63 lowercase letters, digits, dots and hyphens.

@@ -104,12 +104,14 @@ final class ObjectStore {
         return objects
     }
 
-    /// An object's size, entity tag and user metadata (`x-amz-meta-*`, without
-    /// the prefix), or nil when there is no such object.
+    /// An object's size, entity tag, time and user metadata (`x-amz-meta-*`,
+    /// without the prefix), or nil when there is no such object.
     struct ObjectInfo {
         var size: Int64
         var etag: String
         var metadata: [String: String]
+        /// `Last-Modified`, as the store gives it (an HTTP date).
+        var lastModified: String = ""
     }
 
     func head(_ location: ObjectLocation) throws -> ObjectInfo? {
@@ -120,7 +122,8 @@ final class ObjectStore {
             metadata[String(name.dropFirst("x-amz-meta-".count))] = value
         }
         return ObjectInfo(
-            size: Int64(response.headers["content-length"] ?? "") ?? 0, etag: response.headers["etag"] ?? "", metadata: metadata)
+            size: Int64(response.headers["content-length"] ?? "") ?? 0, etag: response.headers["etag"] ?? "", metadata: metadata,
+            lastModified: response.headers["last-modified"] ?? "")
     }
 
     /// The bytes `range` of an object, as long as its entity tag is `etag`.
@@ -158,9 +161,8 @@ final class ObjectStore {
         let digest = SHA256.hash(data: body)
         let response = try send(
             "writing \(location)", "PUT", bucket: location.bucket, key: location.key,
-            headers: headers + [
-                "Content-Type: application/json", "If-None-Match: *", "x-amz-checksum-sha256: \(Data(digest).base64EncodedString())",
-            ], body: body, payloadHash: digest.hexString, accept: [409, 412])
+            headers: headers + ["If-None-Match: *", "x-amz-checksum-sha256: \(Data(digest).base64EncodedString())"], body: body,
+            payloadHash: digest.hexString, accept: [409, 412], interruptible: false)
         // 412: an object is there; 409: another conditional write of the key is under way.
         return !(response.status == 412 || response.status == 409)
     }
@@ -194,7 +196,8 @@ final class ObjectStore {
     func createMultipartUpload(_ location: ObjectLocation, headers: [String]) throws -> String {
         let response = try send(
             "starting the upload of \(location)", "POST", bucket: location.bucket, key: location.key, query: [("uploads", "")],
-            headers: headers + ["x-amz-checksum-algorithm: SHA256", "Content-Type: application/octet-stream"])
+            headers: headers + ["x-amz-checksum-algorithm: SHA256"]
+                + (headers.contains { $0.lowercased().hasPrefix("content-type:") } ? [] : ["Content-Type: application/octet-stream"]))
         guard let root = XMLNode.parse(response.body), let id = root["UploadId"], !id.isEmpty else {
             throw unreadable("the reply to the start of the upload of \(location)")
         }
