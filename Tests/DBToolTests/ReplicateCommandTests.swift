@@ -113,7 +113,7 @@ struct ReplicateCommandTests {
         #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stderr)")
         #expect(Set(try events(theirs)) == rows)
 
-        // The next start resumes: a full image after the replica's last file.
+        // The next start resumes from the replica's position: the log after its last file, nothing sent again.
         let app2 = try AckWriter(database: database, scratch: scratch)
         let resumed = try BackgroundTool(
             ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.2", "--format", "json"], scratch: scratch)
@@ -123,7 +123,7 @@ struct ReplicateCommandTests {
         resumed.send(SIGTERM)
         let stopped = resumed.wait()
         #expect(stopped.status == 0, "\(stopped.stderr)")
-        #expect(stopped.stderr.contains("resumed: a full image as TXID"), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("resumed after the replica's TXID"), "\(stopped.stderr)")
         #expect(stopped.stdout.contains("\"stoppedBy\" : \"SIGTERM\""), "\(stopped.stdout)")
         let latest = scratch.file("latest")
         #expect(try dbtool(["restore", replica, latest]).status == 0)
@@ -279,6 +279,55 @@ struct ReplicateCommandTests {
         #expect(followed.status == 0, "\(followed.stderr)")
         #expect(followed.stdout.contains("\"follow\""), "\(followed.stdout)")
         #expect(try events(copy) == events(database), "the copy did not catch up")
+    }
+
+    @Test("--follow of a 20 MB database: each update writes about what changed, the copy has no log, a reader that stays open sees every state and waits under 300 ms")
+    func followInPlace() throws {
+        let database = try scratch.makeDatabase()
+        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
+        try bulk.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
+            try db.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c")
+        }
+        let replica = scratch.file("replica")
+        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
+        let copy = scratch.file("copy")
+        let follower = try BackgroundTool(["restore", replica, copy, "--follow", "--follow-interval", "0.1"], scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("following") })
+        let written = { () -> Int64 in
+            let io = (try? String(contentsOfFile: "/proc/\(follower.process.processIdentifier)/io", encoding: .utf8)) ?? ""
+            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap { Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? -1
+        }
+        let before = written()
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.readonly = true
+        let reader = try DatabaseQueue(path: copy + "/db.sqlite", configuration: configuration)
+        var seen = Set<Int>()
+        var longest = 0.0
+        for round in 1...30 {
+            try bulk.write { db in try db.execute(sql: "UPDATE blob SET data = randomblob(4000) WHERE id = ?; INSERT INTO account VALUES (?, 1)", arguments: [round, 1000 + round]) }
+            let start = Date()
+            let accounts = try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? 0 }
+            longest = max(longest, Date().timeIntervalSince(start))
+            seen.insert(accounts)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(waitUntil(timeout: 10) { ((try? reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") }) ?? 0) == 40 })
+        try reader.close()
+        let after = written()
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+        try bulk.close()
+        #expect(seen.count > 5, "the open reader saw \(seen.sorted()): the updates never reached it")
+        #expect(longest < 0.3, "a read waited \(longest) s")
+        #expect(before > 0 && after - before < 8 << 20, "the follower wrote \(after - before) bytes for 30 small updates of a 20 MB copy")
+        #expect(!FileManager.default.fileExists(atPath: copy + "/db.sqlite-wal"), "the copy has a write-ahead log")
+        #expect(try accountTotals(copy).accounts == 40)
     }
 
     @Test("the store away (seconds; minutes in make stress): files wait in the outbox, within its limit, go up in order when it answers, and nothing is lost")

@@ -58,6 +58,10 @@ public struct RestoreOperation: Sendable {
     public var ifDatabaseNotExists = false
     /// With a replica: succeed without restoring when it holds nothing.
     public var ifReplicaExists = false
+    /// With a replica: leave the database in rollback-journal mode, for
+    /// ``FollowOperation`` to keep current in place (its readers then never
+    /// create a write-ahead log).
+    public var preparesForFollowing = false
     /// What the run may not write onto: the archive or replica it reads is
     /// added to it.
     public var gate = WriteGate()
@@ -229,6 +233,17 @@ public struct RestoreOperation: Sendable {
             let target: RestorePlan.Target = txid.map { .txid($0) } ?? time.map { .time($0) } ?? .latest
             let built = try ReplicaRestore(store: store, target: target).build(into: staging, fileName: databaseFile)
             replicaPoint = ReplicaPoint(txid: built.txid, time: built.time, files: built.files)
+            if preparesForFollowing {
+                // The read and write versions of the header: 1, rollback-journal mode.
+                do {
+                    let file = try staging.openFile(databaseFile, .readWrite)
+                    defer { file.close() }
+                    try file.writeAll(toAbsoluteOffset: 18, [1, 1])
+                    try file.sync()
+                } catch {
+                    throw error.reported(.cantCreate)
+                }
+            }
             // The database rebuilt is the replica owner's: it keeps its identity, and may replicate there again.
             if let owner = try ReplicaRecord.read(from: store), let identity = DatabaseIdentity(owner.database.id) {
                 try identity.write(in: staging, for: databaseFile)

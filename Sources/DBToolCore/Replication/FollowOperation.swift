@@ -3,13 +3,16 @@ import Foundation
 /// `dbtool restore REPLICA DIR --follow`: keeps a restored database current
 /// with its replica, a read-only copy for readers elsewhere, until SIGTERM.
 ///
-/// Every interval the files after the copy's TXID are applied to a private
-/// shadow of the database beside DIR (`.dbtool-follow-NAME/`), then the
-/// shadow goes into DIR's database through SQLite's online backup API, in
-/// one write transaction: readers see the state before or the state after,
-/// never a half-applied file. When the replica no longer holds the files
-/// that follow (retention passed them, a snapshot replaced them), the
-/// shadow is rebuilt from the newest snapshot.
+/// Every interval the files after the copy's TXID are merged (each page's
+/// newest version, in a scratch file beside DIR, `.dbtool-follow-NAME/`)
+/// and written into DIR's database in place, as one transaction of
+/// SQLite's own rollback journal (``JournaledPageWriter``): readers see the
+/// state before or the state after, never a half-applied file, and wait
+/// only while the changed pages are written. A follower of a database of
+/// any size writes about what changed, and the copy (in rollback-journal
+/// mode) has no write-ahead log to grow. When the replica no longer holds
+/// the files that follow (retention passed them), the copy is brought to
+/// the newest snapshot and the files after it the same way.
 public struct FollowOperation: Sendable {
     public var replica: String
     /// The directory the restore filled.
@@ -18,8 +21,6 @@ public struct FollowOperation: Sendable {
     public var txid: String
     public var interval: TimeInterval = 1
     public var objectStore = ObjectStoreOptions()
-    /// How long to wait for the copy's write lock (readers keep it briefly).
-    public var timeout: TimeInterval = DatabaseHandle.defaultTimeout
     /// Receives one line per update.
     public var log: @Sendable (String) -> Void = { _ in }
 
@@ -44,60 +45,57 @@ public struct FollowOperation: Sendable {
     public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
         let store = try Replica.at(replica, objectStore: objectStore)
         let target = try LocalPath.resolve(directory, what: "the directory to follow into")
-        let database = target + "/" + DatabaseLocation.defaultFileName
-        guard FileSystem.exists(database) else {
-            throw DBToolError(.noInput, "no database at \(database) to keep current", hint: "Restore into DIR first.")
+        let databaseName = DatabaseLocation.defaultFileName
+        guard FileSystem.exists(target + "/" + databaseName) else {
+            throw DBToolError(.noInput, "no database at \(target)/\(databaseName) to keep current", hint: "Restore into DIR first.")
         }
-        let parent = LocalPath.parent(of: target)
-        let shadowName = ".dbtool-follow-" + LocalPath.name(of: target)
-        let parentDirectory = try DirectoryDescriptor.open(parent)
-        defer { parentDirectory.close() }
-        parentDirectory.removeTree(shadowName)
+        let folder = try DirectoryDescriptor.open(target)
+        defer { folder.close() }
+        let parent = try DirectoryDescriptor.open(LocalPath.parent(of: target))
+        defer { parent.close() }
+        let scratchName = boundedFileName(".dbtool-follow-", LocalPath.name(of: target), "")
+        parent.removeTree(scratchName)
         do {
-            try parentDirectory.createDirectory(shadowName)
+            try parent.createDirectory(scratchName)
         } catch {
-            throw error.reported(.cantCreate, hint: "Check the permissions of \(parent).")
+            throw error.reported(.cantCreate, hint: "Check the permissions of \(parent.path).")
         }
-        defer { parentDirectory.removeTree(shadowName) }
-        let shadow = try parentDirectory.openDirectory(shadowName)
-        defer { shadow.close() }
+        defer { parent.removeTree(scratchName) }
+        let scratch = try parent.openDirectory(scratchName)
+        defer { scratch.close() }
+        let pageSize = try Self.pageSize(of: folder, databaseName)
+        let writer = try JournaledPageWriter(folder: folder, name: databaseName, pageSize: pageSize)
 
         var current = UInt64(txid, radix: 16) ?? 0
-        var pageSize = try rebuild(shadow, from: store, at: .txid(current)).pageSize
         var updates = 0
+        var waiting = false
         while !stop() && !Interruption.isRequested {
-            try? Interruption.sleep(seconds: interval)
+            try? Interruption.sleep(seconds: waiting ? min(interval, 0.05) : interval)
             if stop() || Interruption.isRequested { break }
             do {
                 let files = try store.files(after: current)
-                let next = try RestorePlan.chain(after: current, in: files)
-                var reach = next.last?.name.maxTXID ?? current
+                var next = try RestorePlan.chain(after: current, in: files)
                 let last = files.map(\.name.maxTXID).max() ?? current
+                var rebuilt = false
                 if next.isEmpty && last > current {
-                    // What follows is gone from the replica: start again from its snapshot.
-                    (pageSize, reach) = try rebuild(shadow, from: store, at: .latest)
-                    log("the replica no longer holds TXID \(LTXFileName.hex(current + 1)): the copy is rebuilt from its snapshot")
+                    // What follows is gone from the replica: from its newest snapshot.
+                    guard let plan = try RestorePlan.load(from: store, target: .latest).plan else { continue }
+                    next = plan.files
+                    rebuilt = true
                 } else if next.isEmpty {
                     continue
-                } else {
-                    let file = try shadow.openFile(DatabaseLocation.defaultFileName, .readWrite)
-                    defer { file.close() }
-                    var applier = LTXApplier(database: file, resumingAt: current, pageSize: pageSize)
-                    for name in next.map(\.name) {
-                        do {
-                            try applier.apply(from: try store.open(name), name: name.path)
-                        } catch let error as LTXError {
-                            throw DBToolError(.dataError, "\(store.description): \(name.path) can not be applied: \(error.reason)")
-                        }
-                    }
-                    try file.sync()
                 }
-                let stall = try LiveRestore(
-                    staging: shadow, target: target, database: database, databaseFile: DatabaseLocation.defaultFileName, timeout: timeout
-                ).run()
-                current = reach
+                let merged = try MergedPages(next, from: store, pageSize: pageSize, in: scratch)
+                guard let held = try writer.apply(merged.update) else {
+                    // Readers kept the copy: they go on, the update comes a moment later.
+                    waiting = true
+                    continue
+                }
+                waiting = false
+                current = next.last!.name.maxTXID
                 updates += 1
-                log("at TXID \(LTXFileName.hex(current)) (readers waited \(Int((stall * 1000).rounded())) ms)")
+                if rebuilt { log("the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot") }
+                log("at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)")
             } catch let error as DBToolError where error.status == .tempFail {
                 log("the replica does not answer (\(error.message)): retrying")
             } catch where Interruption.isRequested {
@@ -107,17 +105,63 @@ public struct FollowOperation: Sendable {
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())
     }
 
-    /// Builds the shadow's database at `target`; returns its page size and TXID.
-    private func rebuild(
-        _ shadow: DirectoryDescriptor, from store: Replica, at target: RestorePlan.Target
-    ) throws -> (pageSize: UInt32, txid: UInt64) {
-        _ = try? shadow.removeFile(DatabaseLocation.defaultFileName)
-        for suffix in DatabaseFiles.walSuffixes { _ = try? shadow.removeFile(DatabaseLocation.defaultFileName + suffix) }
-        let built = try ReplicaRestore(store: store, target: target).build(into: shadow, fileName: DatabaseLocation.defaultFileName)
-        let (file, _) = try shadow.openRegularFile(DatabaseLocation.defaultFileName)
+    /// The page size the copy's header gives.
+    private static func pageSize(of folder: DirectoryDescriptor, _ name: String) throws -> UInt32 {
+        let (file, _) = try folder.openRegularFile(name)
         defer { file.close() }
         let header = try file.read(fromAbsoluteOffset: 16, count: 2)
+        guard header.count == 2 else { throw DBToolError(.dataError, "\(folder.path(of: name)) is not a SQLite database") }
         let raw = UInt32(header[0]) << 8 | UInt32(header[1])
-        return (raw == 1 ? 65536 : raw, UInt64(built.txid, radix: 16) ?? 0)
+        return raw == 1 ? 65536 : raw
     }
+}
+
+/// The pages of LTX files merged: each page's newest version, kept in a
+/// scratch file at its place (memory holds only the page numbers), and
+/// the size the last file gives.
+private final class MergedPages {
+    private let file: FileDescriptor
+    private let pageSize: UInt32
+    /// The update for ``JournaledPageWriter``.
+    private(set) var update: JournaledPageWriter.Update
+
+    init(_ files: [ReplicaFile], from replica: Replica, pageSize: UInt32, in scratch: DirectoryDescriptor) throws {
+        self.pageSize = pageSize
+        _ = try? scratch.removeFile("pages")
+        try scratch.createFile("pages").close()
+        let opened = try scratch.openFile("pages", .readWrite)
+        var present = Set<UInt32>()
+        var commit: UInt32 = 0
+        var page = [UInt8](repeating: 0, count: Int(pageSize))
+        for source in files {
+            var decoder: LTXDecoder
+            do {
+                decoder = try LTXDecoder(from: try replica.open(source.name))
+                guard decoder.header.pageSize == pageSize else {
+                    throw LTXError.malformed("its page size is \(decoder.header.pageSize), the copy's \(pageSize)")
+                }
+                while let number = try page.withUnsafeMutableBytes({ try decoder.nextPage(into: $0) }) {
+                    try opened.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), page)
+                    present.insert(number)
+                }
+            } catch let error as LTXError {
+                opened.close()
+                throw DBToolError(.dataError, "\(replica.description): \(source.name.path) can not be applied: \(error.reason)")
+            }
+            commit = decoder.header.commit
+            // Pages past a smaller database are gone.
+            present = present.filter { $0 <= commit }
+        }
+        file = opened
+        let lockPage = LTXHeader.lockPage(pageSize: pageSize)
+        let size = Int64(pageSize)
+        update = JournaledPageWriter.Update(
+            pages: present.filter { $0 != lockPage }.sorted(),
+            read: { [opened] number, buffer in
+                _ = try opened.read(fromAbsoluteOffset: Int64(number - 1) * size, into: buffer)
+            },
+            commit: commit)
+    }
+
+    deinit { file.close() }
 }

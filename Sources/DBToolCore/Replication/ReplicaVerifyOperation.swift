@@ -9,8 +9,8 @@ import Foundation
 /// One history: every file dbtool wrote carries its database's identity
 /// (the LTX node ID), which must be the replica owner's (``ReplicaRecord``)
 /// and the same in every file; and consecutive level-0 files read from one
-/// write-ahead log must continue it where the one before stopped (or start
-/// a new log). Two databases writing one replica break both.
+/// write-ahead log must continue it where the one before stopped (or cover
+/// a log from its start). Two databases writing one replica break both.
 public struct ReplicaVerifyOperation: Sendable {
     public var replica: String
     public var objectStore = ObjectStoreOptions()
@@ -105,7 +105,9 @@ public struct ReplicaVerifyOperation: Sendable {
             guard b.minTXID == a.maxTXID + 1, a.nodeID != 0, b.nodeID != 0, a.walOffset != 0, b.walOffset != 0 else { continue }
             let sameLog = a.walSalt1 == b.walSalt1 && a.walSalt2 == b.walSalt2
             let expected = sameLog ? a.walOffset + a.walSize : walHeaderSize
-            guard b.walOffset != expected else { continue }
+            // A file that covers a log from its start (a new log, or a restart's
+            // image of the state there) follows any file.
+            guard b.walOffset != expected && b.walOffset != walHeaderSize else { continue }
             throw twoHistories(
                 store,
                 "\(next.file.name.path) does not follow \(previous.file.name.path): it starts at offset \(b.walOffset) of \(sameLog ? "the same" : "a new") write-ahead log, where \(expected) was expected")

@@ -4,24 +4,32 @@ import Foundation
 /// database to a replica (a directory or an `s3://` prefix) within the sync
 /// interval, as LTX files in Litestream 0.5's layout, until SIGTERM.
 ///
-/// Each sync writes one file into the outbox, a private directory beside
-/// the database (`.dbtool-replicate/`, never archived by `dbtool backup`),
-/// and the outbox is then uploaded in TXID order. A store that is away
-/// only delays the upload: files wait in the outbox (up to
-/// ``outboxLimit`` bytes; past it, syncs pause and SQLite's log holds the
-/// transactions instead, since the session keeps it pinned) and go up, in
-/// order, when it answers again. Nothing is lost on a full local disk
-/// either: the log stays pinned until a file could be written.
+/// Two lanes. The shipping lane (the calling thread) reads the log each
+/// ``syncInterval`` into one level-0 file of the outbox, a private
+/// directory beside the database (`.dbtool-replicate/`, never archived by
+/// `dbtool backup`), and uploads the outbox in TXID order. The maintenance
+/// lane (``MaintenanceLane``) writes and uploads snapshots, compacts and
+/// applies retention beside it, with its own connection to the store: no
+/// level-0 file waits behind a large upload.
+///
+/// A store that is away only delays the upload: files wait in the outbox
+/// (up to ``outboxLimit`` bytes; past it, syncs pause and SQLite's log
+/// holds the transactions instead, since the session keeps it pinned) and
+/// go up, in order, when it answers again; at start-up it is waited for, up
+/// to ``startupTimeout``. Nothing is lost on a full local disk either: the
+/// log stays pinned until a file could be written.
 ///
 /// Replication takes over checkpoints (see `ReplicationSession`): it
 /// checkpoints once the log holds ``checkpointPages`` pages. A snapshot of
 /// the whole database goes to level 9 every ``snapshotInterval``.
 ///
-/// A restart (after SIGKILL, a reboot) writes a full image of the database
-/// as the TXID after the replica's last file: the replica's history goes on
-/// without a gap, whatever happened to the database meanwhile. So does a
+/// A restart (after a stop, SIGKILL, a reboot) goes on from the replica's
+/// position (``ReplicationStart``): the log after the replica's last file
+/// when it is still there, else the pages that changed since (what the
+/// replica holds is recorded beside the database, ``ReplicaState``); the
+/// whole database only when nothing tells what the replica holds. A
 /// database replaced under a running replication (a restore into its
-/// directory, a file moved in): the session starts over on the new file.
+/// directory, a file moved in) goes on as a full image.
 ///
 /// SIGTERM or SIGINT ends it: a last sync and upload, bounded by
 /// ``shutdownTimeout``, then it returns; a second signal stops at once.
@@ -33,6 +41,9 @@ public struct ReplicateOperation: Sendable {
     public var checkpointPages: Int64 = 1000
     public var snapshotInterval: TimeInterval = 86_400
     public var shutdownTimeout: TimeInterval = 10
+    /// How long a store that does not answer at start-up is waited for,
+    /// with backoff, before the run fails with 75.
+    public var startupTimeout: TimeInterval = 300
     /// The most the outbox holds before syncs pause.
     public var outboxLimit: Int64 = 1 << 30
     /// How far back a restore can go: older files are deleted once a
@@ -44,19 +55,24 @@ public struct ReplicateOperation: Sendable {
     /// longer than the one before): Litestream's 30 s, 5 min and 1 h.
     public var compactionIntervals: [TimeInterval] = [30, 300, 3600]
     public var objectStore = ObjectStoreOptions()
-    /// Receives one line per event (the CLI prints them on stderr).
     /// A Prometheus text file (`--metrics-file`) where the lag, the bytes
     /// waiting and the shipped TXID are written every ``metricsInterval``.
     public var metricsFile: String?
     public var metricsInterval: TimeInterval = 15
+    /// Receives one line per event (the CLI prints them on stderr).
     public var log: @Sendable (String) -> Void = { _ in }
-    /// Called once the replica holds the first file: the service is ready.
+    /// Called once the replica holds the database's state at the start:
+    /// the service is ready.
     public var ready: @Sendable () -> Void = {}
     /// What the run may not write onto: the database's files are added to it.
     public var gate = WriteGate()
 
     /// The outbox's name, in the database's directory.
     public static let outboxName = ".dbtool-replicate"
+
+    /// A start image larger than this goes up on the maintenance lane,
+    /// while the level-0 files after it go up beside it.
+    static let handOffSize: Int64 = 8 << 20
 
     public init(database: DatabaseLocation, replica: String) {
         self.database = database
@@ -80,244 +96,208 @@ public struct ReplicateOperation: Sendable {
     /// Runs until a signal; `until` (for tests and embedders) can stop it too.
     ///
     /// - throws: ``DBToolError``: 75 when another `replicate` runs for the
-    ///   database, 65 when it is not in WAL mode, 77 for refused credentials.
+    ///   database or the store stayed away past ``startupTimeout``, 65 when
+    ///   it is not in WAL mode, 73 when the replica belongs to another
+    ///   database, 77 for refused credentials.
     public func run(until stop: @escaping () -> Bool = { false }) throws -> Report {
         try database.checkExists()
         var gate = self.gate
         gate.protect(database)
-        let store = try Replica.at(replica, objectStore: objectStore)
-        if let path = store.store.localPath { try gate.check(path, .directory, what: "the replica") }
+        let replica = try Replica.at(self.replica, objectStore: objectStore)
+        if let path = replica.store.localPath { try gate.check(path, .directory, what: "the replica") }
         if let metricsFile { try MetricsFile.check(metricsFile, gate: gate) }
         let lock = try ExclusiveLock(for: database, purpose: .replicate, timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         let identity = SeriesIdentity(location: database)
-        try store.prepareForWriting()
-        try ReplicaRecord.claim(store, for: identity)
+        try replica.prepareForWriting()
         let outbox = try Outbox(in: database.directoryPath, gate: gate)
-        let snapshots: [ReplicaFile]
-        let last: UInt64
+        let state = try openState(nodeID: identity.nodeID, replica: replica.description)
+        var session = try ReplicationSession(database: database.filePath, outbox: outbox.path)
+        session.nodeID = identity.nodeID
+        let start: ReplicationStart.Outcome
         do {
-            snapshots = try store.files(level: LTXFileName.snapshotLevel)
-            last = try store.lastTXID()
+            start = try waitingForStore {
+                try ReplicaRecord.claim(replica, for: identity)
+                return try ReplicationStart(replica: replica, session: session, state: state, nodeID: identity.nodeID).run()
+            }
         } catch where Interruption.isRequested {
             // Stopped before it began: nothing to ship, a clean stop.
             let stoppedBy = Interruption.acknowledge()
+            try? session.close()
             log("stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
-            return Report(database: database.filePath, replica: store.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
+            return Report(database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
-        var session = try ReplicationSession(database: database.filePath, replica: outbox.path)
-        session.nodeID = identity.nodeID
-        try session.start(after: last)
-        log(last == 0 ? "snapshot: TXID 1, the whole database" : "resumed: a full image as TXID \(last + 1), after the replica's \(LTXFileName.hex(last))")
-        // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
-        var lastSnapshot = snapshots.map(\.createdAt).max() ?? .distantPast
-        if lastSnapshot == .distantPast {
-            try session.snapshot()
-            lastSnapshot = Date()
+        log(start.description)
+        let maintenance = try startMaintenance(identity: identity, outbox: outbox, replica: replica)
+        var uploader = Uploader(replica: replica, outbox: outbox, state: state, log: log, shippedTXID: start.replicaTXID)
+        if let file = start.file, FileSystem.size(outbox.file(file)) > Self.handOffSize {
+            uploader.handedOff = file
+            maintenance.upload(startImage: file, from: outbox.file(file))
         }
-        var uploader = Uploader(store: store, outbox: outbox, log: log, shippedTXID: last)
+        var lane = ShippingTick(operation: self, outbox: outbox, readyAt: start.file?.maxTXID ?? start.replicaTXID)
         var stopping = false
-        do {
-            try uploader.upload()
-        } catch where Interruption.isRequested {
-            stopping = true  // the last sync follows
-        }
-        var compaction = Compaction(store: store, scratch: outbox.path)
-        compaction.nodeID = identity.nodeID
-        compaction.levels = compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) }
-        var lastRetention = Date.distantPast
-        ready()
-        ServiceManager.notify("READY=1\nSTATUS=replicating to \(store.description)")
-        let watchdog = ServiceManager.watchdogInterval()
-        var lastHeartbeat = Date()
-        var outboxFull = false
-        var metrics = ReplicationMetrics(operation: self, replica: store.description)
         while !stopping && !stop() && !Interruption.isRequested {
-            if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
-                ServiceManager.notify("WATCHDOG=1")
-                lastHeartbeat = Date()
-            }
             do {
-                if outbox.size() < outboxLimit {
-                    if outboxFull { log("outbox below \(ByteCount.text(outboxLimit)): syncing again") }
-                    outboxFull = false
-                    try session.sync()
-                    if session.walPages() >= checkpointPages { try session.checkpoint() }
-                    if Date().timeIntervalSince(lastSnapshot) >= snapshotInterval {
-                        let name = try session.snapshot()
-                        log("snapshot: \(name.fileName) at level \(name.level)")
-                        lastSnapshot = Date()
-                    }
-                } else if !outboxFull {
-                    outboxFull = true
-                    log("outbox over \(ByteCount.text(outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
-                }
-            } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
-                // A full disk: nothing is lost, the log stays pinned; try again.
-                log("could not write to the outbox (\(error.message)): retrying")
-            } catch let error as FileSystemError where error.errno != .interrupted {
-                log("could not write to the outbox (\(error)): retrying")
-            } catch let replaced as ReplicationSession.LogReplaced {
-                // A new database under the same name: its history follows on as a full image.
-                let next = session.txid
-                try? session.close()
-                session = try ReplicationSession(database: database.filePath, replica: outbox.path)
-                session.nodeID = identity.nodeID
-                try session.start(after: next)
-                log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
+                try lane.tick(&session, &uploader, maintenance: maintenance, replica: replica)
             } catch where Interruption.isRequested {
-                break  // a signal cut a read or a write short: the last sync follows
+                stopping = true  // a signal cut a read or a write short: the last sync follows
             }
+            lane.sleepUntilNextSync(stop: stop)
+        }
+        return finish(session: session, uploader: &uploader, maintenance: maintenance, outbox: outbox, lane: &lane, replica: replica)
+    }
+
+    /// The state of what the replica holds, beside the database.
+    private func openState(nodeID: UInt64, replica: String) throws -> ReplicaState {
+        do {
+            let directory = try DirectoryDescriptor.open(database.directoryPath)
+            defer { directory.close() }
+            return try ReplicaState.open(in: directory, nodeID: nodeID, replica: replica)
+        } catch {
+            throw (error as? FileSystemError)?.reported(.cantCreate, hint: "Check the permissions of the database's directory.") ?? error
+        }
+    }
+
+    /// Runs `body` until the store answers: a store away at start-up is
+    /// waited for, logged once, with backoff, up to ``startupTimeout``.
+    private func waitingForStore<T>(_ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(startupTimeout)
+        var delay = 1.0
+        var reported = false
+        while true {
             do {
-                try uploader.upload()
-            } catch where Interruption.isRequested {
-                break
-            }
-            if uploader.isIdle {
-                maintain(&compaction, &lastRetention)
-            }
-            metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
-            // Sleep till the next sync, telling systemd's watchdog on time.
-            let wake = Date().addingTimeInterval(syncInterval)
-            while Date() < wake && !stop() && !Interruption.isRequested {
-                try? Interruption.sleep(seconds: min(wake.timeIntervalSinceNow, (watchdog ?? syncInterval * 2) / 2))
-                if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
-                    ServiceManager.notify("WATCHDOG=1")
-                    lastHeartbeat = Date()
-                }
+                return try body()
+            } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && Date() < deadline {
+                if !reported { log("the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s") }
+                reported = true
+                try Interruption.sleep(seconds: min(delay, deadline.timeIntervalSinceNow))
+                delay = min(delay * 2, 30)
             }
         }
-        // The last sync: bounded, and a second signal stops it.
+    }
+
+    /// Starts the maintenance lane, on its own connection to the replica.
+    private func startMaintenance(identity: SeriesIdentity, outbox: Outbox, replica: Replica) throws -> MaintenanceLane {
+        let own = try Replica.at(self.replica, objectStore: objectStore)
+        // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
+        let lastSnapshot = try replica.files(level: LTXFileName.snapshotLevel).map(\.createdAt).max() ?? .distantPast
+        let levels = compacts ? compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) } : nil
+        let lane = MaintenanceLane(
+            replica: own, scratch: outbox.maintenance, snapshotInterval: snapshotInterval, lastSnapshot: lastSnapshot, compactionLevels: levels,
+            retention: retention, nodeID: identity.nodeID, log: log)
+        lane.start()
+        return lane
+    }
+
+    /// The stop: the last sync and upload, bounded by ``shutdownTimeout``
+    /// (a second signal stops at once), the maintenance lane ended, the report.
+    private func finish(
+        session: ReplicationSession, uploader: inout Uploader, maintenance: MaintenanceLane, outbox: Outbox, lane: inout ShippingTick,
+        replica: Replica
+    ) -> Report {
         let stoppedBy = Interruption.acknowledge()
         ServiceManager.notify("STOPPING=1")
         let deadline = DispatchTime.now() + shutdownTimeout
         let timer = DispatchWorkItem { Interruption.requestAgain() }
         DispatchQueue.global().asyncAfter(deadline: deadline, execute: timer)
         defer { timer.cancel() }
+        maintenance.cancelSnapshot()
         do {
             try session.sync()
+            if uploader.handedOff != nil {
+                // The start image first: the files after it are restorable only with it.
+                maintenance.stop(deadline: Date().addingTimeInterval(shutdownTimeout))
+                if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
+            }
             try uploader.upload(retrying: false)
         } catch {
             log("last sync incomplete: \(error)")
         }
+        maintenance.stop(deadline: Date().addingTimeInterval(1))
         try? session.close()
-        metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID, force: true)
+        lane.metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID, force: true)
         let report = Report(
-            database: database.filePath, replica: store.description, txid: LTXFileName.hex(uploader.shippedTXID),
+            database: database.filePath, replica: replica.description, txid: LTXFileName.hex(uploader.shippedTXID),
             filesShipped: uploader.shippedFiles, filesPending: (try? outbox.files().count) ?? 0, stoppedBy: stoppedBy)
         log("stopped\(stoppedBy.map { " by \($0)" } ?? ""): TXID \(report.txid) shipped, \(report.filesPending) files not shipped")
         return report
     }
 }
 
-extension ReplicateOperation {
-    /// Compacts the levels whose interval passed, and applies retention
-    /// once a minute; a failure is reported and tried again later: the
-    /// replica stays restorable from level 0 meanwhile.
-    fileprivate func maintain(_ compaction: inout Compaction, _ lastRetention: inout Date) {
-        guard compacts else { return }
-        do {
-            for name in try compaction.run() { log("compacted: \(name.fileName) at level \(name.level)") }
-            if Date().timeIntervalSince(lastRetention) >= 60 {
-                lastRetention = Date()
-                let deleted = try compaction.enforceRetention(retention)
-                if !deleted.isEmpty { log("retention: \(deleted.count) files older than \(Int(retention)) s deleted") }
-            }
-        } catch {
-            log("compaction failed, retrying later: \(error)")
-        }
-    }
-}
-
-/// The outbox: files written by the session, waiting for their upload.
-struct Outbox {
-    let path: String
-
-    /// Opens (creating, 0700) the outbox in the database's `directory`;
-    /// files a killed run left there are dropped: the new run's full image
-    /// holds what they held. Whatever has the outbox's name is removed
-    /// without following a link, and the gate checked first.
-    init(in directory: String, gate: WriteGate) throws {
-        path = (directory == "/" ? "" : directory) + "/" + ReplicateOperation.outboxName
-        try gate.check(path, .ownFile, what: "the outbox")
-        do {
-            let parent = try DirectoryDescriptor.open(directory)
-            defer { parent.close() }
-            parent.removeTree(ReplicateOperation.outboxName)
-            try parent.createDirectory(ReplicateOperation.outboxName)
-        } catch {
-            throw error.reported(.cantCreate, hint: "Check the permissions of the database's directory.")
-        }
-    }
-
-    /// The files waiting, in the order they go up: by TXID, level 0 first.
-    func files() throws -> [LTXFileName] {
-        try ReplicaLevels.all.flatMap { level -> [LTXFileName] in
-            let directory = path + "/ltx/\(level)"
-            guard FileSystem.isDirectory(directory) else { return [] }
-            return try FileSystem.contentsOfDirectory(directory).compactMap { LTXFileName(level: level, fileName: $0) }
-        }.sorted { ($0.maxTXID, $0.level) < ($1.maxTXID, $1.level) }
-    }
-
-    func file(_ name: LTXFileName) -> String { path + "/" + name.path }
-
-    /// The bytes waiting.
-    func size() -> Int64 {
-        ((try? files()) ?? []).reduce(0) { $0 + FileSystem.size(file($1)) }
-    }
-}
-
-/// Uploads the outbox in order, and reports when the store goes away and
-/// comes back.
-struct Uploader {
-    let store: Replica
+/// One round of the shipping lane: sync, checkpoint, hand a snapshot plan
+/// to the maintenance lane, upload, metrics, and the service's signals.
+struct ShippingTick {
+    let operation: ReplicateOperation
     let outbox: Outbox
-    let log: @Sendable (String) -> Void
-    private var failing = false
-    /// The last TXID the replica holds at level 0.
-    private(set) var shippedTXID: UInt64
-    /// The files uploaded.
-    private(set) var shippedFiles = 0
-    /// Whether the last upload emptied the outbox.
-    private(set) var isIdle = false
+    /// The TXID the replica must hold for the service to be ready.
+    let readyAt: UInt64
+    private(set) var isReady = false
+    private var outboxFull = false
+    private let watchdog = ServiceManager.watchdogInterval()
+    private var lastHeartbeat = Date()
+    var metrics: ReplicationMetrics
 
-    init(store: Replica, outbox: Outbox, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
-        self.store = store
+    init(operation: ReplicateOperation, outbox: Outbox, readyAt: UInt64) {
+        self.operation = operation
         self.outbox = outbox
-        self.log = log
-        self.shippedTXID = shippedTXID
+        self.readyAt = readyAt
+        metrics = ReplicationMetrics(operation: operation, replica: operation.replica)
     }
 
-    /// Uploads what waits; a store that does not answer leaves it waiting
-    /// (reported once), unless `retrying` is false: then the error is thrown.
-    mutating func upload(retrying: Bool = true) throws {
-        isIdle = false
-        for name in try outbox.files() {
-            let path = outbox.file(name)
-            do {
-                let timestamp = try Self.timestamp(of: path)
-                try store.write(name, from: path, timestamp: timestamp)
-            } catch let error as DBToolError where retrying && (error.status == .tempFail || error.status == .ioError) {
-                if !failing { log("the replica \(store.description) does not answer (\(error.message)): files wait in the outbox") }
-                failing = true
-                return
+    mutating func tick(_ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane, replica: Replica) throws {
+        heartbeat()
+        let log = operation.log
+        do {
+            if outbox.size() < operation.outboxLimit {
+                if outboxFull { log("outbox below \(ByteCount.text(operation.outboxLimit)): syncing again") }
+                outboxFull = false
+                try session.sync()
+                if session.walPages() >= operation.checkpointPages { try session.checkpoint() }
+                if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+            } else if !outboxFull {
+                outboxFull = true
+                log("outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
             }
-            _ = try? FileSystem.remove(path)
-            if failing { log("the replica answers again: uploading the outbox") }
-            failing = false
-            shippedFiles += 1
-            if name.level == 0 { shippedTXID = max(shippedTXID, name.maxTXID) }
+        } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
+            // A full disk: nothing is lost, the log stays pinned; try again.
+            log("could not write to the outbox (\(error.message)): retrying")
+        } catch let error as FileSystemError where error.errno != .interrupted {
+            log("could not write to the outbox (\(error)): retrying")
+        } catch let replaced as ReplicationSession.LogReplaced {
+            // A new database under the same name: its history follows on as a full image.
+            maintenance.cancelSnapshot()
+            let next = session.txid
+            try? session.close()
+            session = try ReplicationSession(database: operation.database.filePath, outbox: outbox.path)
+            session.nodeID = uploader.state.nodeID
+            try uploader.state.reset()
+            try session.startWithImage(after: next)
+            log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
         }
-        isIdle = true
+        if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
+        try uploader.upload()
+        if !isReady && uploader.shippedTXID >= readyAt {
+            isReady = true
+            operation.ready()
+            ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)")
+        }
+        metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
     }
 
-    /// The time an LTX file's header records.
-    static func timestamp(of path: String) throws -> Date {
-        let descriptor = try FileDescriptor.open(path, .readOnly)
-        defer { descriptor.close() }
-        let bytes = try descriptor.read(fromAbsoluteOffset: 0, count: LTXHeader.size)
-        let header = try bytes.withUnsafeBytes { try LTXHeader(decoding: $0) }
-        return Date(timeIntervalSince1970: Double(header.timestamp) / 1000)
+    /// Sleeps till the next sync, telling systemd's watchdog on time.
+    mutating func sleepUntilNextSync(stop: () -> Bool) {
+        let wake = Date().addingTimeInterval(operation.syncInterval)
+        while Date() < wake && !stop() && !Interruption.isRequested {
+            try? Interruption.sleep(seconds: min(wake.timeIntervalSinceNow, (watchdog ?? operation.syncInterval * 2) / 2))
+            heartbeat()
+        }
+    }
+
+    private mutating func heartbeat() {
+        if let watchdog, Date().timeIntervalSince(lastHeartbeat) >= watchdog / 2 {
+            ServiceManager.notify("WATCHDOG=1")
+            lastHeartbeat = Date()
+        }
     }
 }
 

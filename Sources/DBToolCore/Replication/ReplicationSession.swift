@@ -1,38 +1,40 @@
 import DatabaseKit
 import Foundation
 
-/// Ships the committed transactions of a live WAL database to a replica
-/// directory as LTX files, in Litestream 0.5's layout
-/// (`ltx/0/<min TXID>-<max TXID>.ltx`, the first one a snapshot of every
-/// page at TXID 1), reading SQLite's log itself.
+/// Ships the committed transactions of a live WAL database as LTX files
+/// into an outbox directory (`ltx/0/<min TXID>-<max TXID>.ltx`), in
+/// Litestream 0.5's layout, reading SQLite's log itself.
 ///
-/// No frame is lost to a checkpoint: the session holds a read transaction
-/// (``run(every:until:)`` keeps it open), and while one is open SQLite
-/// never restarts the log — a checkpoint copies frames into the database
-/// only up to the reader's snapshot, and the log is rewritten from its
-/// start only once every frame was copied and no reader uses it. The
-/// session lets the log restart at its own checkpoints only
-/// (``checkpoint()``): under the write lock, it ships the log to its end,
-/// ends its read transaction, checkpoints, and begins a new one before it
-/// lets writers in again. Applications' own checkpoints stay harmless.
+/// No frame is lost to a checkpoint: the session holds a read transaction,
+/// and while one is open SQLite never restarts the log — a checkpoint copies
+/// frames into the database only up to the reader's snapshot, and the log
+/// is rewritten from its start only once every frame was copied and no
+/// reader uses it. The session lets the log restart at its own checkpoints
+/// only (``checkpoint()``): under the write lock, it ships the log to its
+/// end, ends its read transaction, checkpoints, and begins a new one before
+/// it lets writers in again. Applications' own checkpoints stay harmless.
 ///
-/// Confined to the thread that calls it.
+/// It starts in one of three ways (``ReplicationStart`` chooses): a whole
+/// image of the database (an empty replica, or one whose history diverged),
+/// a resume at the replica's position in the same log, or a file of the
+/// pages that differ from what the replica holds (``ReplicaState``).
+///
+/// Confined to the shipping lane; the snapshots it prepares (``ImagePlan``)
+/// are written on the maintenance lane while it goes on.
 final class ReplicationSession {
     /// The database file.
     let path: String
-    /// The replica directory.
-    let replica: String
-    /// The last TXID written to the replica; 0 before the snapshot.
+    /// The outbox directory its files go to.
+    let outbox: String
+    /// The last TXID written to the outbox (or the replica's, after a resume).
     private(set) var txid: UInt64 = 0
-    /// Where the next read of the log starts; nil before the snapshot.
+    /// Where the next read of the log starts; nil before the start.
     private(set) var position: WALPosition?
-    private var pageSize: UInt32 = 0
+    private(set) var pageSize: UInt32 = 0
     /// What every file's header carries as its node ID: the database's
     /// identity (``DatabaseIdentity/nodeID``), 0 when it has none.
     var nodeID: UInt64 = 0
 
-    /// Every file written, in order (for the status and the tests).
-    private(set) var written: [LTXFileName] = []
     /// How many of the session's checkpoints let the log restart.
     private(set) var checkpoints = 0
 
@@ -42,18 +44,18 @@ final class ReplicationSession {
     private let locker: DatabaseQueue
     private let checkpointer: DatabaseQueue
     private var isReading = false
-    /// The database file, read for full images. Opened once and closed only
-    /// after the connections: closing any descriptor of the file drops every
-    /// POSIX lock the process holds on it, SQLite's included ("How To
-    /// Corrupt An SQLite Database File", 2.2), and another process closing
-    /// its last connection would then checkpoint and delete the log under
-    /// the session.
-    private let databaseFile: FileDescriptor
+    /// The database file, read for images. Opened once and closed only
+    /// after the connections and every image plan: closing any descriptor
+    /// of the file drops every POSIX lock the process holds on it, SQLite's
+    /// included ("How To Corrupt An SQLite Database File", 2.2).
+    let databaseFile: FileDescriptor
+    /// The image plans not yet finished, which read ``databaseFile``.
+    private let openImages = Locked(0)
     private var isClosed = false
 
-    init(database path: String, replica: String) throws {
+    init(database path: String, outbox: String) throws {
         self.path = path
-        self.replica = replica
+        self.outbox = outbox
         var configuration = Configuration()
         configuration.busyMode = .timeout(1)
         locker = try DatabaseQueue(path: path, configuration: configuration)
@@ -72,7 +74,8 @@ final class ReplicationSession {
     }
 
     /// Ends the read transaction (checkpoints may copy and restart the log
-    /// again as they like) and closes the connections, then the file.
+    /// again as they like) and closes the connections; the file once the
+    /// images being written from it are done.
     func close() throws {
         guard !isClosed else { return }
         isClosed = true
@@ -80,6 +83,7 @@ final class ReplicationSession {
             try? reader.close()
             try? locker.close()
             try? checkpointer.close()
+            openImages.withLock(waitingUntil: { $0 == 0 }) { _ in }
             databaseFile.close()
         }
         try endReading()
@@ -129,13 +133,13 @@ final class ReplicationSession {
             try Interruption.check()
             guard Date() < deadline else {
                 throw DBToolError(
-                    .tempFail, "\(path) stayed locked by writers for \(Int(seconds)) s: replication could not take its snapshot",
+                    .tempFail, "\(path) stayed locked by writers for \(Int(seconds)) s: replication could not read a consistent state",
                     hint: "Try again when the database is quieter.")
             }
         }
     }
 
-    // MARK: - Reading the log
+    // MARK: - Reading the log and the pages
 
     private func walHeader(_ wal: FileDescriptor) throws -> WALHeader? {
         let bytes = try wal.read(fromAbsoluteOffset: 0, count: WALHeader.size)
@@ -146,49 +150,25 @@ final class ReplicationSession {
         try FileDescriptor.openIfExists(path + "-wal", .readOnly)
     }
 
-    // MARK: - Full images
-
-    /// Begins replication after TXID `last` (0 for an empty replica): writes
-    /// every page of the database as TXID `last + 1` at level 0 — the
-    /// snapshot that starts a replica (`1-1`), or, after a restart, a full
-    /// image that follows on the replica's last file without a gap — and
-    /// begins the read transaction that pins the log.
-    func start(after last: UInt64) throws {
-        try writeFullImage { LTXFileName(level: 0, minTXID: last == 0 ? 1 : last + 1, maxTXID: last + 1) }
-        txid = last + 1
-    }
-
-    /// Writes a snapshot of the database at the last TXID shipped, at level
-    /// 9 (`1-TXID`): what a restore starts from. The log is shipped to its
-    /// end first, under the write lock.
-    @discardableResult
-    func snapshot() throws -> LTXFileName {
-        try sync()  // most of the log before the lock, the tail under it
-        return try writeFullImage {
-            try sync()
-            return LTXFileName(level: LTXFileName.snapshotLevel, minTXID: 1, maxTXID: txid)
-        }
-    }
-
-    /// Writes every page, as the file `locked` names under the write lock:
-    /// the database file overlaid with the committed frames of the log,
-    /// scanned under that lock; the pages are read after it, while the
-    /// read transaction pins them (a checkpoint may copy frames into the
-    /// file meanwhile, but only the frames whose pages the overlay takes).
-    @discardableResult
-    private func writeFullImage(_ locked: () throws -> LTXFileName) throws -> LTXFileName {
-        let database = databaseFile
+    /// The committed state of the database, scanned under the write lock:
+    /// the log's header, the newest frame of each page in it, and the size.
+    /// With the session's read transaction begun, the pages it names stay
+    /// readable as they are (see ``PagedState``).
+    ///
+    /// - parameter shippingFirst: Ship the log to its end under the lock
+    ///   first: the state is then the last TXID written's.
+    private func scanCommittedState(shippingFirst: Bool = false) throws -> PagedState {
+        if shippingFirst { try sync() }  // most of the log before the lock
         let wal = try openWAL()
         defer { wal?.close() }
-        let (name, header, transactions) = try waitingForWriteLock(seconds: 30) {
-            () throws -> (LTXFileName, WALHeader?, WALTransactions?) in
-            let name = try locked()
+        let (header, transactions) = try waitingForWriteLock(seconds: 30) { () throws -> (WALHeader?, WALTransactions?) in
+            if shippingFirst { try sync() }
             let header = try wal.flatMap { try walHeader($0) }
             let transactions = try header.map { try $0.transactions(in: wal!, after: WALPosition(start: $0)) }
             if !isReading { try beginReading() }
-            return (name, header, transactions)
+            return (header, transactions)
         }
-        let fileHeader = try database.read(fromAbsoluteOffset: 0, count: 100)
+        let fileHeader = try databaseFile.read(fromAbsoluteOffset: 0, count: 100)
         guard fileHeader.count == 100 else { throw DBToolError(.dataError, "\(path) is not a SQLite database: it is shorter than its header") }
         let rawPageSize = fileHeader.withUnsafeBytes { $0.bigEndian(at: 16) as UInt16 }
         pageSize = rawPageSize == 1 ? 65536 : UInt32(rawPageSize)
@@ -197,25 +177,148 @@ final class ReplicationSession {
         }
         var commit = fileHeader.withUnsafeBytes { $0.bigEndian(at: 28) as UInt32 }
         if let transactions, !transactions.isEmpty { commit = transactions.commit }
-        var ltx = LTXHeader(pageSize: pageSize, commit: commit, minTXID: name.minTXID, maxTXID: name.maxTXID, timestamp: Self.now())
-        ltx.flags = LTXHeader.noChecksumFlag
-        ltx.nodeID = nodeID
-        try writeFile(name, header: ltx) { encoder in
-            var page = [UInt8](repeating: 0, count: Int(pageSize))
-            for number in 1...max(commit, 1) where number != ltx.lockPage && number <= commit {
-                if let offset = transactions?.pages[number], let wal {
-                    try page.withUnsafeMutableBytes { _ = try wal.read(fromAbsoluteOffset: offset, into: $0) }
-                } else {
-                    let count = try page.withUnsafeMutableBytes { try database.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: $0) }
-                    guard count == page.count else {
-                        throw DBToolError(.dataError, "\(path) is shorter than its \(commit) pages")
-                    }
-                }
-                try page.withUnsafeBytes { try encoder.add(page: number, data: $0) }
+        return PagedState(
+            path: path, database: databaseFile, walPath: path + "-wal", pages: transactions?.pages ?? [:], commit: commit, pageSize: pageSize,
+            end: transactions?.end ?? header.map { WALPosition(start: $0) })
+    }
+
+    // MARK: - Starting
+
+    /// Begins with a whole image of the database as TXID `last + 1` at
+    /// level 0: the snapshot that starts a replica (`1-1`), or a full image
+    /// that follows on the replica's last file without a gap when its
+    /// history and the database's diverged. Returns the file written.
+    @discardableResult
+    func startWithImage(after last: UInt64) throws -> LTXFileName {
+        let state = try scanCommittedState()
+        let name = LTXFileName(level: 0, minTXID: last == 0 ? 1 : last + 1, maxTXID: last + 1)
+        try state.write(name, nodeID: nodeID, into: outbox) { encoder, page in
+            for number in state.allPages() {
+                try state.read(number, into: page)
+                try encoder.add(page: number, data: UnsafeRawBufferPointer(page))
             }
         }
-        if name.level == 0 { position = transactions?.end ?? header.map { WALPosition(start: $0) } }
+        txid = last + 1
+        position = state.end
         return name
+    }
+
+    /// Resumes after TXID `last`, whose file ended the log at `end`: when
+    /// the log is still that one (its salts) and holds every frame up to
+    /// there, nothing is written and the next sync ships what follows.
+    /// Returns false when the log is another (checkpointed away since).
+    func resume(after last: UInt64, at end: WALPosition) throws -> Bool {
+        guard let wal = try openWAL() else { return false }
+        defer { wal.close() }
+        let resumed = try waitingForWriteLock(seconds: 30) { () throws -> Bool in
+            guard let header = try walHeader(wal), end.belongs(to: header) else { return false }
+            // The frames up to `end` must still be there, their checksums unbroken.
+            let transactions = try header.transactions(in: wal, after: WALPosition(start: header))
+            guard transactions.end.offset >= end.offset, let found = try header.position(in: wal, at: end.offset) else { return false }
+            if !isReading { try beginReading() }
+            pageSize = header.pageSize
+            position = found
+            return true
+        }
+        if resumed { txid = last }
+        return resumed
+    }
+
+    /// Records in `recorded` every page of the database as of the last TXID
+    /// written (after a ``resume(after:at:)`` with a state that did not
+    /// describe the replica): the log is shipped to its end under the write
+    /// lock, so that the state is exactly that TXID's. No file is written but
+    /// what that sync ships.
+    func record(into recorded: ReplicaState) throws {
+        let state = try scanCommittedState(shippingFirst: true)
+        let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(state.pageSize), alignment: 16)
+        defer { page.deallocate() }
+        try recorded.record(pageSize: state.pageSize, commit: state.commit, txid: txid) { number in
+            try state.read(number, into: page)
+            return LTXChecksum.page(number, UnsafeRawBufferPointer(page)).rawValue
+        }
+    }
+
+    /// Begins after TXID `last` with one file of the pages that differ from
+    /// what the replica holds (`state`, at `last`), as TXID `last + 1`; nil
+    /// when none does (the replica holds the database as it is). Reads every
+    /// page once to compare, then the changed ones again to write them.
+    func startWithChangedPages(after last: UInt64, state recorded: ReplicaState) throws -> LTXFileName? {
+        let state = try scanCommittedState()
+        var changed: [UInt32] = []
+        let chunk = 4096
+        var expected: [UInt64] = []
+        let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(state.pageSize), alignment: 16)
+        defer { page.deallocate() }
+        var first: UInt32 = 1
+        while first <= max(state.commit, 1) && state.commit > 0 {
+            try Interruption.check()
+            let count = Int(min(UInt32(chunk), state.commit - first + 1))
+            try recorded.checksums(from: first, count: count, into: &expected)
+            for offset in 0..<count {
+                let number = first + UInt32(offset)
+                guard number != LTXHeader.lockPage(pageSize: state.pageSize) else { continue }
+                try state.read(number, into: page)
+                let checksum = LTXChecksum.page(number, UnsafeRawBufferPointer(page)).rawValue
+                if number > recorded.commit || checksum != expected[offset] { changed.append(number) }
+            }
+            first += UInt32(count)
+        }
+        position = state.end
+        if changed.isEmpty && state.commit == recorded.commit {
+            txid = last
+            return nil
+        }
+        let name = LTXFileName(level: 0, minTXID: last + 1, maxTXID: last + 1)
+        try state.write(name, nodeID: nodeID, into: outbox) { encoder, buffer in
+            for number in changed {
+                try state.read(number, into: buffer)
+                try encoder.add(page: number, data: UnsafeRawBufferPointer(buffer))
+            }
+        }
+        txid = last + 1
+        return name
+    }
+
+    // MARK: - Snapshots
+
+    /// Prepares a snapshot at the last TXID shipped, for the maintenance
+    /// lane to write (``ImagePlan``): the log is shipped to its end, then,
+    /// under the write lock, scanned from its start, and a connection of
+    /// the plan's own begins a read transaction there, so that the pages
+    /// stay as they are at that TXID until the plan is finished, while this
+    /// session goes on syncing and checkpointing (up to the plan's state).
+    func prepareImage() throws -> ImagePlan {
+        try sync()  // most of the log before the lock, the tail under it
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.allowsUnsafeTransactions = true
+        configuration.readonly = true
+        let pin = try DatabaseQueue(path: path, configuration: configuration)
+        let wal = try openWAL()
+        defer { wal?.close() }
+        let (pages, commit, shipped) = try waitingForWriteLock(seconds: 30) { () throws -> ([UInt32: Int64], UInt32?, UInt64) in
+            try sync()
+            try pin.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN DEFERRED")
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+            }
+            guard let wal, let header = try walHeader(wal) else { return ([:], nil, txid) }
+            let transactions = try header.transactions(in: wal, after: WALPosition(start: header))
+            return (transactions.pages, transactions.isEmpty ? nil : transactions.commit, txid)
+        }
+        let fileHeader = try databaseFile.read(fromAbsoluteOffset: 0, count: 100)
+        let fileCommit = fileHeader.count == 100 ? fileHeader.withUnsafeBytes { $0.bigEndian(at: 28) as UInt32 } : 0
+        openImages.withLock { $0 += 1 }
+        let state = PagedState(
+            path: path, database: databaseFile, walPath: path + "-wal", pages: pages, commit: commit ?? fileCommit, pageSize: pageSize, end: nil)
+        let openImages = self.openImages
+        return ImagePlan(
+            name: LTXFileName(level: LTXFileName.snapshotLevel, minTXID: 1, maxTXID: shipped), state: state, nodeID: nodeID, pin: pin,
+            finished: {
+                openImages.withLock { $0 -= 1 }
+                openImages.broadcast()
+            })
     }
 
     // MARK: - Syncing
@@ -240,6 +343,7 @@ final class ReplicationSession {
         let transactions = try header.transactions(in: wal, after: start)
         guard !transactions.isEmpty else { return nil }
         restartExpected = false
+        if pageSize == 0 { pageSize = header.pageSize }
         let name = LTXFileName(level: 0, minTXID: txid + 1, maxTXID: txid + 1)
         var ltx = LTXHeader(pageSize: pageSize, commit: transactions.commit, minTXID: txid + 1, maxTXID: txid + 1, timestamp: Self.now())
         ltx.flags = LTXHeader.noChecksumFlag
@@ -248,7 +352,7 @@ final class ReplicationSession {
         ltx.walSize = transactions.end.offset - start.offset
         ltx.walSalt1 = header.salt1
         ltx.walSalt2 = header.salt2
-        try writeFile(name, header: ltx) { encoder in
+        try LTXOutput.write(name, header: ltx, into: outbox) { encoder in
             var page = [UInt8](repeating: 0, count: Int(pageSize))
             for (number, offset) in transactions.pages.sorted(by: { $0.key < $1.key }) where number != ltx.lockPage {
                 try page.withUnsafeMutableBytes { _ = try wal.read(fromAbsoluteOffset: offset, into: $0) }
@@ -263,7 +367,7 @@ final class ReplicationSession {
     /// The log is not the one the session was reading, and the session did
     /// not restart it: the database was replaced under it (a restore, a
     /// file moved in) or checkpointed by force. What it holds can not follow
-    /// the replica's last file: a full image must.
+    /// the replica's last file: a new start must.
     struct LogReplaced: Error, CustomStringConvertible {
         var path: String
         var description: String {
@@ -281,7 +385,9 @@ final class ReplicationSession {
     /// copy runs before, without the lock: a first locked step moves the
     /// read transaction to the end of what is shipped, then a passive
     /// checkpoint copies up to it. Returns false when writers kept the lock
-    /// for a second: the log keeps growing until a later try.
+    /// for a second: the log keeps growing until a later try. (A snapshot
+    /// being written keeps its own read transaction: the log then restarts
+    /// only after it.)
     @discardableResult
     func checkpoint() throws -> Bool {
         // Writers wait only for two short steps: the long copy runs between
@@ -315,49 +421,23 @@ final class ReplicationSession {
         return FileSystem.size(path + "-wal") / (24 + Int64(pageSize))
     }
 
-    /// Snapshots, then syncs every `interval` seconds until `stop` says so
-    /// (with a last sync), checkpointing once the log holds
-    /// `checkpointPages` pages.
-    func run(every interval: Double, checkpointPages: Int64 = 1000, until stop: () -> Bool) throws {
-        if txid == 0 { try start(after: 0) }
-        while !stop() {
-            try sync()
-            if walPages() >= checkpointPages { try checkpoint() }
-            Thread.sleep(forTimeInterval: interval)
-        }
-        try sync()
-    }
-
-    // MARK: - Writing files
-
-    /// Writes one LTX file: a private temp file, renamed into place. Not
-    /// synced: the directory is an outbox whose files a crash makes
-    /// useless anyway (the next start writes a full image), and the store
-    /// makes each file durable when it takes it; an fsync here would run
-    /// under the write lock at checkpoints, stalling the application.
-    private func writeFile(_ name: LTXFileName, header: LTXHeader, pages: (inout LTXEncoder) throws -> Void) throws {
-        let directory = replica + "/ltx/\(name.level)"
-        for folder in [replica, replica + "/ltx", directory] where !FileSystem.isDirectory(folder) {
-            try FileSystem.createDirectory(folder)
-        }
-        let final = replica + "/" + name.path
-        let temporary = final + ".tmp"
-        _ = try? FileSystem.remove(temporary)
-        let file = try FileDescriptor.createNew(temporary)
-        do {
-            var encoder = try LTXEncoder(header: header) { try file.writeAll($0) }
-            try pages(&encoder)
-            _ = try encoder.finish(postApplyChecksum: .zero)
-            file.close()
-            try FileSystem.rename(temporary, to: final)
-        } catch {
-            file.close()
-            _ = try? FileSystem.remove(temporary)
-            throw error
-        }
-        written.append(name)
-    }
-
     /// Milliseconds since 1970, as LTX headers record time.
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
+
+extension WALHeader {
+    /// The position at `offset` of `file` (this log): after the frame that
+    /// ends there, with the running checksum that frame records; nil when
+    /// that frame is not one of this log.
+    func position(in file: FileDescriptor, at offset: Int64) throws -> WALPosition? {
+        if offset == Int64(WALHeader.size) { return WALPosition(start: self) }
+        guard offset > Int64(WALHeader.size), (offset - Int64(WALHeader.size)) % frameSize == 0 else { return nil }
+        let bytes = try file.read(fromAbsoluteOffset: offset - frameSize, count: 24)
+        guard bytes.count == 24 else { return nil }
+        return bytes.withUnsafeBytes { raw -> WALPosition? in
+            guard raw.bigEndian(at: 8) as UInt32 == salt1, raw.bigEndian(at: 12) as UInt32 == salt2 else { return nil }
+            let checksum = WALChecksum(first: raw.bigEndian(at: 16), second: raw.bigEndian(at: 20))
+            return WALPosition(offset: offset, checksum: checksum, salt1: salt1, salt2: salt2)
+        }
+    }
 }

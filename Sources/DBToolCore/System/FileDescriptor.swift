@@ -260,6 +260,13 @@ struct FileDescriptor {
         return retryingInterrupted { fcntl(rawValue, F_SETLK, &lock) } == 0
     }
 
+    /// Releases the POSIX locks this process holds on the byte range.
+    func unlockPOSIX(offset: Int64, length: Int64) {
+        var lock = rangeLock(offset: offset, length: length)
+        lock.l_type = Int16(F_UNLCK)
+        _ = fcntl(rawValue, F_SETLK, &lock)
+    }
+
     /// Whether another process holds a lock on the byte range that would
     /// conflict with a write lock (`fcntl F_GETLK`: nothing is locked).
     func hasConflictingPOSIXLock(offset: Int64, length: Int64) -> Bool {

@@ -68,6 +68,11 @@ struct ReplicateRunCommand: ParsableCommand {
 
     @Option(
         name: .long,
+        help: ArgumentHelp("How long to wait for a store that does not answer at start-up, in seconds (default 300; then 75).", valueName: "seconds"))
+    var startupTimeout: Double = 300
+
+    @Option(
+        name: .long,
         help: ArgumentHelp("How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.", valueName: "duration"),
         transform: parseDuration)
     var retention: TimeInterval = 86_400
@@ -94,6 +99,7 @@ struct ReplicateRunCommand: ParsableCommand {
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval takes a positive number of hours") }
         guard outboxLimit >= 1 else { throw ValidationError("--outbox-limit takes a positive number of MiB") }
         guard shutdownTimeout >= 0 && shutdownTimeout <= 3600 else { throw ValidationError("--shutdown-timeout takes 0 to 3600 seconds") }
+        guard startupTimeout >= 0 && startupTimeout <= 86_400 else { throw ValidationError("--startup-timeout takes 0 to 86400 seconds") }
         guard (1...8).contains(compactionLevels.count), zip(compactionLevels, compactionLevels.dropFirst()).allSatisfy({ $0 < $1 }) else {
             throw ValidationError("--compaction-levels takes 1 to 8 durations, each longer than the one before (30s,5m,1h)")
         }
@@ -109,6 +115,7 @@ struct ReplicateRunCommand: ParsableCommand {
         operation.snapshotInterval = snapshotInterval * 3600
         operation.outboxLimit = outboxLimit << 20
         operation.shutdownTimeout = shutdownTimeout
+        operation.startupTimeout = startupTimeout
         operation.retention = retention
         operation.compacts = !noCompaction
         operation.compactionIntervals = compactionLevels

@@ -136,6 +136,7 @@ struct RestoreCommand: ParsableCommand {
         operation.time = at.flatMap(ISOTime.parse)
         operation.ifDatabaseNotExists = ifDbNotExists
         operation.ifReplicaExists = ifReplicaExists
+        operation.preparesForFollowing = follow
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "restoring") : nil
         if let progress {
             operation.progress = { done, total in progress.update(bytes: done, total: total) }
@@ -170,7 +171,6 @@ struct RestoreCommand: ParsableCommand {
         let quiet = output.quiet
         let objectStore = objectStore.options
         let interval = followInterval
-        let timeout = timeout
         try runReporting(
             output,
             operation: { () throws -> Followed in
@@ -186,7 +186,6 @@ struct RestoreCommand: ParsableCommand {
                 var follow = FollowOperation(replica: restore.archive, directory: restored.directory, txid: point.txid)
                 follow.interval = interval
                 follow.objectStore = objectStore
-                follow.timeout = timeout
                 let name = restored.directory
                 follow.log = { line in
                     if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool restore --follow \(name): \(line)\n") }

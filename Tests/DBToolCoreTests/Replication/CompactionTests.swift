@@ -28,15 +28,20 @@ struct CompactionTests {
         let path = directory.file("app.db")
         let replica = directory.file("replica")
         let app = try Interop.makeDatabase(path, rows: 200, value: "hex(randomblob(50))")
-        let session = try ReplicationSession(database: path, replica: replica)
-        try session.start(after: 0)
+        let session = try ReplicationSession(database: path, outbox: replica)
+        try session.startWithImage(after: 0)
         for round in 1...30 {
             try app.write { db in
                 try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(80)) FROM t LIMIT 15")
                 try db.execute(sql: "UPDATE t SET v = 'round \(round)' WHERE id = \(round)")
             }
             try session.sync()
-            if round == 10 { try session.snapshot() }
+            if round == 10 {
+                // A snapshot as the maintenance lane writes it, from the state the session pins.
+                let plan = try session.prepareImage()
+                _ = try plan.write(into: replica) { false }
+                plan.finish()
+            }
         }
         let store = try Replica.at(replica, objectStore: ObjectStoreOptions())
         let scratch = TemporaryDirectory()

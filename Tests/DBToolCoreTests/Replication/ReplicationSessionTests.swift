@@ -18,8 +18,8 @@ struct ReplicationSessionTests {
         let path = directory.file("app.db")
         let replica = directory.file("replica")
         let app = try Interop.makeDatabase(path, rows: 500, value: "hex(randomblob(40))")
-        let session = try ReplicationSession(database: path, replica: replica)
-        try session.start(after: 0)
+        let session = try ReplicationSession(database: path, outbox: replica)
+        try session.startWithImage(after: 0)
         var rowsAt: [UInt64: [String]] = [:]
         for round in 1...40 {
             try app.write { db in
@@ -68,8 +68,8 @@ struct ReplicationSessionTests {
         let directory = TemporaryDirectory()
         let path = directory.file("app.db")
         let app = try Interop.makeDatabase(path, rows: 10, value: "x")
-        let session = try ReplicationSession(database: path, replica: directory.file("replica"))
-        try session.start(after: 0)
+        let session = try ReplicationSession(database: path, outbox: directory.file("replica"))
+        try session.startWithImage(after: 0)
         try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('a')") }
         #expect(try session.sync() != nil)
         // Another database's live log, moved over this one's.
@@ -109,12 +109,17 @@ struct ReplicationSessionTests {
             }
         }
         writer.start()
-        let session = try ReplicationSession(database: path, replica: replica)
+        let session = try ReplicationSession(database: path, outbox: replica)
+        try session.startWithImage(after: 0)
         let deadline = Date().addingTimeInterval(3)
-        try session.run(every: 0.02, checkpointPages: 40) {
+        // The shipping lane's rounds: a sync every 20 ms, a checkpoint past 40 pages.
+        while !(Date() >= deadline && writer.isFinished) {
             if Date() >= deadline { stop.withLock { $0 = true } }
-            return Date() >= deadline && commits.withLock { _ in writer.isFinished }
+            try session.sync()
+            if session.walPages() >= 40 { try session.checkpoint() }
+            Thread.sleep(forTimeInterval: 0.02)
         }
+        try session.sync()
         try session.close()
         #expect(commits.withLock { $0 } > 100)
         #expect(session.checkpoints > 0, "the session never got the write lock from the writer")

@@ -118,17 +118,18 @@ extension WALHeader {
     /// transactions whose commit frame is there and valid: each frame must
     /// carry this log's salts and a checksum that continues the chain.
     /// Frames after the last valid commit (a transaction being written, or
-    /// the leftovers of an earlier life of the log) are not returned.
+    /// the leftovers of an earlier life of the log) are not returned, nor
+    /// those from `limit` on.
     ///
     /// - throws: what reading `file` throws.
-    func transactions(in file: FileDescriptor, after position: WALPosition) throws -> WALTransactions {
+    func transactions(in file: FileDescriptor, after position: WALPosition, upTo limit: Int64 = .max) throws -> WALTransactions {
         var result = WALTransactions(end: position)
         var pending: [UInt32: Int64] = [:]
         var checksum = position.checksum
         var offset = position.offset
         let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(frameSize), alignment: 8)
         defer { frame.deallocate() }
-        while true {
+        while offset < limit {
             let count = try file.read(fromAbsoluteOffset: offset, into: frame)
             guard count == frame.count else { break }
             let bytes = UnsafeRawBufferPointer(frame)

@@ -1,0 +1,212 @@
+import DatabaseKit
+import Foundation
+
+/// The work of a replication that never holds up level-0 shipping, on a
+/// thread of its own with its own connection to the store: writing and
+/// uploading snapshots (from the state the shipping lane pins for it,
+/// ``ImagePlan``), uploading a large start image, compacting levels 1 and
+/// up, and retention. Level-0 files keep going up on the shipping lane
+/// meanwhile, so the loss window stays one sync interval plus one small
+/// upload, whatever the size of the database.
+///
+/// `@unchecked Sendable`: what both lanes touch is in ``mail``, under its
+/// lock; the rest belongs to the lane's thread.
+final class MaintenanceLane: @unchecked Sendable {
+    /// What the lanes hand each other.
+    private struct Mail {
+        var stop = false
+        /// A start image to upload from the outbox, and whether it landed.
+        var startImage: (name: LTXFileName, path: String)?
+        var startImageLanded = false
+        /// Set when a snapshot is due; the shipping lane answers with a plan.
+        var snapshotWanted = false
+        var plan: ImagePlan?
+        /// Set by the shipping lane when its session goes away: the plan in
+        /// progress is abandoned.
+        var cancelPlan = false
+        var running = true
+    }
+
+    private let mail = Locked(Mail())
+    private let replica: Replica
+    private let scratch: String
+    private let snapshotInterval: TimeInterval
+    private let compactionLevels: [Compaction.Level]?
+    private let retention: TimeInterval
+    private let nodeID: UInt64
+    private let log: @Sendable (String) -> Void
+    private var lastSnapshot: Date
+
+    /// - parameters:
+    ///   - replica: The lane's own replica (its own store connection).
+    ///   - scratch: Where snapshots and compactions are built.
+    ///   - lastSnapshot: When the replica's newest snapshot was written
+    ///     (`.distantPast`: one is due now).
+    ///   - compactionLevels: The levels compacted, nil for none.
+    init(
+        replica: Replica, scratch: String, snapshotInterval: TimeInterval, lastSnapshot: Date, compactionLevels: [Compaction.Level]?,
+        retention: TimeInterval, nodeID: UInt64, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.replica = replica
+        self.scratch = scratch
+        self.snapshotInterval = snapshotInterval
+        self.lastSnapshot = lastSnapshot
+        self.compactionLevels = compactionLevels
+        self.retention = retention
+        self.nodeID = nodeID
+        self.log = log
+    }
+
+    /// Starts the lane's thread.
+    func start() {
+        let thread = Thread { [self] in
+            Interruption.blockInCurrentThread()
+            run()
+            mail.withLock { $0.running = false }
+            mail.broadcast()
+        }
+        thread.name = "dbtool-replicate-maintenance"
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    // MARK: - Mail from the shipping lane
+
+    /// Hands a start image (a level-0 file of the outbox) to upload.
+    func upload(startImage name: LTXFileName, from path: String) {
+        mail.withLock { $0.startImage = (name, path) }
+    }
+
+    /// Whether the start image handed over is in the replica (once: the
+    /// answer is then forgotten).
+    func takeStartImageLanded() -> Bool {
+        mail.withLock { mail in
+            defer { mail.startImageLanded = false }
+            return mail.startImageLanded
+        }
+    }
+
+    /// Whether a snapshot is due and the lane waits for its plan.
+    var wantsSnapshot: Bool { mail.withLock { $0.snapshotWanted && $0.plan == nil } }
+
+    /// Hands the plan of the snapshot due.
+    func take(_ plan: ImagePlan) {
+        mail.withLock { mail in
+            mail.plan = plan
+            mail.snapshotWanted = false
+            mail.cancelPlan = false
+        }
+    }
+
+    /// Abandons the snapshot in progress (its session goes away).
+    func cancelSnapshot() {
+        let waiting = mail.withLock { mail -> ImagePlan? in
+            mail.cancelPlan = true
+            defer { mail.plan = nil }
+            return mail.plan
+        }
+        waiting?.finish()
+    }
+
+    /// Stops the lane: it finishes the start image it was handed (until
+    /// `deadline`), abandons the rest, and returns once its thread ended.
+    func stop(deadline: Date) {
+        mail.withLock { mail in
+            mail.stop = true
+            mail.cancelPlan = true
+        }
+        while mail.withLock({ $0.running }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        mail.withLock { $0.plan }?.finish()
+    }
+
+    // MARK: - The lane's thread
+
+    private var isStopping: Bool { mail.withLock { $0.stop } }
+
+    private func run() {
+        var compaction = Compaction(store: replica, scratch: scratch)
+        compaction.nodeID = nodeID
+        if let compactionLevels { compaction.levels = compactionLevels }
+        var lastRetention = Date.distantPast
+        while true {
+            if let start = mail.withLock({ $0.startImage }) {
+                uploadStartImage(start.name, from: start.path)
+                continue
+            }
+            if isStopping { return }
+            if let plan = mail.withLock({ $0.plan }) {
+                writeSnapshot(plan)
+                continue
+            }
+            if Date().timeIntervalSince(lastSnapshot) >= snapshotInterval {
+                mail.withLock { $0.snapshotWanted = true }
+            }
+            if compactionLevels != nil { maintain(&compaction, &lastRetention) }
+            let wake = Date().addingTimeInterval(1)
+            while Date() < wake, !isStopping, mail.withLock({ $0.plan == nil && $0.startImage == nil }) {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+    }
+
+    /// Uploads the start image until it is in the replica (a store away:
+    /// tried again), or the lane stops.
+    private func uploadStartImage(_ name: LTXFileName, from path: String) {
+        var reported = false
+        while true {
+            do {
+                try replica.write(name, from: path, timestamp: try Uploader.timestamp(of: path))
+                mail.withLock { mail in
+                    mail.startImage = nil
+                    mail.startImageLanded = true
+                }
+                return
+            } catch {
+                if !reported { log("the start image \(name.fileName) could not go up yet (\(error)): retrying") }
+                reported = true
+                // A second signal, or the shutdown's deadline: give up.
+                if isStopping && Interruption.isRequested { return }
+                let wake = Date().addingTimeInterval(2)
+                while Date() < wake && !(isStopping && Interruption.isRequested) { Thread.sleep(forTimeInterval: 0.05) }
+            }
+        }
+    }
+
+    /// Writes the snapshot of `plan` and uploads it at level 9.
+    private func writeSnapshot(_ plan: ImagePlan) {
+        defer {
+            plan.finish()
+            mail.withLock { if $0.plan === plan { $0.plan = nil } }
+        }
+        let started = Date()
+        do {
+            let path = try plan.write(into: scratch) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
+            defer { _ = try? FileSystem.remove(path) }
+            guard !isStopping else { return }
+            try replica.write(plan.name, from: path, timestamp: try Uploader.timestamp(of: path))
+            lastSnapshot = started
+            log("snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(FileSystem.size(path))), \(Int(Date().timeIntervalSince(started).rounded())) s)")
+        } catch is ImagePlan.Cancelled {
+            return
+        } catch {
+            log("snapshot failed, trying again later: \(error)")
+            lastSnapshot = Date().addingTimeInterval(min(300, snapshotInterval) - snapshotInterval)
+        }
+    }
+
+    /// Compacts the levels whose interval passed, and applies retention
+    /// once a minute; a failure is reported and tried again later: the
+    /// replica stays restorable from level 0 meanwhile.
+    private func maintain(_ compaction: inout Compaction, _ lastRetention: inout Date) {
+        do {
+            for name in try compaction.run() { log("compacted: \(name.fileName) at level \(name.level)") }
+            if Date().timeIntervalSince(lastRetention) >= 60 {
+                lastRetention = Date()
+                let deleted = try compaction.enforceRetention(retention)
+                if !deleted.isEmpty { log("retention: \(deleted.count) files older than \(Int(retention)) s deleted") }
+            }
+        } catch {
+            if !isStopping { log("compaction failed, retrying later: \(error)") }
+        }
+    }
+}
