@@ -36,6 +36,8 @@ ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate_as_aw
 
 # A slow link for the tests that need a long upload without a large
 # archive: every request for a key under `backups/slow/` takes 0.5 s more,
+# and the requests under `backups/count/` (listings of it included) are
+# logged without delay, to be counted;
 # and is logged (time, access key, method, path and query) to the file named
 # by the first argument.
 request_log = sys.argv[1] if len(sys.argv) > 1 else None
@@ -43,7 +45,15 @@ dispatch = DomainDispatcherApplication.__call__
 
 
 def dispatch_slowly(self, environ, start_response):
-    if environ.get("PATH_INFO", "").startswith("/backups/slow/"):
+    path = environ.get("PATH_INFO", "")
+    # Under `backups/count/` requests are logged, not slowed: the tests count them.
+    if path.startswith("/backups/count/") or (path.rstrip("/") == "/backups" and "prefix=count" in environ.get("QUERY_STRING", "")):
+        if request_log:
+            with open(request_log, "a") as log:
+                log.write(json.dumps({
+                    "time": time.time(), "method": environ.get("REQUEST_METHOD", ""), "path": path,
+                    "query": environ.get("QUERY_STRING", "")}) + "\n")
+    if path.startswith("/backups/slow/"):
         if request_log:
             # Which key signed each request, and when: the tests check none was expired.
             credential = environ.get("HTTP_AUTHORIZATION", "").split("Credential=")[-1].split("/")[0]

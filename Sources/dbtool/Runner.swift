@@ -128,10 +128,15 @@ func failed(_ error: any Error) -> ExitCode {
     return ExitCode(toolError.status.rawValue)
 }
 
-/// One JSON document with sorted keys.
+/// One JSON document with sorted keys; times as RFC 3339 strings, in UTC
+/// with milliseconds (`2026-11-28T02:04:21.123Z`), as every report writes them.
 func jsonDocument(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(ISOTime.text(date))
+    }
     let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
     return String(decoding: data, as: UTF8.self)
 }

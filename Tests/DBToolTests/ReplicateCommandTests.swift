@@ -1,3 +1,4 @@
+import DBToolCore
 import DatabaseKit
 import Foundation
 import Testing
@@ -137,6 +138,10 @@ struct ReplicateCommandTests {
         #expect(status.status == 0, "\(status.stderr)")
         let report = try #require(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         #expect((report["txid"] as? String)?.count == 16 && report["lagSeconds"] != nil, "\(report)")
+        // Times as every report writes them: RFC 3339, and Unix seconds beside.
+        let time = try #require(report["time"] as? String)
+        let unix = try #require(report["timeUnix"] as? Double)
+        #expect(abs((ISOTime.parse(time)?.timeIntervalSince1970 ?? 0) - unix) < 0.01 && abs(unix - Date().timeIntervalSince1970) < 600, "\(report)")
         let text = try dbtool(["replicate", "status", replica])
         #expect(text.stdout.contains("level 0:"), "\(text.stdout)")
 
@@ -330,6 +335,77 @@ struct ReplicateCommandTests {
         #expect(try accountTotals(copy).accounts == 40)
     }
 
+    @Test("a snapshot of a 60 MB database going up a slow link: level-0 files go up beside it, and SIGKILL loses under 1.5 s of commits")
+    func lanes() throws {
+        let log = scratch.file("requests.log")
+        let server = try ObjectStorageServer(requestLog: log)
+        defer { server.stop() }
+        let database = try scratch.makeDatabase()
+        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
+        try bulk.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
+            try db.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 15000) INSERT INTO blob SELECT i, randomblob(4000) FROM c")
+        }
+        try bulk.close()
+        let app = try AckWriter(database: database, scratch: scratch)
+        // Every request under backups/slow/ takes 0.5 s more: the 60 MB snapshot takes seconds to go up.
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", "s3://backups/slow/lanes/", "--sync-interval", "0.2", "--snapshot-interval", "0.004",
+             "--no-compaction"], environment: server.environment, scratch: scratch)
+        let requests = { () -> [(time: Double, path: String, query: String, method: String)] in
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+                guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let time = json["time"] as? Double else { return nil }
+                return (time, json["path"] as? String ?? "", json["query"] as? String ?? "", json["method"] as? String ?? "")
+            }
+        }
+        #expect(waitUntil(timeout: 90) { requests().contains { $0.path.contains("/0009/") } }, "no snapshot went up: \(replicate.stderrSoFar)")
+        let snapshotStart = requests().first { $0.path.contains("/0009/") }!.time
+        Thread.sleep(forTimeInterval: 2.5)
+        replicate.send(SIGKILL)
+        app.kill()
+        let killedAt = Date().timeIntervalSince1970
+        _ = replicate.wait()
+        // Level-0 files went up while the snapshot did: the longest stretch without one.
+        let levelZero = requests().filter { $0.path.contains("/0000/") && $0.method == "PUT" && $0.time >= snapshotStart - 1 }.map(\.time)
+        let gaps = zip(levelZero, levelZero.dropFirst()).map { $1 - $0 } + [killedAt - (levelZero.last ?? 0)]
+        #expect(levelZero.count >= 3 && (gaps.max() ?? 99) < 1.5, "level-0 uploads while the snapshot went up: \(levelZero.count), gaps \(gaps)")
+        let restored = scratch.file("restored")
+        let restore = try dbtool(["restore", "s3://backups/slow/lanes/", restored], environment: server.environment)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let rows = Set(try events(restored))
+        let lost = app.acks().filter { $0.time < killedAt - 1.5 && !rows.contains($0.seq) }
+        #expect(lost.isEmpty, "\(lost.count) commits acknowledged over 1.5 s before the kill are missing")
+    }
+
+    @Test("requests to the store: at one sync a second under a steady writer, at most 1.6 a second, and no HEAD before a PUT")
+    func requestEconomy() throws {
+        let log = scratch.file("requests.log")
+        let server = try ObjectStorageServer(requestLog: log)
+        defer { server.stop() }
+        let database = try scratch.makeDatabase()
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", "s3://backups/count/economy/", "--sync-interval", "1"], environment: server.environment,
+            scratch: scratch)
+        #expect(waitUntil { replicate.stderrSoFar.contains("snapshot: TXID 1") })
+        Thread.sleep(forTimeInterval: 3)
+        let start = Date().timeIntervalSince1970
+        Thread.sleep(forTimeInterval: 40)
+        let end = Date().timeIntervalSince1970
+        app.stop()
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        let requests = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }.filter { ($0["time"] as? Double).map { $0 >= start && $0 < end } ?? false }
+        let rate = Double(requests.count) / (end - start)
+        let methods = Dictionary(grouping: requests) { $0["method"] as? String ?? "?" }.mapValues(\.count)
+        #expect(rate <= 1.6, "\(requests.count) requests in \(Int(end - start)) s: \(methods)")
+        #expect(methods["HEAD"] == nil, "\(methods)")
+        #expect((methods["PUT"] ?? 0) >= 30, "\(methods)")
+    }
+
     @Test("the store away (seconds; minutes in make stress): files wait in the outbox, within its limit, go up in order when it answers, and nothing is lost")
     func storeAway() throws {
         // `make stress` keeps the store away for three minutes.
@@ -453,7 +529,7 @@ struct ReplicateCommandTests {
         #expect(try dbtool(["exec", "--database", database, "CREATE TABLE event(seq INTEGER PRIMARY KEY, at REAL)"]).status == 0)
         let replica = scratch.file("replica")
         let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "1"], scratch: scratch)
-        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/9") })
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
         // Commits, then the disk fills before the next sync can write its file.
         // A sync may slip in between (it then ships them all, and finds nothing
         // to write while the disk is full): the round is played again.

@@ -136,6 +136,46 @@ struct ReplicationRestartTests {
         #expect(try dbtool(["replicate", "verify", replica]).status == 0)
     }
 
+    @Test("restore --at T around restarts: every commit acknowledged a sync interval before T, none after it (but those made while it was stopped, shipped at the restart)")
+    func pointInTimeAcrossRestarts() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let app = try ReplicateCommandTests.AckWriter(database: database, scratch: scratch)
+        var windows: [(from: Double, to: Double)] = []  // while replicate ran and shipped
+        var downtimes: [(from: Double, to: Double)] = []
+        for round in 0..<3 {
+            let run = try BackgroundTool(
+                ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.2", "--no-compaction"], scratch: scratch)
+            #expect(waitUntil(timeout: 30) { run.stderrSoFar.contains("snapshot") || run.stderrSoFar.contains("resumed") })
+            let started = Date().timeIntervalSince1970
+            if round > 0 { downtimes[round - 1].to = started + 0.5 }
+            Thread.sleep(forTimeInterval: 2)
+            let stopping = Date().timeIntervalSince1970
+            run.send(SIGTERM)
+            #expect(run.wait().status == 0)
+            windows.append((started + 0.5, stopping))
+            downtimes.append((stopping - 0.3, .infinity))
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        app.stop()
+        let acks = app.acks()
+        for (index, window) in windows.enumerated() {
+            for fraction in [0.3, 0.9] {
+                let target = window.from + (window.to - window.from) * fraction
+                let restored = scratch.file("at-\(index)-\(fraction)")
+                let at = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: target))
+                let result = try dbtool(["restore", replica, restored, "--at", at])
+                #expect(result.status == 0, "\(result.stderr)")
+                let rows = Set(try ReplicateCommandTests().events(restored))
+                let shippedLater = { (time: Double) in downtimes.contains { time >= $0.from && time <= $0.to } }
+                let missing = acks.filter { $0.time < target - 0.25 && !rows.contains($0.seq) && !shippedLater($0.time) }
+                #expect(missing.isEmpty, "--at \(at): \(missing.count) commits acknowledged before it are missing, the first at \(missing.first?.time ?? 0)")
+                let extra = rows.filter { seq in acks.first { $0.seq == seq }.map { $0.time > target + 0.05 } ?? false }
+                #expect(extra.isEmpty, "--at \(at): \(extra.count) commits acknowledged after it")
+            }
+        }
+    }
+
     @Test("a 200 MB database: three restarts after clean stops and one after SIGKILL add under 10 MiB to its replica")
     func largeDatabase() throws {
         let database = try database(megabytes: 200)

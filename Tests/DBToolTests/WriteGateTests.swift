@@ -132,7 +132,7 @@ struct WriteGateTests {
             let replica = scratch.file("replica")
             self.replica = replica
             let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
-            #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/9") })
+            #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
             replicate.send(SIGTERM)
             #expect(replicate.wait().status == 0)
             connection = try DatabaseQueue(path: database + "/db.sqlite")

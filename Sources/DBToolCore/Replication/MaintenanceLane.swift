@@ -30,6 +30,8 @@ final class MaintenanceLane: @unchecked Sendable {
     private let mail = Locked(Mail())
     private let replica: Replica
     private let scratch: String
+    /// Where the shipping lane keeps the level-0 files it uploaded.
+    private let localLevelZero: String?
     private let snapshotInterval: TimeInterval
     private let compactionLevels: [Compaction.Level]?
     private let retention: TimeInterval
@@ -44,11 +46,12 @@ final class MaintenanceLane: @unchecked Sendable {
     ///     (`.distantPast`: one is due now).
     ///   - compactionLevels: The levels compacted, nil for none.
     init(
-        replica: Replica, scratch: String, snapshotInterval: TimeInterval, lastSnapshot: Date, compactionLevels: [Compaction.Level]?,
-        retention: TimeInterval, nodeID: UInt64, log: @escaping @Sendable (String) -> Void
+        replica: Replica, scratch: String, localLevelZero: String?, snapshotInterval: TimeInterval, lastSnapshot: Date,
+        compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping @Sendable (String) -> Void
     ) {
         self.replica = replica
         self.scratch = scratch
+        self.localLevelZero = localLevelZero
         self.snapshotInterval = snapshotInterval
         self.lastSnapshot = lastSnapshot
         self.compactionLevels = compactionLevels
@@ -126,6 +129,7 @@ final class MaintenanceLane: @unchecked Sendable {
     private func run() {
         var compaction = Compaction(store: replica, scratch: scratch)
         compaction.nodeID = nodeID
+        compaction.localLevelZero = localLevelZero
         if let compactionLevels { compaction.levels = compactionLevels }
         var lastRetention = Date.distantPast
         while true {
@@ -194,13 +198,19 @@ final class MaintenanceLane: @unchecked Sendable {
         }
     }
 
+    /// How often retention looks: a 24th of the window, from a minute to ten.
+    static func retentionInterval(for window: TimeInterval) -> TimeInterval {
+        min(600, max(60, window / 24))
+    }
+
     /// Compacts the levels whose interval passed, and applies retention
-    /// once a minute; a failure is reported and tried again later: the
+    /// now and then; a failure is reported and tried again later: the
     /// replica stays restorable from level 0 meanwhile.
     private func maintain(_ compaction: inout Compaction, _ lastRetention: inout Date) {
         do {
             for name in try compaction.run() { log("compacted: \(name.fileName) at level \(name.level)") }
-            if Date().timeIntervalSince(lastRetention) >= 60 {
+            // Retention deletes only what a snapshot older than the window covers: a look now and then is enough.
+            if Date().timeIntervalSince(lastRetention) >= Self.retentionInterval(for: retention) {
                 lastRetention = Date()
                 let deleted = try compaction.enforceRetention(retention)
                 if !deleted.isEmpty { log("retention: \(deleted.count) files older than \(Int(retention)) s deleted") }

@@ -23,12 +23,16 @@ public struct ReplicaStatusOperation: Sendable {
         public var replica: String
         /// The last TXID shipped (hexadecimal), nil for an empty replica.
         public var txid: String?
-        /// When the file holding it was written.
+        /// When the file holding it was written (RFC 3339 in JSON).
         public var time: Date?
+        /// The same, in seconds since 1970.
+        public var timeUnix: Double?
         /// Seconds from that time to now.
         public var lagSeconds: Double?
         /// The earliest state a restore reaches (its oldest snapshot).
         public var earliest: Date?
+        /// The same, in seconds since 1970.
+        public var earliestUnix: Double?
         public var levels: [Level]
     }
 
@@ -55,6 +59,7 @@ public struct ReplicaStatusOperation: Sendable {
         let earliest = all.filter { $0.name.minTXID == 1 }.map(\.createdAt).min()
         return Report(
             replica: store.description, txid: last.map { LTXFileName.hex($0.name.maxTXID) }, time: time,
-            lagSeconds: time.map { max(0, now.timeIntervalSince($0)) }, earliest: earliest, levels: levels)
+            timeUnix: time?.timeIntervalSince1970, lagSeconds: time.map { max(0, now.timeIntervalSince($0)) }, earliest: earliest,
+            earliestUnix: earliest?.timeIntervalSince1970, levels: levels)
     }
 }

@@ -128,8 +128,10 @@ public struct ReplicateOperation: Sendable {
             return Report(database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
         log(start.description)
-        let maintenance = try startMaintenance(identity: identity, outbox: outbox, replica: replica)
+        // A replica that starts with the whole database has its first snapshot.
+        let maintenance = try startMaintenance(identity: identity, outbox: outbox, replica: replica, imageNow: start.file?.minTXID == 1)
         var uploader = Uploader(replica: replica, outbox: outbox, state: state, log: log, shippedTXID: start.replicaTXID)
+        uploader.keepsShipped = compacts
         if let file = start.file, FileSystem.size(outbox.file(file)) > Self.handOffSize {
             uploader.handedOff = file
             maintenance.upload(startImage: file, from: outbox.file(file))
@@ -177,14 +179,16 @@ public struct ReplicateOperation: Sendable {
     }
 
     /// Starts the maintenance lane, on its own connection to the replica.
-    private func startMaintenance(identity: SeriesIdentity, outbox: Outbox, replica: Replica) throws -> MaintenanceLane {
+    private func startMaintenance(identity: SeriesIdentity, outbox: Outbox, replica: Replica, imageNow: Bool) throws -> MaintenanceLane {
         let own = try Replica.at(self.replica, objectStore: objectStore)
-        // Restores start from a level-9 snapshot, and retention keeps one: a replica without one gets it now.
-        let lastSnapshot = try replica.files(level: LTXFileName.snapshotLevel).map(\.createdAt).max() ?? .distantPast
+        // Retention keeps a level-9 snapshot: a replica without one gets it
+        // now, unless it starts with the whole database (then in one interval).
+        let snapshots = try replica.files(level: LTXFileName.snapshotLevel).map(\.createdAt).max()
+        let lastSnapshot = imageNow ? Date() : snapshots ?? .distantPast
         let levels = compacts ? compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) } : nil
         let lane = MaintenanceLane(
-            replica: own, scratch: outbox.maintenance, snapshotInterval: snapshotInterval, lastSnapshot: lastSnapshot, compactionLevels: levels,
-            retention: retention, nodeID: identity.nodeID, log: log)
+            replica: own, scratch: outbox.maintenance, localLevelZero: compacts ? outbox.shipped : nil, snapshotInterval: snapshotInterval,
+            lastSnapshot: lastSnapshot, compactionLevels: levels, retention: retention, nodeID: identity.nodeID, log: log)
         lane.start()
         return lane
     }

@@ -22,6 +22,7 @@ struct Outbox {
             let outbox = try parent.openDirectory(ReplicateOperation.outboxName)
             defer { outbox.close() }
             try outbox.createDirectory("maintenance")
+            try outbox.createDirectory("shipped")
         } catch {
             throw error.reported(.cantCreate, hint: "Check the permissions of the database's directory.")
         }
@@ -29,6 +30,9 @@ struct Outbox {
 
     /// The maintenance lane's work directory.
     var maintenance: String { path + "/maintenance" }
+    /// Level-0 files in the replica kept here too, until level 1 merges them:
+    /// compaction reads them from the local disk, not from the store.
+    var shipped: String { path + "/shipped" }
 
     /// The level-0 files waiting, in the order they go up.
     func files() throws -> [LTXFileName] {
@@ -53,6 +57,8 @@ struct Uploader {
     let replica: Replica
     let outbox: Outbox
     let state: ReplicaState
+    /// Whether uploaded files are kept for level 1's compaction (``Outbox/shipped``).
+    var keepsShipped = true
     let log: @Sendable (String) -> Void
     private var failing = false
     /// The last TXID the replica holds at level 0, without a gap.
@@ -123,7 +129,8 @@ struct Uploader {
     private var pendingRecords: [LTXFileName] = []
 
     /// Records `name`'s pages in the state (unless the state is already
-    /// past it), then removes the local file. A state that can not be
+    /// past it), then moves the local file to ``Outbox/shipped`` for level
+    /// 1's compaction (or removes it, without compaction). A state that can not be
     /// written is reset: the next restart then ships a full image.
     private func record(_ name: LTXFileName, path: String) {
         if name.maxTXID > state.txid {
@@ -136,6 +143,7 @@ struct Uploader {
                 try? state.reset()
             }
         }
+        if keepsShipped, (try? FileSystem.rename(path, to: outbox.shipped + "/" + name.fileName)) != nil { return }
         _ = try? FileSystem.remove(path)
     }
 

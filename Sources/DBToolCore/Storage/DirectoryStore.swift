@@ -192,6 +192,10 @@ final class DirectoryStore: Store {
         return (file, file.size)
     }
 
+    func stream(_ key: String) throws -> any ArchiveSource {
+        try open(key).source
+    }
+
     func delete(_ key: String) throws -> Bool {
         do {
             return try withFolder(of: key, creating: false) { directory, name in try directory.removeFile(name) } ?? false

@@ -55,6 +55,10 @@ protocol Store: AnyObject {
     /// Opens `key` for one reading, front to back (following what the path
     /// names: a user's archive may be a link).
     func open(_ key: String) throws -> (source: any ArchiveSource, size: Int64?)
+    /// Opens `key` for one reading, front to back, with no request before
+    /// the first block (its size is not asked for): what a replica's reads
+    /// take, a request each.
+    func stream(_ key: String) throws -> any ArchiveSource
     /// Deletes `key`; false when it was not there.
     @discardableResult
     func delete(_ key: String) throws -> Bool

@@ -25,6 +25,11 @@ struct Compaction {
     var levels = Compaction.defaultLevels
     /// The node ID merged files carry (the database's identity).
     var nodeID: UInt64 = 0
+    /// A local directory holding copies of the level-0 files in the replica
+    /// (the shipping lane's): level 1 merges from there when it holds the
+    /// files it needs, and removes them once merged, so that compaction
+    /// costs no request to read them.
+    var localLevelZero: String?
     private var lastRun: [Int: Date] = [:]
     /// The last TXID of each level, once listed or written: a level is
     /// listed whole once, and the level below only after that TXID.
@@ -56,13 +61,17 @@ struct Compaction {
         if let known = lastTXID[level] {
             done = known
         } else {
-            done = try store.files(level: level).map(\.name.maxTXID).max() ?? 0
+            // An empty level starts after the newest whole image (a snapshot, or
+            // the replica's first file): merging it again would only copy it.
+            let own = try store.files(level: level).map(\.name.maxTXID).max() ?? 0
+            done = own > 0 ? own : try newestImage()
             lastTXID[level] = done
         }
         var sources: [ReplicaFile] = []
+        let local = level == 1 ? localFiles(after: done) : nil
         // The contiguous files after what the level holds (a full image, minTXID 1, may start it);
         // the files of the level below end where the level's do, so those after it start after it.
-        var below = try store.files(level: level - 1, firstTXIDs: (done + 1)...UInt64.max)
+        var below = try local ?? store.files(level: level - 1, firstTXIDs: (done + 1)...UInt64.max)
         if let first = below.first, first.name.minTXID > done + 1 {
             below = try store.files(level: level - 1)  // levels that do not line up: all of it
         }
@@ -88,7 +97,7 @@ struct Compaction {
         var present = Set<UInt32>()
         var header: LTXHeader?
         for source in sources {
-            var decoder = try LTXDecoder(from: try store.open(source.name))
+            var decoder = try LTXDecoder(from: try local.map { _ in try Self.localSource(localLevelZero! + "/" + source.name.fileName) } ?? store.open(source.name))
             if let previous = header, decoder.header.pageSize != previous.pageSize {
                 throw DBToolError(.dataError, "\(store.description): \(source.name.path) changes the page size")
             }
@@ -122,7 +131,47 @@ struct Compaction {
             throw error
         }
         try store.write(name, from: output, timestamp: Date(timeIntervalSince1970: Double(merged.timestamp) / 1000))
+        if level == 1 { removeLocalFiles(through: name.maxTXID) }
         return name
+    }
+
+    /// The local copies of the level-0 files after `done`, when they start
+    /// at `done + 1` (else nil: the store's are read); copies up to `done`
+    /// are merged already, and removed.
+    private func localFiles(after done: UInt64) -> [ReplicaFile]? {
+        guard let localLevelZero, let names = try? FileSystem.contentsOfDirectory(localLevelZero) else { return nil }
+        removeLocalFiles(through: done)
+        let files = names.compactMap { LTXFileName(level: 0, fileName: $0) }.filter { $0.maxTXID > done }.sorted().map {
+            ReplicaFile(name: $0, size: FileSystem.size(localLevelZero + "/" + $0.fileName), createdAt: .distantPast)
+        }
+        guard let first = files.first, first.name.minTXID <= done + 1 else { return nil }
+        return files
+    }
+
+    /// Removes the local copies of the level-0 files up to `txid`.
+    private func removeLocalFiles(through txid: UInt64) {
+        guard let localLevelZero, let names = try? FileSystem.contentsOfDirectory(localLevelZero) else { return }
+        for name in names.compactMap({ LTXFileName(level: 0, fileName: $0) }) where name.maxTXID <= txid {
+            _ = try? FileSystem.remove(localLevelZero + "/" + name.fileName)
+        }
+    }
+
+    /// A reader of a local LTX file.
+    private static func localSource(_ path: String) throws -> LTXDecoder.Source {
+        let (file, _) = try FileDescriptor.openRegularFile(path)
+        return { buffer in
+            let count = try file.read(into: buffer)
+            if count == 0 { file.close() }
+            return count
+        }
+    }
+
+    /// The last TXID of the newest whole image of the replica: a level-9
+    /// snapshot, or a level-0 file that starts at TXID 1; 0 for none.
+    private func newestImage() throws -> UInt64 {
+        let snapshot = try store.files(level: LTXFileName.snapshotLevel).map(\.name.maxTXID).max() ?? 0
+        let first = try store.files(level: 0, firstTXIDs: 1...1).map(\.name.maxTXID).max() ?? 0
+        return max(snapshot, first)
     }
 
     /// Deletes what no restore within `window` needs: snapshots older than

@@ -92,7 +92,7 @@ final class Replica {
     func open(_ name: LTXFileName) throws -> LTXDecoder.Source {
         let source: any ArchiveSource
         do {
-            source = try store.open(key(name)).source
+            source = try store.stream(key(name))
         } catch let error as DBToolError where error.status == .noInput {
             throw DBToolError(.noInput, "\(description): \(name.path) is missing", hint: "The replica lost a file: run `dbtool replicate verify`.")
         }

@@ -141,6 +141,22 @@ final class ObjectStore {
         return response.body
     }
 
+    /// The first `length` bytes of an object, with its size and entity tag
+    /// (from `Content-Range` and `ETag`): a reading that needs no HEAD.
+    ///
+    /// - throws: ``DBToolError`` 66 when there is no such object.
+    func getFirst(_ location: ObjectLocation, length: Int) throws -> (data: Data, size: Int64, etag: String) {
+        let response = try send(
+            "reading \(location)", "GET", bucket: location.bucket, key: location.key, headers: ["Range: bytes=0-\(length - 1)"],
+            accept: [404, 416])
+        if response.status == 404 { throw DBToolError(.noInput, "no object \(location)") }
+        let etag = response.headers["etag"] ?? ""
+        if response.status == 416 { return (Data(), 0, etag) }  // an empty object
+        // `bytes 0-1023/2048`; a server that ignores the range sends the whole object.
+        let total = response.headers["content-range"].flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
+        return (response.body, total ?? Int64(response.body.count), etag)
+    }
+
     /// Writes a whole object in one request (an archive smaller than a
     /// part, a record); the store checks its SHA-256. A write that is not
     /// `interruptible` (it publishes a complete archive, or its record) goes

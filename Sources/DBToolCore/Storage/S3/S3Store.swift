@@ -69,7 +69,11 @@ final class S3Store: Store {
 
     func open(_ key: String) throws -> (source: any ArchiveSource, size: Int64?) {
         let reader = try ObjectReader(store: client, location: object(key))
-        return (reader, reader.info.size)
+        return (reader, reader.info?.size)
+    }
+
+    func stream(_ key: String) throws -> any ArchiveSource {
+        ObjectReader(streaming: client, location: object(key))
     }
 
     func delete(_ key: String) throws -> Bool {
