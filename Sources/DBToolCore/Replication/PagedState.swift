@@ -20,9 +20,15 @@ final class PagedState {
     let pageSize: UInt32
     /// Where the log was read up to (nil without a log).
     let end: WALPosition?
+    /// The salts of the log the pages were found in.
+    let salts: (UInt32, UInt32)
     private var wal: FileDescriptor?
+    private let frame: UnsafeMutableRawBufferPointer
 
-    init(path: String, database: FileDescriptor, walPath: String, pages: [UInt32: Int64], commit: UInt32, pageSize: UInt32, end: WALPosition?) {
+    init(
+        path: String, database: FileDescriptor, walPath: String, pages: [UInt32: Int64], commit: UInt32, pageSize: UInt32, end: WALPosition?,
+        salts: (UInt32, UInt32)
+    ) {
         self.path = path
         self.database = database
         self.walPath = walPath
@@ -30,9 +36,14 @@ final class PagedState {
         self.commit = commit
         self.pageSize = pageSize
         self.end = end
+        self.salts = salts
+        frame = .allocate(byteCount: 24 + Int(pageSize), alignment: 16)
     }
 
-    deinit { wal?.close() }
+    deinit {
+        wal?.close()
+        frame.deallocate()
+    }
 
     /// The pages of the database, the lock page left out.
     func allPages() -> some Sequence<UInt32> {
@@ -41,18 +52,35 @@ final class PagedState {
     }
 
     /// Reads page `number` into `page` (the page size).
+    ///
+    /// A frame is taken only while it is still one of the log the state was
+    /// found in (its salts, checked before and after the read): a reader
+    /// that began when every frame was already in the database file holds
+    /// no frame of the log, and the next writer may start the log over, its
+    /// frames overwriting the old ones; every page of the state is then in
+    /// the database file, which no checkpoint may change while that reader
+    /// lasts, and is read there.
     func read(_ number: UInt32, into page: UnsafeMutableRawBufferPointer) throws {
         if let offset = pages[number] {
             if wal == nil { wal = try FileDescriptor.open(walPath, .readOnly) }
-            guard try wal!.read(fromAbsoluteOffset: offset, into: page) == page.count else {
-                throw DBToolError(.dataError, "\(walPath) is shorter than its frames")
+            let count = try wal!.read(fromAbsoluteOffset: offset - 24, into: frame)
+            if count == frame.count && frameBelongs(UnsafeRawBufferPointer(frame)) {
+                let again = try wal!.read(fromAbsoluteOffset: offset - 24, count: 24)
+                if again.count == 24 && again.withUnsafeBytes({ frameBelongs($0) }) {
+                    page.copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[24...]))
+                    return
+                }
             }
-            return
         }
         let count = try database.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: page)
         guard count == page.count else {
             throw DBToolError(.dataError, "\(path) is shorter than its \(commit) pages")
         }
+    }
+
+    /// Whether a frame header carries the state's log's salts.
+    private func frameBelongs(_ header: UnsafeRawBufferPointer) -> Bool {
+        header.bigEndian(at: 8) as UInt32 == salts.0 && header.bigEndian(at: 12) as UInt32 == salts.1
     }
 
     /// Writes the LTX file `name` of this state into `directory`'s level

@@ -179,7 +179,7 @@ final class ReplicationSession {
         if let transactions, !transactions.isEmpty { commit = transactions.commit }
         return PagedState(
             path: path, database: databaseFile, walPath: path + "-wal", pages: transactions?.pages ?? [:], commit: commit, pageSize: pageSize,
-            end: transactions?.end ?? header.map { WALPosition(start: $0) })
+            end: transactions?.end ?? header.map { WALPosition(start: $0) }, salts: (header?.salt1 ?? 0, header?.salt2 ?? 0))
     }
 
     // MARK: - Starting
@@ -297,21 +297,23 @@ final class ReplicationSession {
         let pin = try DatabaseQueue(path: path, configuration: configuration)
         let wal = try openWAL()
         defer { wal?.close() }
-        let (pages, commit, shipped) = try waitingForWriteLock(seconds: 30) { () throws -> ([UInt32: Int64], UInt32?, UInt64) in
+        let (pages, commit, shipped, salts) = try waitingForWriteLock(seconds: 30) {
+            () throws -> ([UInt32: Int64], UInt32?, UInt64, (UInt32, UInt32)) in
             try sync()
             try pin.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN DEFERRED")
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
             }
-            guard let wal, let header = try walHeader(wal) else { return ([:], nil, txid) }
+            guard let wal, let header = try walHeader(wal) else { return ([:], nil, txid, (0, 0)) }
             let transactions = try header.transactions(in: wal, after: WALPosition(start: header))
-            return (transactions.pages, transactions.isEmpty ? nil : transactions.commit, txid)
+            return (transactions.pages, transactions.isEmpty ? nil : transactions.commit, txid, (header.salt1, header.salt2))
         }
         let fileHeader = try databaseFile.read(fromAbsoluteOffset: 0, count: 100)
         let fileCommit = fileHeader.count == 100 ? fileHeader.withUnsafeBytes { $0.bigEndian(at: 28) as UInt32 } : 0
         openImages.withLock { $0 += 1 }
         let state = PagedState(
-            path: path, database: databaseFile, walPath: path + "-wal", pages: pages, commit: commit ?? fileCommit, pageSize: pageSize, end: nil)
+            path: path, database: databaseFile, walPath: path + "-wal", pages: pages, commit: commit ?? fileCommit, pageSize: pageSize, end: nil,
+            salts: salts)
         let openImages = self.openImages
         return ImagePlan(
             name: LTXFileName(level: LTXFileName.snapshotLevel, minTXID: 1, maxTXID: shipped), state: state, nodeID: nodeID, pin: pin,

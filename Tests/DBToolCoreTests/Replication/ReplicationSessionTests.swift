@@ -83,6 +83,41 @@ struct ReplicationSessionTests {
         try other.close()
     }
 
+    @Test("a snapshot prepared right after a full checkpoint keeps its pages while the next writer starts the log over")
+    func snapshotAcrossLogRestart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let app = try Interop.makeDatabase(path, rows: 300, value: "hex(randomblob(100))")
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let session = try ReplicationSession(database: path, outbox: directory.file("replica"))
+        try session.startWithImage(after: 0)
+        try app.write { db in try db.execute(sql: "UPDATE t SET v = 'before ' || hex(randomblob(100))") }
+        try session.sync()
+        // Every frame copied: the snapshot's read transaction and the
+        // session's both read the database file alone (read mark 0), the
+        // old frames still in the log.
+        #expect(try session.checkpoint())
+        let expected = try app.read { db in try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id") }
+        let plan = try session.prepareImage()
+        #expect(!plan.state.pages.isEmpty, "the log held no frames: nothing for a restart to overwrite")
+        // The next writer starts the log over: its frames land where the
+        // snapshot's were (all of them: it writes more), with other salts.
+        try app.write { db in
+            try db.execute(sql: "UPDATE t SET v = 'after ' || hex(randomblob(100))")
+            try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(500)) FROM t")
+        }
+        let walSize = FileSystem.size(path + "-wal")
+        #expect(plan.state.pages.values.allSatisfy { $0 + 4096 <= walSize }, "the new log is shorter than the old frames")
+        try session.sync()
+        let snapshot = try plan.write(into: directory.file("images"), cancelled: { false })
+        plan.finish()
+        let built = directory.file("built.db")
+        _ = try Interop.apply([snapshot], into: built)
+        #expect(try Interop.rows(built) == expected)
+        try session.close()
+        try app.close()
+    }
+
     @Test("a writer committing every 0.2 ms, checkpointing every 50 pages, while the session syncs and checkpoints: no commit lost")
     func concurrentWriter() throws {
         let directory = TemporaryDirectory()
