@@ -23,11 +23,17 @@ restore is then checked against the log. Reported:
   transaction a second for a day, time scaled by --day-scale (the rate, the
   compaction levels, Litestream's level-0 retention and the run's length
   all scaled alike, so each level holds the files of a real day), then each
-  tool restores the latest state and the state at midday from each replica.
+  tool restores the latest state and the state at midday from each replica;
+- the scale phase: a database of --scale-mb MB (1 GB by default) with each
+  tool: the first copy, a 100 MB transaction (peak RSS), the bytes three
+  restarts after clean stops and one after SIGKILL add to the replica, S3
+  requests per 10,000 transactions with a snapshot going up among them (and
+  the longest stretch without a level-0 upload meanwhile), a follower's
+  bytes written, WAL and reader waits, and restore times.
 
     python3 Benchmarks/replication.py --dbtool PATH --litestream PATH \
         --s3-server "PYTHON scripts/s3-test-server.py" [--trials 20] [--day-scale 144] \
-        [--phases trials,writer,day] [--results Benchmarks/RESULTS.md]
+        [--phases trials,writer,day,scale] [--scale-mb 1024] [--results Benchmarks/RESULTS.md]
 """
 import argparse
 import datetime
@@ -107,7 +113,9 @@ class Bench:
     def __init__(self, options):
         self.options = options
         self.root = tempfile.mkdtemp(prefix="bench-replication-")
-        self.server = subprocess.Popen(shlex.split(options.s3_server), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        # Requests under backups/count/ are logged (method, path, query, time): the scale phase counts them.
+        self.request_log = self.root + "/requests.log"
+        self.server = subprocess.Popen(shlex.split(options.s3_server) + [self.request_log], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.DEVNULL, text=True)
         line = ""
         while not line.startswith("{"):
@@ -128,9 +136,11 @@ class Bench:
         self.server.wait(timeout=10)
         subprocess.run(["rm", "-rf", self.root])
 
-    def litestream_config(self, database, prefix, levels=None):
+    def litestream_config(self, database, prefix, levels=None, snapshot_interval=None):
         path = database + ".litestream.yml"
         with open(path, "w") as config:
+            if snapshot_interval:
+                config.write(f"snapshot:\n  interval: {snapshot_interval:.0f}s\n")
             if levels:
                 # Compaction levels, level-0 retention and snapshots, time scaled.
                 intervals, l0_retention, snapshot = levels
@@ -151,7 +161,7 @@ class Bench:
 """)
         return path
 
-    def start_replicator(self, tool, directory, prefix, levels=None):
+    def start_replicator(self, tool, directory, prefix, levels=None, snapshot_interval=None):
         database = directory + "/db.sqlite"
         if tool == "dbtool":
             command = [self.options.dbtool, "replicate", "--database", directory, "--to", f"s3://backups/{prefix}/",
@@ -160,8 +170,11 @@ class Bench:
                 intervals, _, snapshot = levels
                 command += ["--compaction-levels", ",".join(f"{seconds:.3f}s" for seconds in intervals),
                             "--snapshot-interval", f"{snapshot / 3600:.4f}"]
+            if snapshot_interval:
+                command += ["--snapshot-interval", f"{snapshot_interval / 3600:.5f}"]
         else:
-            command = [self.options.litestream, "replicate", "-config", self.litestream_config(database, prefix, levels)]
+            command = [self.options.litestream, "replicate", "-config",
+                       self.litestream_config(database, prefix, levels, snapshot_interval)]
         return subprocess.Popen(command, env=self.environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def restore(self, tool, directory, prefix, output, at=None):
@@ -324,6 +337,231 @@ class Bench:
             "| --- | --- | --- | ---: | ---: |",
         ] + lines
 
+    # ----- The scale phase: a database of production size ---------------------------------------------------
+
+    def s3_client(self):
+        import boto3
+        return boto3.client("s3", endpoint_url=self.s3["endpoint"], region_name="us-east-1",
+                            aws_access_key_id=self.s3["accessKeyId"], aws_secret_access_key=self.s3["secretAccessKey"])
+
+    def stored_bytes(self, prefix, folders=None):
+        """The bytes under the prefix, or under its `folders` only (`0000`, `0009`)."""
+        total = 0
+        for folder in folders or [""]:
+            path = prefix + "/" + (folder + "/" if folder else "")
+            for page in self.s3_client().get_paginator("list_objects_v2").paginate(Bucket="backups", Prefix=path):
+                total += sum(item["Size"] for item in page.get("Contents", []))
+        return total
+
+    def wait_stored(self, prefix, at_least, timeout=1800):
+        """Waits until the prefix holds `at_least` bytes, then until it stops growing (3 s)."""
+        deadline = time.time() + timeout
+        while self.stored_bytes(prefix) < at_least:
+            if time.time() > deadline:
+                raise RuntimeError(f"{prefix} never held {at_least} bytes")
+            time.sleep(1)
+        return self.wait_quiet(prefix)
+
+    def wait_quiet(self, prefix, quiet=3.0, timeout=600):
+        last, since, deadline = -1, time.time(), time.time() + timeout
+        while time.time() < deadline:
+            now = self.stored_bytes(prefix)
+            if now != last:
+                last, since = now, time.time()
+            elif time.time() - since >= quiet:
+                return now
+            time.sleep(0.5)
+        return last
+
+    def requests(self, predicate, start, end):
+        rows = []
+        with open(self.request_log) as log:
+            for line in log:
+                request = json.loads(line)
+                if start <= request["time"] < end and predicate(request):
+                    rows.append(request)
+        return rows
+
+    def fill(self, directory, megabytes):
+        connection = sqlite3.connect(directory + "/db.sqlite", isolation_level=None)
+        connection.execute("CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
+        rows = megabytes * 250
+        for start in range(0, rows, 10_000):
+            connection.execute("BEGIN")
+            connection.execute("WITH RECURSIVE c(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM c WHERE i < ?) "
+                               "INSERT INTO blob SELECT i, randomblob(4000) FROM c", (start + 1, min(start + 10_000, rows)))
+            connection.execute("COMMIT")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+
+    def change(self, directory, first, count):
+        connection = sqlite3.connect(directory + "/db.sqlite", isolation_level=None)
+        connection.execute("UPDATE blob SET data = randomblob(4000) WHERE id BETWEEN ? AND ?", (first, first + count - 1))
+        connection.close()  # the last connection: SQLite checkpoints and removes the log
+
+    def stop(self, process, kill=False):
+        process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+        process.wait(timeout=120)
+
+    def follower(self, tool, directory, prefix, output):
+        if tool == "dbtool":
+            command = [self.options.dbtool, "restore", f"s3://backups/{prefix}/", output, "--follow", "--follow-interval", "1", "--quiet"]
+            database = output + "/db.sqlite"
+        else:
+            config = self.litestream_config(directory + "/db.sqlite", prefix)
+            command = [self.options.litestream, "restore", "-config", config, "-o", output, "-f", "-follow-interval", "1s",
+                       directory + "/db.sqlite"]
+            database = output
+        errors = open(output + ".stderr", "w")
+        return subprocess.Popen(command, env=self.environment, stdout=subprocess.DEVNULL, stderr=errors), database
+
+    def scale(self, megabytes):
+        """A database of `megabytes` MB with each tool; returns the report's lines."""
+        measured = {}
+        for tool in ["dbtool", "litestream"]:
+            m = measured[tool] = {}
+            directory = self.new_database(f"scale-{tool}")
+            prefix = f"count/scale-{tool}"
+            print(f"scale {tool}: filling {megabytes} MB", flush=True)
+            self.fill(directory, megabytes)
+            size = os.path.getsize(directory + "/db.sqlite")
+            rss = []
+            began = time.monotonic()
+            replicator = self.start_replicator(tool, directory, prefix)
+            self.wait_stored(prefix, int(size * 0.9))
+            m["first"] = time.monotonic() - began
+            print(f"scale {tool}: the first copy took {m['first']:.1f} s", flush=True)
+            # A 100 MB transaction.
+            stored = self.stored_bytes(prefix)
+            connection = sqlite3.connect(directory + "/db.sqlite", isolation_level=None)
+            connection.execute("UPDATE blob SET data = randomblob(4000) WHERE id <= 25000")
+            connection.close()
+            self.wait_stored(prefix, stored + 90_000_000)
+            rss.append(peak_rss_mib(replicator.pid))
+            m["rss_transaction"] = rss[-1]
+            # Restarts after clean stops (the log checkpointed away meanwhile), then after SIGKILL: what they
+            # ship (level 0, and a snapshot if one is taken); the compactions of levels 1 and up come anyway.
+            shipped = ["0000", "0009"]
+            m["restarts"] = []
+            for round in range(4):
+                kill = round == 3
+                self.wait_quiet(prefix)
+                before = self.stored_bytes(prefix, shipped)
+                app = None
+                if kill:
+                    # An application keeps the log; the replicator dies.
+                    app = sqlite3.connect(directory + "/db.sqlite", isolation_level=None)
+                    app.execute("UPDATE blob SET data = randomblob(4000) WHERE id BETWEEN 30001 AND 30005")
+                    time.sleep(2)
+                rss.append(peak_rss_mib(replicator.pid))
+                self.stop(replicator, kill=kill)
+                if not kill:
+                    self.change(directory, 40_000 + round * 10, 5)
+                replicator = self.start_replicator(tool, directory, prefix)
+                time.sleep(5)
+                self.wait_quiet(prefix)
+                after = self.stored_bytes(prefix, shipped)
+                if app:
+                    app.close()
+                m["restarts"].append(after - before)
+                print(f"scale {tool}: restart {round} ({'SIGKILL' if kill else 'clean'}) added {(after - before) / 1_048_576:.1f} MiB",
+                      flush=True)
+            rss.append(peak_rss_mib(replicator.pid))
+            self.stop(replicator)
+            # 10,000 transactions, with a snapshot going up in the middle: requests, and level 0 beside the snapshot.
+            replicator = self.start_replicator(tool, directory, prefix, snapshot_interval=60)
+            time.sleep(5)
+            acks, stop = directory + "/acks", directory + "/stop"
+            start = time.time()
+            writer = subprocess.Popen([sys.executable, "-c", WRITER, directory + "/db.sqlite", acks, stop])
+            while not os.path.exists(acks) or len(read_acks(acks)) < 10_000:
+                time.sleep(1)
+            end = time.time()
+            m["midpoint"] = (start + end) / 2
+            m["requests"] = len(self.requests(lambda r: f"scale-{tool}" in r["path"] + r["query"], start, end))
+            m["request_rate"] = m["requests"] / (end - start)
+            snapshot = self.requests(lambda r: f"scale-{tool}/0009/" in r["path"], start, end)
+            level_zero = sorted(r["time"] for r in self.requests(
+                lambda r: f"scale-{tool}/0000/" in r["path"] and r["method"] == "PUT", start, end))
+            if snapshot:
+                window = (min(r["time"] for r in snapshot) - 1, max(r["time"] for r in snapshot) + 1)
+                inside = [t for t in level_zero if window[0] <= t <= window[1]]
+                marks = [window[0]] + inside + [window[1]]
+                m["gap"] = max(b - a for a, b in zip(marks, marks[1:]))
+                m["snapshot_seconds"] = window[1] - window[0] - 2
+            else:
+                m["gap"], m["snapshot_seconds"] = None, None
+            # A follower with a reader attached, while the writer goes on.
+            copy = f"{directory}/follower-copy"
+            follower, copy_db = self.follower(tool, directory, prefix, copy)
+            deadline = time.time() + 600
+            while not os.path.exists(copy_db) and time.time() < deadline:
+                if follower.poll() is not None:
+                    raise RuntimeError(f"the {tool} follower stopped: {open(copy + '.stderr').read()[-500:]}")
+                time.sleep(0.5)
+            time.sleep(5)
+            def written():
+                with open(f"/proc/{follower.pid}/io") as io:
+                    return next(int(line.split()[1]) for line in io if line.startswith("wchar:"))
+            before = written()
+            reader = sqlite3.connect(f"file:{copy_db}?mode=ro", uri=True, timeout=30)
+            longest_read, wal = 0.0, 0
+            follow_start = time.time()
+            while time.time() - follow_start < 40:
+                read_began = time.monotonic()
+                reader.execute("SELECT count(*) FROM event").fetchone()
+                longest_read = max(longest_read, time.monotonic() - read_began)
+                wal = max(wal, os.path.getsize(copy_db + "-wal") if os.path.exists(copy_db + "-wal") else 0)
+                time.sleep(0.1)
+            m["follower_written"] = written() - before
+            m["follower_wal"] = wal
+            m["follower_read"] = longest_read
+            reader.close()
+            self.stop(follower)
+            open(stop, "w").close()
+            writer.wait()
+            time.sleep(3)
+            rss.append(peak_rss_mib(replicator.pid))
+            self.stop(replicator)
+            m["rss"] = max(rss)
+            # Restores: the latest state, and the state at the writer's midpoint.
+            for label, at in [("latest", None), ("point", m["midpoint"])]:
+                output = f"{directory}/restore-{label}"
+                began = time.monotonic()
+                self.restore(tool, directory, prefix, output, at=at)
+                m[f"restore_{label}"] = time.monotonic() - began
+            m["stored"] = self.stored_bytes(prefix)
+            print(f"scale {tool}: {m}", flush=True)
+        mib = lambda value: f"{value / 1_048_576:.1f} MiB"
+        rows = [
+            ("the first copy of the database", lambda m: f"{m['first']:.1f} s"),
+            ("bytes a restart after a clean stop ships (level 0 and 9), each of 3", lambda m: ", ".join(mib(x) for x in m["restarts"][:3])),
+            ("bytes a restart after SIGKILL ships", lambda m: mib(m["restarts"][3])),
+            ("peak RSS with a 100 MB transaction", lambda m: f"{m['rss_transaction']:.0f} MiB"),
+            ("peak RSS over the run", lambda m: f"{m['rss']:.0f} MiB"),
+            ("S3 requests per 10,000 transactions (100 a second)", lambda m: f"{m['requests']} ({m['request_rate']:.2f} a second)"),
+            ("longest stretch without a level-0 upload while a snapshot goes up",
+             lambda m: "no snapshot in the run" if m["gap"] is None else f"{m['gap']:.2f} s (snapshot: {m['snapshot_seconds']:.0f} s)"),
+            ("follower: bytes written in 40 s of updates", lambda m: mib(m["follower_written"])),
+            ("follower: the copy's WAL, largest", lambda m: mib(m["follower_wal"])),
+            ("follower: the longest read of a reader attached", lambda m: f"{m['follower_read'] * 1000:.0f} ms"),
+            ("restore of the latest state", lambda m: f"{m['restore_latest']:.1f} s"),
+            ("restore of a point in time", lambda m: f"{m['restore_point']:.1f} s"),
+            ("the replica's size at the end", lambda m: mib(m["stored"])),
+        ]
+        return [
+            f"### A database of {megabytes} MB (one run, dbtool then Litestream)",
+            "",
+            f"- Each tool replicates its own {megabytes} MB database (rows of 4 KB of random bytes) to moto on loopback "
+            "with a 1 s sync interval; a 100 MB transaction; three restarts after clean stops (5 rows changed by an "
+            "application whose last connection, closing, checkpoints the log away) and one after SIGKILL (an "
+            "application keeps the log); then 10,000 transactions at 100 a second with a snapshot due after 60 s "
+            "(requests counted from moto's log), a follower with a reader attached for 40 s, and restores.",
+            "",
+            "| Measure | dbtool | litestream |",
+            "| --- | ---: | ---: |",
+        ] + [f"| {label} | {show(measured['dbtool'])} | {show(measured['litestream'])} |" for label, show in rows]
+
     def writer_rounds(self, rounds, seconds):
         """The application's commit durations alone, with dbtool and with Litestream
         replicating to S3, interleaved round by round; returns the report's lines."""
@@ -384,7 +622,8 @@ def main():
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=6)
     parser.add_argument("--day-scale", type=float, default=144)
-    parser.add_argument("--phases", default="trials,writer,day")
+    parser.add_argument("--phases", default="trials,writer,day,scale")
+    parser.add_argument("--scale-mb", type=int, default=1024)
     parser.add_argument("--writer-rounds", type=int, default=9)
     parser.add_argument("--results")
     options = parser.parse_args()
@@ -399,6 +638,9 @@ def main():
             if "day" in phases:
                 day = bench.day(options.day_scale)
                 write_block(options.results, "replication-day", "\n".join(day))
+            if "scale" in phases:
+                scale = bench.scale(options.scale_mb)
+                write_block(options.results, "replication-scale", "\n".join(scale))
         finally:
             bench.close()
         return
@@ -420,6 +662,7 @@ def main():
         baseline = bench.baseline_longest_commit(options.seconds * 3)
         writer = bench.writer_rounds(options.writer_rounds, 15) if "writer" in phases else None
         day = bench.day(options.day_scale) if "day" in phases else None
+        scale = bench.scale(options.scale_mb) if "scale" in phases else None
     finally:
         bench.close()
 
@@ -465,6 +708,8 @@ def main():
         write_block(options.results, "replication-writer", "\n".join(writer))
     if day:
         write_block(options.results, "replication-day", "\n".join(day))
+    if scale:
+        write_block(options.results, "replication-scale", "\n".join(scale))
 
 
 def write_block(results, name, report):

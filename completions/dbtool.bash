@@ -1156,7 +1156,7 @@ _dbtool_replicate_run() {
     repeating_flags=()
     non_repeating_flags=(--no-compaction --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --retention --compaction-levels --metrics-file --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --startup-timeout --retention --compaction-levels --metrics-file --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1178,6 +1178,9 @@ _dbtool_replicate_run() {
         return
         ;;
     '--shutdown-timeout')
+        return
+        ;;
+    '--startup-timeout')
         return
         ;;
     '--retention')

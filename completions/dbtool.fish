@@ -68,7 +68,7 @@ function __dbtool_parse_tokens -S
             __dbtool_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'run'
-                __dbtool_parse_subcommand 0 'to=' 'sync-interval=' 'checkpoint-pages=' 'snapshot-interval=' 'outbox-limit=' 'shutdown-timeout=' 'retention=' 'compaction-levels=' 'no-compaction' 'metrics-file=' 'database=+' 'file-name=' 'timeout=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
+                __dbtool_parse_subcommand 0 'to=' 'sync-interval=' 'checkpoint-pages=' 'snapshot-interval=' 'outbox-limit=' 'shutdown-timeout=' 'startup-timeout=' 'retention=' 'compaction-levels=' 'no-compaction' 'metrics-file=' 'database=+' 'file-name=' 'timeout=' 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'status'
                 __dbtool_parse_subcommand 1 'endpoint=' 'region=' 'profile=' 'ca-bundle=' 'allow-insecure-endpoint' 'retries=' 'format=' 'q/quiet' 'version' 'h/help'
             case 'verify'
@@ -463,6 +463,7 @@ complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options 
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" snapshot-interval' -l 'snapshot-interval' -d 'Hours between snapshots of the whole database (default 24).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" outbox-limit' -l 'outbox-limit' -d 'The most the outbox holds while the store is away, in MiB (default 1024).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" shutdown-timeout' -l 'shutdown-timeout' -d 'The longest the last sync takes after SIGTERM, in seconds (default 10).' -rfka ''
+complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" startup-timeout' -l 'startup-timeout' -d 'How long to wait for a store that does not answer at start-up, in seconds (default 300; then 75).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" retention' -l 'retention' -d 'How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" compaction-levels' -l 'compaction-levels' -d 'The interval of each compaction level from 1 up, each longer than the last (default 30s,5m,1h, as Litestream).' -rfka ''
 complete -c 'dbtool' -n '__dbtool_should_offer_completions_for_flags_or_options "dbtool replicate run" no-compaction' -l 'no-compaction' -d 'Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).'

@@ -646,6 +646,7 @@ _dbtool_replicate_run() {
         '--snapshot-interval[Hours between snapshots of the whole database (default 24).]:hours:'
         '--outbox-limit[The most the outbox holds while the store is away, in MiB (default 1024).]:mib:'
         '--shutdown-timeout[The longest the last sync takes after SIGTERM, in seconds (default 10).]:seconds:'
+        '--startup-timeout[How long to wait for a store that does not answer at start-up, in seconds (default 300; then 75).]:seconds:'
         '--retention[How far back a restore can go\: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.]:duration:'
         '--compaction-levels[The interval of each compaction level from 1 up, each longer than the last (default 30s,5m,1h, as Litestream).]:durations:'
         '--no-compaction[Do not merge files into higher levels (a restore then reads every level-0 file since a snapshot).]'

@@ -101,6 +101,14 @@ struct ReplicationRestartTests {
         #expect(try dbtool(["restore", replica, restored]).status == 0)
         #expect(try content(restored + "/db.sqlite") == content(database + "/db.sqlite"))
         #expect(try dbtool(["replicate", "verify", replica]).status == 0)
+        // The replication state describes the replica, not the database: a
+        // backup of the directory leaves it (and the outbox) out.
+        #expect(FileManager.default.fileExists(atPath: database + "/.dbtool-replicate-state"))
+        let archive = scratch.file("directory.tar.zst")
+        #expect(try dbtool(["backup", "--database", database, "--output", archive, "-q"]).status == 0)
+        let unpacked = scratch.file("unpacked")
+        #expect(try dbtool(["restore", archive, unpacked, "-q"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: unpacked).sorted() == [".db.sqlite.dbtool-id", "db.sqlite"])
     }
 
     @Test("after SIGKILL while the application writes: the next run resumes in the log, nothing lost, nothing sent twice")

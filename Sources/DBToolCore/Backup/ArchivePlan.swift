@@ -158,11 +158,12 @@ struct ArchivePlan {
         init(_ text: String) { self.text = text }
     }
 
-    /// dbtool's lock files and the temp files of its commands.
+    /// dbtool's lock files, the temp files of its commands, and replication's
+    /// outbox and state (which describe a replica, not the database).
     private static func isDBToolScratch(_ name: String) -> Bool {
         name.hasPrefix(".dbtool-")
             && (name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix)
                 || name.hasPrefix(DatabaseIdentity.tempPrefix) || name.hasPrefix(RestoreOperation.tempPrefix)
-                || name == ReplicateOperation.outboxName)
+                || name == ReplicateOperation.outboxName || name == ReplicaState.fileName)
     }
 }

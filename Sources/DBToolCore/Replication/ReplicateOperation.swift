@@ -183,8 +183,9 @@ public struct ReplicateOperation: Sendable {
         let own = try Replica.at(self.replica, objectStore: objectStore)
         // Retention keeps a level-9 snapshot: a replica without one gets it
         // now, unless it starts with the whole database (then in one interval).
-        let snapshots = try replica.files(level: LTXFileName.snapshotLevel).map(\.createdAt).max()
-        let lastSnapshot = imageNow ? Date() : snapshots ?? .distantPast
+        // (A level-0 file from TXID 1 is a whole image too.)
+        let images = try replica.files(level: LTXFileName.snapshotLevel) + replica.files(level: 0, firstTXIDs: 1...1)
+        let lastSnapshot = imageNow ? Date() : images.map(\.createdAt).max() ?? .distantPast
         let levels = compacts ? compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) } : nil
         let lane = MaintenanceLane(
             replica: own, scratch: outbox.maintenance, localLevelZero: compacts ? outbox.shipped : nil, snapshotInterval: snapshotInterval,

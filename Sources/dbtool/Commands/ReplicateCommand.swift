@@ -19,9 +19,12 @@ struct ReplicateRunCommand: ParsableCommand {
             watchdog) or a container's supervisor. Every --sync-interval, the transactions committed \
             since the last sync go to the replica as one LTX file (the format and layout of \
             Litestream 0.5: `litestream restore` reads the replica, and `dbtool restore` reads \
-            Litestream's). The first run writes the whole database; a restart writes a full image \
-            after the replica's last file, so its history has no gap. A snapshot goes to level 9 \
-            every --snapshot-interval.
+            Litestream's). The first run writes the whole database; a restart goes on from the \
+            replica's position: the log after its last file when the log is still there, else the \
+            pages that changed since (.dbtool-replicate-state records what the replica holds), so \
+            its history has no gap and a restart costs what changed. Snapshots (level 9, every \
+            --snapshot-interval), compactions and retention run on a lane of their own: level-0 \
+            files never wait behind them.
 
             Replication reads SQLite's write-ahead log, holding a read transaction so that no \
             checkpoint can overwrite a frame not yet shipped, and takes over checkpoints: it \
@@ -33,7 +36,8 @@ struct ReplicateRunCommand: ParsableCommand {
             Files are written to an outbox beside the database (.dbtool-replicate/, which backups \
             never archive) and uploaded in order: while the store does not answer, they wait \
             there, up to --outbox-limit MiB (then syncs pause and the log holds the transactions), \
-            and go up when it answers again. One line per event goes to stderr. SIGTERM or SIGINT: \
+            and go up when it answers again; at start-up it is waited for, up to \
+            --startup-timeout seconds. One line per event goes to stderr. SIGTERM or SIGINT: \
             a last sync and upload (at most --shutdown-timeout seconds), then exit 0; a second \
             signal stops at once. A second `replicate` of the same database exits 75. A replica \
             belongs to the database that first wrote it (dbtool-replica.json): another database \

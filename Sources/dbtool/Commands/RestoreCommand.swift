@@ -46,9 +46,10 @@ struct RestoreCommand: ParsableCommand {
             restoring when DIR already holds a database, --if-replica-exists when the replica holds \
             nothing: a container's boot script restores only what is missing. With --follow, DIR \
             then stays a read-only copy that follows the replica: every --follow-interval seconds \
-            the new files are applied to a private shadow beside DIR, which goes into DIR's \
-            database in one transaction of SQLite's backup API (readers see the state before or \
-            after, never half of it), until SIGTERM or SIGINT (then 0).
+            the new files' pages are written into DIR's database in place, as one transaction of \
+            SQLite's rollback journal (readers see the state before or after, never half of it, \
+            and wait only while the changed pages are written; the copy has no write-ahead log), \
+            until SIGTERM or SIGINT (then 0).
 
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
