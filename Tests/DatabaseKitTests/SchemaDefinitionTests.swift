@@ -29,7 +29,7 @@ struct SchemaDefinitionTests {
             #expect(Set(foreignKeys.map(\.destinationTable)) == ["teams", "country", "player"])
             #expect(foreignKeys.first { $0.destinationTable == "country" }?.destinationColumns == ["code"])
             #expect(try Set(db.indexes(on: "player").map(\.name)) == [
-                "index_player_on_teamId", "index_player_on_countryCode", "index_player_on_captainId",
+                "player_on_teamId", "player_on_countryCode", "player_on_captainId",
             ])
             let player = try #require(try sql(db, "player"))
             #expect(player.contains(#""countryCode" TEXT NOT NULL REFERENCES "country"("code")"#))

@@ -45,6 +45,10 @@ public final class ColumnDefinition {
         return false
     }
 
+    /// The name of the index of an ``indexed()`` column: `<table>_on_<column>`
+    /// (GRDB's; `create(indexOn:)` and composite keys use `index_<table>_on_...`).
+    func indexName(in table: String) -> String { "\(table)_on_\(name)" }
+
     /// True after ``primaryKey(onConflict:autoincrement:)``.
     var isPrimaryKey: Bool { primaryKey != nil }
 
@@ -62,18 +66,19 @@ public final class ColumnDefinition {
         return self
     }
 
-    /// Adds a `UNIQUE` constraint (instead of ``indexed()``).
+    /// Adds a `UNIQUE` constraint (which ``indexed()`` keeps).
     @discardableResult
     public func unique(onConflict: Database.ConflictResolution? = nil) -> Self {
         indexing = .unique(onConflict)
         return self
     }
 
-    /// Creates an index on the column, named `index_<table>_on_<column>`,
-    /// after the table (instead of ``unique(onConflict:)``).
+    /// Creates an index on the column, named `<table>_on_<column>`, after
+    /// the table. A ``unique(onConflict:)`` column stays unique: its
+    /// constraint is already an index.
     @discardableResult
     public func indexed() -> Self {
-        indexing = .index
+        if indexing == nil { indexing = .index }
         return self
     }
 
@@ -95,16 +100,17 @@ public final class ColumnDefinition {
     /// Sets the default value.
     @discardableResult
     public func defaults(to value: some DatabaseValueConvertible) -> Self {
-        let literal = value.databaseValue.sqlLiteral
-        // SQLite wants parentheses around a default that is not a plain literal.
-        defaultSQL = literal.hasPrefix("-") ? "(\(literal))" : literal
+        // A literal, signed numbers included, as GRDB writes it: `DEFAULT -1`.
+        defaultSQL = value.databaseValue.sqlLiteral
         return self
     }
 
     /// Sets the default as an SQL expression: `.defaults(sql: "CURRENT_TIMESTAMP")`.
     @discardableResult
     public func defaults(sql: String) -> Self {
-        defaultSQL = "(\(sql))"
+        // Verbatim, as GRDB writes it: an expression other than a literal
+        // or a keyword needs its own parentheses, `defaults(sql: "(datetime('now'))")`.
+        defaultSQL = sql
         return self
     }
 

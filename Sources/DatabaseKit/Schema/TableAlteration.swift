@@ -63,7 +63,7 @@ public final class TableAlteration {
                 if column.isIndexed {
                     indexes.append(
                         createIndexSQL(
-                            Database.defaultIndexName(on: name, columns: [column.name]), on: name,
+                            column.indexName(in: name), on: name,
                             columns: [column.name], options: [], condition: nil))
                 }
             case .addLiteral(let literal):

@@ -224,7 +224,7 @@ public final class TableDefinition {
             if column.isIndexed {
                 indexes.append(
                     createIndexSQL(
-                        Database.defaultIndexName(on: name, columns: [column.name]), on: name, columns: [column.name],
+                        column.indexName(in: name), on: name, columns: [column.name],
                         options: indexOptions, condition: nil))
             }
         }
