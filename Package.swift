@@ -5,6 +5,9 @@ let package = Package(
     name: "DatabaseKit",
     products: [
         .library(name: "DatabaseKit", targets: ["DatabaseKit"]),
+        // DatabaseKit under GRDB's module name: code written for GRDB keeps
+        // `import GRDB` and its `GRDB.Database` spellings.
+        .library(name: "GRDB", targets: ["GRDB"]),
         .executable(name: "dbtool", targets: ["dbtool"]),
         // dbtool's operations, for the fuzz targets of Fuzz/.
         .library(name: "DBToolCore", targets: ["DBToolCore"]),
@@ -26,6 +29,9 @@ let package = Package(
         .target(
             name: "DatabaseKit",
             dependencies: ["DatabaseKitSQLite"]),
+        .target(
+            name: "GRDB",
+            dependencies: ["DatabaseKit"]),
         // The system libarchive; only DBToolCore's Archive/ folder calls it.
         .systemLibrary(
             name: "DBToolLibArchive",
@@ -82,6 +88,8 @@ let package = Package(
             dependencies: [
                 "DatabaseKit", "DatabaseKitSQLite", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        // `import GRDB` code: the GRDB module re-exports DatabaseKit.
+        .testTarget(name: "GRDBModuleTests", dependencies: ["GRDB"]),
         .testTarget(
             name: "DBToolCoreTests",
             dependencies: ["DBToolCore", "DatabaseKit", "TestSupport"]),

@@ -127,7 +127,7 @@ struct FetchSource {
     init(_ db: Database, request: some FetchRequest, singleResult: Bool = false) throws {
         if let request = request as? any SQLRequestFetchable {
             // An SQL request binds its arguments in the fetch itself.
-            (statement, arguments, adapter) = try request.fetchParts(db)
+            (statement, arguments, adapter) = try request.fetchParts(db, singleResult: singleResult)
         } else {
             let prepared = try request.makePreparedRequest(db, forSingleResult: singleResult)
             statement = prepared.statement
@@ -152,13 +152,13 @@ struct FetchSource {
     }
 }
 
-/// SQL requests, which the fetch methods bind themselves.
+/// Requests whose statement never leaves the fetch, which binds its arguments.
 protocol SQLRequestFetchable {
-    func fetchParts(_ db: Database) throws -> (Statement, StatementArguments?, (any RowAdapter)?)
+    func fetchParts(_ db: Database, singleResult: Bool) throws -> (Statement, StatementArguments?, (any RowAdapter)?)
 }
 
 extension SQLRequest: SQLRequestFetchable {
-    func fetchParts(_ db: Database) throws -> (Statement, StatementArguments?, (any RowAdapter)?) {
+    func fetchParts(_ db: Database, singleResult: Bool) throws -> (Statement, StatementArguments?, (any RowAdapter)?) {
         let (statement, arguments, adapter) = try makeFetch(db)
         return (statement, arguments, adapter)
     }

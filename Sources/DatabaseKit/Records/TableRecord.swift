@@ -15,6 +15,22 @@ public protocol TableRecord {
     /// The columns a record selects, as `\(columnsOf: Player.self)`
     /// interpolates them. Default: all columns.
     static var databaseSelection: [any SQLSelectable] { get }
+
+    /// The record's columns, usually an `enum Columns` of `Column`
+    /// constants, found by its name.
+    associatedtype Columns = Never
+
+    /// What the closures of requests receive: `Player.filter { $0.score > 1000 }`
+    /// reads `Player.Columns.score`. By default, `Columns.Type`.
+    associatedtype DatabaseComponents = Columns.Type
+
+    /// The value the closures of requests receive (``DatabaseComponents``).
+    static var databaseComponents: DatabaseComponents { get }
+}
+
+extension TableRecord where DatabaseComponents == Columns.Type {
+    /// `Columns.self`.
+    public static var databaseComponents: DatabaseComponents { Columns.self }
 }
 
 extension TableRecord {

@@ -1,16 +1,18 @@
-/// A column name, for the record APIs that accept one:
+/// A column of a table, for the query interface and the record APIs:
 ///
 /// ```swift
-/// struct Player: EncodableRecord {
+/// struct Player: TableRecord {
 ///     enum Columns {
 ///         static let name = Column("name")
-///     }
-///     func encode(to container: inout PersistenceContainer) {
-///         container[Columns.name] = name
+///         static let score = Column("score")
 ///     }
 /// }
+/// let best = try Player.filter(Player.Columns.score > 1000).order(Player.Columns.name).fetchAll(db)
 /// ```
-public struct Column: Hashable, Sendable, CustomStringConvertible, ColumnExpression {
+///
+/// A column is an expression: `Column("name") == "Arthur"` is SQL, not a
+/// Swift comparison (so a column is not `Equatable`, as in GRDB).
+public struct Column: Sendable, ColumnExpression {
     /// The column name.
     public var name: String
 
@@ -20,10 +22,6 @@ public struct Column: Hashable, Sendable, CustomStringConvertible, ColumnExpress
     /// A column named after a coding key, for `Codable` records.
     public init(_ codingKey: some CodingKey) { self.name = codingKey.stringValue }
 
-    /// The column name.
-    public var description: String { name }
-
     /// The `rowid` pseudo-column.
     public static let rowID = Column("rowid")
 }
-

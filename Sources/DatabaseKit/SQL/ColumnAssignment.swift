@@ -34,22 +34,42 @@ extension ColumnExpression {
 
 /// `"score" = "score" + value`.
 public func += (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
-    column.set(to: SQLExpression(.binary("+", column.sqlExpression, value.sqlExpression)))
+    column.set(to: column + value)
 }
 
 /// `"score" = "score" - value`.
 public func -= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
-    column.set(to: SQLExpression(.binary("-", column.sqlExpression, value.sqlExpression)))
+    column.set(to: column - value)
 }
 
 /// `"score" = "score" * value`.
 public func *= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
-    column.set(to: SQLExpression(.binary("*", column.sqlExpression, value.sqlExpression)))
+    column.set(to: column * value)
 }
 
 /// `"score" = "score" / value`.
 public func /= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
-    column.set(to: SQLExpression(.binary("/", column.sqlExpression, value.sqlExpression)))
+    column.set(to: column / value)
+}
+
+/// `"flags" = "flags" & value`.
+public func &= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
+    column.set(to: column & value)
+}
+
+/// `"flags" = "flags" | value`.
+public func |= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
+    column.set(to: column | value)
+}
+
+/// `"flags" = "flags" << value`.
+public func <<= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
+    column.set(to: column << value)
+}
+
+/// `"flags" = "flags" >> value`.
+public func >>= (column: some ColumnExpression, value: some SQLExpressible) -> ColumnAssignment {
+    column.set(to: column >> value)
 }
 
 /// How an upsert treats the columns its assignments do not name.

@@ -1,14 +1,26 @@
 import Foundation
 
-/// The SQL of a request, for ``SQLSubqueryable`` values.
+/// The SQL of a request, for ``SQLSubqueryable`` values: raw SQL, or a
+/// query interface request, built when the enclosing SQL is.
 public struct SQLSubquery: Sendable {
-    let sqlLiteral: SQL
+    enum Impl: Sendable {
+        case literal(SQL)
+        case relation(SQLRelation)
+    }
+
+    let impl: Impl
 
     /// A subquery from an SQL literal.
-    static func literal(_ sqlLiteral: SQL) -> SQLSubquery { SQLSubquery(sqlLiteral: sqlLiteral) }
+    static func literal(_ sqlLiteral: SQL) -> SQLSubquery { SQLSubquery(impl: .literal(sqlLiteral)) }
+
+    /// A subquery from a query interface request.
+    static func relation(_ relation: SQLRelation) -> SQLSubquery { SQLSubquery(impl: .relation(relation)) }
 
     func sql(_ context: SQLGenerationContext) throws -> String {
-        try sqlLiteral.sql(context)
+        switch impl {
+        case .literal(let sqlLiteral): try sqlLiteral.sql(context)
+        case .relation(let relation): try SQLQueryGenerator(relation).selectSQL(context)
+        }
     }
 }
 
@@ -20,8 +32,23 @@ public protocol SQLSubqueryable: SQLSpecificExpressible {
 
 extension SQLSubqueryable {
     /// The subquery between parentheses, as an expression.
-    public var sqlExpression: SQLExpression {
-        .literal(SQL(elements: [.sql("(", StatementArguments()), .subquery(sqlSubquery), .sql(")", StatementArguments())]))
+    public var sqlExpression: SQLExpression { SQLExpression(.subquery(sqlSubquery)) }
+
+    /// `EXISTS (subquery)`.
+    ///
+    /// ```swift
+    /// let request = Player.filter(Player.all().exists())
+    /// ```
+    public func exists() -> SQLExpression { SQLExpression(.exists(sqlSubquery, negated: false)) }
+
+    /// `element IN (subquery)`.
+    ///
+    /// ```swift
+    /// let bestIDs = Player.select(Column("id")).filter(Column("score") > 1000)
+    /// let awards = try Award.filter(bestIDs.contains(Column("playerId"))).fetchAll(db)
+    /// ```
+    public func contains(_ element: some SQLExpressible) -> SQLExpression {
+        SQLCollection.subquery(sqlSubquery).contains(element.sqlExpression)
     }
 }
 

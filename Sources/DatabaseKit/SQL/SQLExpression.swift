@@ -1,33 +1,92 @@
 import Foundation
 
-// The SQL building blocks that SQL interpolation accepts, as GRDB names them:
-// expressions (values, columns, SQL literals, function calls), selections
-// (an expression with an optional alias, `*`), and orderings (`ASC`, `DESC`).
-// DatabaseKit has no query interface: these exist so that `\(Column("name"))`,
-// `\(Column("score").desc)` and friends build the same SQL as with GRDB.
+// The SQL building blocks of SQL interpolation and of the query interface:
+// expressions (values, columns, operators, function calls), selections and
+// orderings. The SQL they render is GRDB's, character for character, since
+// applications log and compare it: operands that are operations are
+// parenthesized, values are `?` parameters, NULL is `NULL`.
 
-/// An SQL expression: a value, a column, an SQL literal, or a function call.
+/// An SQL expression: a value, a column, an operation, a function call, raw SQL.
+///
+/// ```swift
+/// let expression = Column("score") > 1000 && Column("name") != nil
+/// let players = try Player.filter(expression).fetchAll(db)
+/// ```
 public struct SQLExpression: Sendable {
     indirect enum Impl: Sendable {
         /// A bound value; NULL is written `NULL`.
         case value(DatabaseValue)
         /// A column, qualified with a table name or not.
         case column(String, table: String?)
+        /// `(a, b)`.
+        case rowValue([SQLExpression])
+        /// `(SELECT ...)`.
+        case subquery(SQLSubquery)
         /// Raw SQL with its arguments.
         case literal(SQL)
-        /// A function call, such as `lower(name)`.
-        case function(String, [SQLExpression])
-        /// An expression with a collation: `name COLLATE NOCASE`.
-        case collated(SQLExpression, String)
-        /// An arithmetic operation: `score + 1`.
-        case binary(String, SQLExpression, SQLExpression)
         /// `CAST(expression AS type)`.
         case cast(SQLExpression, String)
+        /// `expression [NOT] BETWEEN lower AND upper`.
+        case between(SQLExpression, lower: SQLExpression, upper: SQLExpression, negated: Bool)
+        /// `lhs op rhs`, for the operators that are not associative: `<`, `-`, `/`, `<<`…
+        case binary(String, SQLExpression, SQLExpression)
+        /// `lhs [NOT] LIKE rhs [ESCAPE escape]`.
+        case like(SQLExpression, SQLExpression, escape: SQLExpression?, negated: Bool)
+        /// `a op b op c`, for `AND`, `OR`, `+`, `*`, `||`, `&`, `|`.
+        case associative(SQLExpression.AssociativeBinaryOperator, [SQLExpression])
+        /// `[NOT] EXISTS (subquery)`.
+        case exists(SQLSubquery, negated: Bool)
+        /// `expression [NOT] IN collection`.
+        case inCollection(SQLExpression, SQLCollection, negated: Bool)
+        /// `-a`, `~a`.
+        case unary(String, SQLExpression)
+        /// `=`, `<>`, `IS`, `IS NOT`.
+        case compare(EqualityOperator, SQLExpression, SQLExpression)
+        /// `NOT expression`.
+        case not(SQLExpression)
+        /// `expression COLLATE name`.
+        case collated(SQLExpression, String)
+        /// `COUNT(*)`.
+        case countAll
+        /// A function call, such as `LENGTH(name)`.
+        case function(String, [SQLExpression])
+        /// An aggregate function call: `COUNT(DISTINCT name)`, `SUM(x) FILTER (WHERE ...)`.
+        case aggregate(AggregateInvocation)
+        /// `expression = 0`, `expression > 0`.
+        case isEmpty(SQLExpression, negated: Bool)
+    }
+
+    /// The comparison operators whose negation is another operator.
+    enum EqualityOperator: String, Sendable {
+        case equal = "="
+        case notEqual = "<>"
+        case `is` = "IS"
+        case isNot = "IS NOT"
+
+        var negated: EqualityOperator {
+            switch self {
+            case .equal: .notEqual
+            case .notEqual: .equal
+            case .is: .isNot
+            case .isNot: .is
+            }
+        }
+    }
+
+    /// An aggregate function call.
+    struct AggregateInvocation: Sendable {
+        var name: String
+        var arguments: [SQLExpression]
+        var isDistinct = false
+        var ordering: SQLOrdering?
+        var filter: SQLExpression?
     }
 
     let impl: Impl
 
     init(_ impl: Impl) { self.impl = impl }
+
+    // MARK: Building blocks
 
     /// A bound value (`?`), or `NULL`.
     static func value(_ dbValue: DatabaseValue) -> SQLExpression { SQLExpression(.value(dbValue)) }
@@ -41,44 +100,341 @@ public struct SQLExpression: Sendable {
     /// NULL.
     static let null = SQLExpression(.value(.null))
 
-    /// The expression qualified with a table: `"player"."name"`.
-    func qualified(with table: String) -> SQLExpression {
+    /// `COUNT(*)`.
+    static let countAll = SQLExpression(.countAll)
+
+    /// A row value: the expression itself when there is one, nil for none.
+    static func rowValue(_ expressions: [SQLExpression]) -> SQLExpression? {
+        guard let first = expressions.first else { return nil }
+        return expressions.count == 1 ? first : SQLExpression(.rowValue(expressions))
+    }
+
+    /// `lhs op rhs`; a collation on either side goes to the whole comparison
+    /// (`a < b COLLATE NOCASE`), as GRDB writes it.
+    static func binary(_ op: String, _ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
+        if case let .collated(inner, collation) = lhs.impl { return binary(op, inner, rhs).collated(collation) }
+        if case let .collated(inner, collation) = rhs.impl { return binary(op, lhs, inner).collated(collation) }
+        return SQLExpression(.binary(op, lhs, rhs))
+    }
+
+    /// `lhs = rhs`, `lhs IS rhs`…; a collation goes to the whole comparison.
+    static func compare(_ op: EqualityOperator, _ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
+        if case let .collated(inner, collation) = lhs.impl { return compare(op, inner, rhs).collated(collation) }
+        if case let .collated(inner, collation) = rhs.impl { return compare(op, lhs, inner).collated(collation) }
+        return SQLExpression(.compare(op, lhs, rhs))
+    }
+
+    /// `lhs = rhs`, or `IS NULL` when either side is NULL.
+    static func equal(_ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
+        if case .value(let value) = rhs.impl, value.isNull { return compare(.is, lhs, .null) }
+        if case .value(let value) = lhs.impl, value.isNull { return compare(.is, rhs, .null) }
+        return compare(.equal, lhs, rhs)
+    }
+
+    /// `expression BETWEEN lower AND upper`; a collation goes to the whole test.
+    static func between(_ expression: SQLExpression, _ lower: SQLExpression, _ upper: SQLExpression, negated: Bool = false) -> SQLExpression {
+        if case let .collated(inner, collation) = expression.impl {
+            return between(inner, lower, upper, negated: negated).collated(collation)
+        }
+        return SQLExpression(.between(expression, lower: lower, upper: upper, negated: negated))
+    }
+
+    /// `a op b op c`: nested operations of a strictly associative operator
+    /// are flattened; no operand gives the operator's neutral value, one
+    /// operand gives the operand.
+    static func associative(_ op: AssociativeBinaryOperator, _ operands: [SQLExpression]) -> SQLExpression {
+        var flattened: [SQLExpression] = []
+        flattened.reserveCapacity(operands.count)
+        for operand in operands {
+            if op.isStrictlyAssociative, case let .associative(inner, nested) = operand.impl, inner == op {
+                flattened += nested
+            } else {
+                flattened.append(operand)
+            }
+        }
+        guard let first = flattened.first else { return .value(op.neutralValue) }
+        return flattened.count == 1 ? first : SQLExpression(.associative(op, flattened))
+    }
+
+    /// A function call; the known aggregate functions are aggregates
+    /// (`MIN` and `MAX` of several values are not).
+    static func function(_ name: String, _ arguments: [SQLExpression]) -> SQLExpression {
+        let upper = name.uppercased()
+        if (upper == "MIN" || upper == "MAX") && arguments.count > 1 { return SQLExpression(.function(name, arguments)) }
+        if aggregateFunctions.contains(upper) { return SQLExpression(.aggregate(AggregateInvocation(name: name, arguments: arguments))) }
+        return SQLExpression(.function(name, arguments))
+    }
+
+    /// An aggregate function call.
+    static func aggregate(
+        _ name: String, _ arguments: [SQLExpression], distinct: Bool = false, ordering: SQLOrdering? = nil, filter: SQLExpression? = nil
+    ) -> SQLExpression {
+        SQLExpression(.aggregate(AggregateInvocation(name: name, arguments: arguments, isDistinct: distinct, ordering: ordering, filter: filter)))
+    }
+
+    private static let aggregateFunctions: Set<String> = [
+        "AVG", "COUNT", "GROUP_CONCAT", "JSON_GROUP_ARRAY", "JSON_GROUP_OBJECT", "MAX", "MIN", "SUM", "TOTAL",
+    ]
+
+    /// The expression with a collation. A collation of `IN` goes to its
+    /// left operand (SQLite reads it there), of `AND`/`OR` to each operand.
+    func collated(_ collation: String) -> SQLExpression {
         switch impl {
-        case .column(let name, nil): return SQLExpression(.column(name, table: table))
-        case .function(let name, let arguments): return SQLExpression(.function(name, arguments.map { $0.qualified(with: table) }))
-        case .collated(let expression, let collation): return SQLExpression(.collated(expression.qualified(with: table), collation))
-        case let .binary(op, lhs, rhs): return SQLExpression(.binary(op, lhs.qualified(with: table), rhs.qualified(with: table)))
-        case let .cast(expression, type): return SQLExpression(.cast(expression.qualified(with: table), type))
-        default: return self
+        case let .inCollection(expression, collection, negated):
+            return SQLExpression(.inCollection(expression.collated(collation), collection, negated: negated))
+        case let .associative(op, operands):
+            return .associative(op, operands.map { $0.collated(collation) })
+        default:
+            return SQLExpression(.collated(self, collation))
         }
     }
 
-    /// The SQL of the expression, with its arguments added to the context.
-    func sql(_ context: SQLGenerationContext) throws -> String {
+    // MARK: Truth tests
+
+    /// How `==` and `!` test an expression for truth.
+    enum BooleanTest {
+        case isTrue, isFalse, falsey
+    }
+
+    /// `expression == true`, `expression == false`, `!expression`, with the
+    /// negations SQL has a word for (`<>`, `IS NOT`, `NOT IN`, `NOT LIKE`…).
+    func test(_ test: BooleanTest) -> SQLExpression {
+        func compared() -> SQLExpression {
+            switch test {
+            case .isTrue: return .compare(.equal, self, true.sqlExpression)
+            case .isFalse: return .compare(.equal, self, false.sqlExpression)
+            case .falsey: return SQLExpression(.not(self))
+            }
+        }
+        switch impl {
+        case .value(let value):
+            if value.isNull { return .null }
+            if case .int64(let int) = value.storage, int == 0 || int == 1 {
+                return test == .isTrue ? (int == 1).sqlExpression : (int == 0).sqlExpression
+            }
+            return compared()
+        case let .between(expression, lower, upper, negated) where test == .falsey:
+            return SQLExpression(.between(expression, lower: lower, upper: upper, negated: !negated))
+        case let .like(lhs, rhs, escape, negated) where test == .falsey:
+            return SQLExpression(.like(lhs, rhs, escape: escape, negated: !negated))
+        case let .exists(subquery, negated) where test == .falsey:
+            return SQLExpression(.exists(subquery, negated: !negated))
+        case let .inCollection(expression, collection, negated) where test == .falsey:
+            return SQLExpression(.inCollection(expression, collection, negated: !negated))
+        case let .compare(op, lhs, rhs) where test == .falsey:
+            return SQLExpression(.compare(op.negated, lhs, rhs))
+        case let .collated(expression, collation):
+            return expression.test(test).collated(collation)
+        case let .isEmpty(expression, negated):
+            return test == .isTrue ? self : SQLExpression(.isEmpty(expression, negated: !negated))
+        default:
+            return compared()
+        }
+    }
+
+    // MARK: Qualification
+
+    /// The expression with its columns qualified with a table: `"player"."name"`.
+    func qualified(with table: String) -> SQLExpression {
+        switch impl {
+        case .value, .subquery, .literal, .countAll, .exists:
+            return self
+        case .column(let name, let current):
+            return current == nil ? SQLExpression(.column(name, table: table)) : self
+        case .rowValue(let expressions):
+            return SQLExpression(.rowValue(expressions.map { $0.qualified(with: table) }))
+        case let .cast(expression, type):
+            return SQLExpression(.cast(expression.qualified(with: table), type))
+        case let .between(expression, lower, upper, negated):
+            return SQLExpression(
+                .between(expression.qualified(with: table), lower: lower.qualified(with: table), upper: upper.qualified(with: table), negated: negated))
+        case let .binary(op, lhs, rhs):
+            return SQLExpression(.binary(op, lhs.qualified(with: table), rhs.qualified(with: table)))
+        case let .like(lhs, rhs, escape, negated):
+            return SQLExpression(.like(lhs.qualified(with: table), rhs.qualified(with: table), escape: escape?.qualified(with: table), negated: negated))
+        case let .associative(op, operands):
+            return SQLExpression(.associative(op, operands.map { $0.qualified(with: table) }))
+        case let .inCollection(expression, collection, negated):
+            return SQLExpression(.inCollection(expression.qualified(with: table), collection.qualified(with: table), negated: negated))
+        case let .unary(op, expression):
+            return SQLExpression(.unary(op, expression.qualified(with: table)))
+        case let .compare(op, lhs, rhs):
+            return SQLExpression(.compare(op, lhs.qualified(with: table), rhs.qualified(with: table)))
+        case .not(let expression):
+            return SQLExpression(.not(expression.qualified(with: table)))
+        case let .collated(expression, collation):
+            return SQLExpression(.collated(expression.qualified(with: table), collation))
+        case let .function(name, arguments):
+            return SQLExpression(.function(name, arguments.map { $0.qualified(with: table) }))
+        case .aggregate(var invocation):
+            invocation.arguments = invocation.arguments.map { $0.qualified(with: table) }
+            invocation.ordering = invocation.ordering?.qualified(with: table)
+            invocation.filter = invocation.filter?.qualified(with: table)
+            return SQLExpression(.aggregate(invocation))
+        case let .isEmpty(expression, negated):
+            return SQLExpression(.isEmpty(expression.qualified(with: table), negated: negated))
+        }
+    }
+
+    // MARK: Properties the request generator reads
+
+    /// True for an aggregate: a request that selects one (without GROUP BY)
+    /// gives a single row.
+    var isAggregate: Bool {
+        switch impl {
+        case .countAll, .aggregate: return true
+        case let .collated(expression, _), let .unary(_, expression), let .not(expression), let .cast(expression, _):
+            return expression.isAggregate
+        case let .binary(_, lhs, rhs), let .compare(_, lhs, rhs):
+            return lhs.isAggregate || rhs.isAggregate
+        case let .associative(_, operands):
+            return operands.contains { $0.isAggregate }
+        default: return false
+        }
+    }
+
+    /// True when the expression has one value in a request: a value, or an
+    /// operation of values.
+    private var isConstant: Bool {
+        switch impl {
+        case .value: return true
+        case let .rowValue(operands), let .associative(_, operands): return operands.allSatisfy(\.isConstant)
+        case let .cast(expression, _), let .unary(_, expression), let .not(expression), let .collated(expression, _):
+            return expression.isConstant
+        case let .binary(_, lhs, rhs), let .compare(_, lhs, rhs): return lhs.isConstant && rhs.isConstant
+        case let .function(name, arguments): return Self.pureFunctions.contains(name.uppercased()) && arguments.allSatisfy(\.isConstant)
+        default: return false
+        }
+    }
+
+    private static let pureFunctions: Set<String> = [
+        "ABS", "CHAR", "COALESCE", "GLOB", "HEX", "IFNULL", "IIF", "INSTR", "LENGTH", "LIKE", "LIKELIHOOD", "LIKELY", "LOWER", "LTRIM",
+        "NULLIF", "PRINTF", "QUOTE", "REPLACE", "ROUND", "RTRIM", "SOUNDEX", "SUBSTR", "TRIM", "TYPEOF", "UNICODE", "UNLIKELY", "UPPER",
+    ]
+
+    /// The columns a filter pins to one value each (`a = 1 AND b = 2` pins
+    /// `a` and `b`): a request filtered on a unique key needs no `LIMIT 1`
+    /// to fetch one row. Lowercased names; empty when in doubt.
+    var identifyingColumns: Set<String> {
+        switch impl {
+        case let .compare(.equal, lhs, rhs), let .compare(.is, lhs, rhs):
+            if case .column(let name, _) = lhs.impl, rhs.isConstant { return [name.lowercased()] }
+            if case .column(let name, _) = rhs.impl, lhs.isConstant { return [name.lowercased()] }
+            return []
+        case let .collated(expression, _):
+            return expression.identifyingColumns
+        case let .associative(op, operands) where op == .and:
+            return operands.reduce(into: []) { $0.formUnion($1.identifyingColumns) }
+        default:
+            return []
+        }
+    }
+
+    // MARK: SQL
+
+    /// The SQL of the expression, with its arguments added to the context;
+    /// `parenthesized` wraps an operation in parentheses, as an operand.
+    func sql(_ context: SQLGenerationContext, parenthesized: Bool = false) throws -> String {
+        let sql: String
         switch impl {
         case .value(let dbValue):
-            if dbValue.isNull { return "NULL" }
-            return context.append(value: dbValue)
+            return dbValue.isNull ? "NULL" : context.append(value: dbValue)
         case let .column(name, table):
             if let table { return table.quotedDatabaseIdentifier + "." + name.quotedDatabaseIdentifier }
             return name.quotedDatabaseIdentifier
-        case .literal(let sql):
-            return try sql.sql(context)
-        case let .function(name, arguments):
-            return try name + "(" + arguments.map { try $0.sql(context) }.joined(separator: ", ") + ")"
-        case let .collated(expression, collation):
-            return try expression.sql(context) + " COLLATE " + collation
-        case let .binary(op, lhs, rhs):
-            return try lhs.operandSQL(context) + " " + op + " " + rhs.operandSQL(context)
+        case .rowValue(let expressions):
+            return try "(" + expressions.map { try $0.sql(context) }.joined(separator: ", ") + ")"
+        case .subquery(let subquery):
+            return try "(" + subquery.sql(context) + ")"
+        case .literal(let literal):
+            sql = try literal.sql(context)
         case let .cast(expression, type):
             return try "CAST(" + expression.sql(context) + " AS " + type + ")"
+        case let .between(expression, lower, upper, negated):
+            sql = try expression.sql(context, parenthesized: true) + (negated ? " NOT BETWEEN " : " BETWEEN ")
+                + lower.sql(context, parenthesized: true) + " AND " + upper.sql(context, parenthesized: true)
+        case let .binary(op, lhs, rhs):
+            sql = try lhs.sql(context, parenthesized: true) + " " + op + " " + rhs.sql(context, parenthesized: true)
+        case let .like(lhs, rhs, escape, negated):
+            var text = try lhs.sql(context, parenthesized: true) + (negated ? " NOT LIKE " : " LIKE ") + rhs.sql(context, parenthesized: true)
+            if let escape { text += try " ESCAPE " + escape.sql(context, parenthesized: true) }
+            sql = text
+        case let .associative(op, operands):
+            sql = try operands.map { try $0.sql(context, parenthesized: true) }.joined(separator: " " + op.sql + " ")
+        case let .exists(subquery, negated):
+            sql = try (negated ? "NOT EXISTS (" : "EXISTS (") + subquery.sql(context) + ")"
+        case let .inCollection(expression, collection, negated):
+            sql = try expression.sql(context, parenthesized: true) + (negated ? " NOT IN " : " IN ") + collection.sql(context)
+        case let .unary(op, expression):
+            sql = try op + expression.sql(context, parenthesized: true)
+        case let .compare(op, lhs, rhs):
+            sql = try lhs.sql(context, parenthesized: true) + " " + op.rawValue + " " + rhs.sql(context, parenthesized: true)
+        case .not(let expression):
+            sql = try "NOT " + expression.sql(context, parenthesized: true)
+        case let .collated(expression, collation):
+            sql = try expression.sql(context) + " COLLATE " + collation
+        case .countAll:
+            return "COUNT(*)"
+        case let .function(name, arguments):
+            return try name + "(" + arguments.map { try $0.sql(context) }.joined(separator: ", ") + ")"
+        case .aggregate(let invocation):
+            var text = invocation.name + (invocation.isDistinct ? "(DISTINCT " : "(")
+            text += try invocation.arguments.map { try $0.sql(context) }.joined(separator: ", ")
+            if let ordering = invocation.ordering { text += try " ORDER BY " + ordering.sql(context) }
+            text += ")"
+            guard let filter = invocation.filter else { return text }
+            sql = try text + " FILTER (WHERE " + filter.sql(context) + ")"
+        case let .isEmpty(expression, negated):
+            sql = try expression.sql(context, parenthesized: true) + (negated ? " > 0" : " = 0")
         }
+        return parenthesized ? "(" + sql + ")" : sql
     }
+}
 
-    /// The SQL of an operand: an operation is parenthesized.
-    private func operandSQL(_ context: SQLGenerationContext) throws -> String {
-        if case .binary = impl { return try "(" + sql(context) + ")" }
-        return try sql(context)
+extension SQLExpression {
+    /// An operator whose operations chain: `a AND b AND c`, `a + b + c`.
+    ///
+    /// ```swift
+    /// // "score" + "bonus" + 1000
+    /// [Column("score"), Column("bonus"), 1000.databaseValue].joined(operator: .add)
+    /// ```
+    public struct AssociativeBinaryOperator: Hashable, Sendable {
+        let sql: String
+        let neutralValue: DatabaseValue
+        /// `(a • b) • c` is exactly `a • (b • c)`: not so for `+` and `*` on
+        /// floating-point values, which are never regrouped.
+        let isStrictlyAssociative: Bool
+
+        /// `+`; no operand is 0.
+        public static let add = AssociativeBinaryOperator(sql: "+", neutralValue: 0.databaseValue, isStrictlyAssociative: false)
+        /// `*`; no operand is 1.
+        public static let multiply = AssociativeBinaryOperator(sql: "*", neutralValue: 1.databaseValue, isStrictlyAssociative: false)
+        /// `AND`; no operand is true.
+        public static let and = AssociativeBinaryOperator(sql: "AND", neutralValue: true.databaseValue, isStrictlyAssociative: true)
+        /// `OR`; no operand is false.
+        public static let or = AssociativeBinaryOperator(sql: "OR", neutralValue: false.databaseValue, isStrictlyAssociative: true)
+        /// `||`, string concatenation; no operand is `''`.
+        public static let concat = AssociativeBinaryOperator(sql: "||", neutralValue: "".databaseValue, isStrictlyAssociative: true)
+        /// `&`, bitwise AND; no operand is -1.
+        public static let bitwiseAnd = AssociativeBinaryOperator(sql: "&", neutralValue: (-1).databaseValue, isStrictlyAssociative: true)
+        /// `|`, bitwise OR; no operand is 0.
+        public static let bitwiseOr = AssociativeBinaryOperator(sql: "|", neutralValue: 0.databaseValue, isStrictlyAssociative: true)
+    }
+}
+
+extension Sequence where Element == any SQLExpressible {
+    /// The expressions joined by an operator: `[a, b, c].joined(operator: .and)`
+    /// is `a AND b AND c`; no expression gives the operator's neutral value.
+    public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {
+        .associative(`operator`, map(\.sqlExpression))
+    }
+}
+
+extension Sequence where Element: SQLExpressible {
+    /// The expressions joined by an operator: `[a, b, c].joined(operator: .and)`
+    /// is `a AND b AND c`; no expression gives the operator's neutral value.
+    public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {
+        .associative(`operator`, map(\.sqlExpression))
     }
 }
 
@@ -101,8 +457,8 @@ public protocol SQLOrderingTerm {
     var sqlOrdering: SQLOrdering { get }
 }
 
-/// An expression that is not a plain value: a column, an SQL literal, a
-/// function call. It can be selected and used for sorting.
+/// An expression that is not a plain value: a column, an SQL literal, an
+/// operation, a function call. It can be selected, sort, and take operators.
 public protocol SQLSpecificExpressible: SQLExpressible, SQLSelectable, SQLOrderingTerm {}
 
 extension SQLSpecificExpressible {
@@ -136,12 +492,12 @@ extension SQLSpecificExpressible {
 
     /// The expression with a collation: `name COLLATE NOCASE`.
     public func collating(_ collation: Database.CollationName) -> SQLExpression {
-        SQLExpression(.collated(sqlExpression, collation.rawValue))
+        sqlExpression.collated(collation.rawValue)
     }
 
     /// The expression with a custom collation.
     public func collating(_ collation: DatabaseCollation) -> SQLExpression {
-        SQLExpression(.collated(sqlExpression, collation.name.quotedDatabaseIdentifier))
+        sqlExpression.collated(collation.name.quotedDatabaseIdentifier)
     }
 }
 
@@ -156,6 +512,7 @@ public struct SQLSelection: Sendable {
         case expression(SQLExpression)
         case aliased(SQLExpression, String)
         case allColumns(table: String?)
+        case allColumnsExcluding([String], table: String?)
         case literal(SQL)
     }
 
@@ -169,17 +526,26 @@ public struct SQLSelection: Sendable {
         return false
     }
 
+    /// True for an aggregate: `COUNT(*)`, `MAX(score) AS best`.
+    var isAggregate: Bool {
+        switch impl {
+        case .expression(let expression), .aliased(let expression, _): return expression.isAggregate
+        default: return false
+        }
+    }
+
     /// The selection qualified with a table.
     func qualified(with table: String) -> SQLSelection {
         switch impl {
         case .expression(let expression): return SQLSelection(.expression(expression.qualified(with: table)))
         case let .aliased(expression, name): return SQLSelection(.aliased(expression.qualified(with: table), name))
         case .allColumns(nil): return SQLSelection(.allColumns(table: table))
+        case .allColumnsExcluding(let columns, nil): return SQLSelection(.allColumnsExcluding(columns, table: table))
         default: return self
         }
     }
 
-    func sql(_ context: SQLGenerationContext) throws -> String {
+    func sql(_ context: SQLGenerationContext, table: String? = nil) throws -> String {
         switch impl {
         case .expression(let expression):
             return try expression.sql(context)
@@ -187,6 +553,15 @@ public struct SQLSelection: Sendable {
             return try expression.sql(context) + " AS " + name.quotedDatabaseIdentifier
         case .allColumns(let table):
             return table.map { $0.quotedDatabaseIdentifier + ".*" } ?? "*"
+        case let .allColumnsExcluding(excluded, qualifier):
+            guard let db = context.db, let source = qualifier ?? table else {
+                throw DatabaseError.misuse("allColumns(excluding:) needs the table it selects from")
+            }
+            let excludedNames = Set(excluded.map { $0.lowercased() })
+            let columns = try db.columns(in: source).map(\.name).filter { !excludedNames.contains($0.lowercased()) }
+            return columns.map { name in
+                (qualifier.map { $0.quotedDatabaseIdentifier + "." } ?? "") + name.quotedDatabaseIdentifier
+            }.joined(separator: ", ")
         case .literal(let sql):
             return try sql.sql(context)
         }
@@ -224,6 +599,24 @@ public struct SQLOrdering: Sendable {
         }
     }
 
+    /// True for raw SQL, which can not be reversed.
+    var isLiteral: Bool {
+        if case .literal = impl { return true }
+        return false
+    }
+
+    /// The ordering qualified with a table.
+    func qualified(with table: String) -> SQLOrdering {
+        switch impl {
+        case .expression(let e): return SQLOrdering(.expression(e.qualified(with: table)))
+        case .asc(let e): return SQLOrdering(.asc(e.qualified(with: table)))
+        case .desc(let e): return SQLOrdering(.desc(e.qualified(with: table)))
+        case .ascNullsLast(let e): return SQLOrdering(.ascNullsLast(e.qualified(with: table)))
+        case .descNullsFirst(let e): return SQLOrdering(.descNullsFirst(e.qualified(with: table)))
+        case .literal: return self
+        }
+    }
+
     func sql(_ context: SQLGenerationContext) throws -> String {
         switch impl {
         case .expression(let e): return try e.sql(context)
@@ -243,15 +636,30 @@ extension SQLOrdering: SQLOrderingTerm {
 
 /// All columns: `*`, or `"player".*` in `\(columnsOf: Player.self)`.
 public struct AllColumns: Sendable, SQLSelectable {
-    /// All columns.
-    public init() {}
+    let excluded: [String]
 
-    public var sqlSelection: SQLSelection { SQLSelection(.allColumns(table: nil)) }
+    /// All columns.
+    public init() { excluded = [] }
+
+    /// All columns but some: `Player.select(AllColumns(excluding: ["largeBlob"]))`.
+    public init(excluding excluded: some Collection<String>) { self.excluded = Array(excluded) }
+
+    public var sqlSelection: SQLSelection {
+        excluded.isEmpty ? SQLSelection(.allColumns(table: nil)) : SQLSelection(.allColumnsExcluding(excluded, table: nil))
+    }
 }
 
 extension SQLSelectable where Self == AllColumns {
     /// All columns: `*`.
     public static var allColumns: AllColumns { AllColumns() }
+
+    /// All columns but some.
+    public static func allColumns(excluding excluded: some Collection<String>) -> AllColumns { AllColumns(excluding: excluded) }
+
+    /// All columns but some.
+    public static func allColumns(excluding excluded: some Collection<some ColumnExpression>) -> AllColumns {
+        AllColumns(excluding: excluded.map(\.name))
+    }
 }
 
 /// A column, named.
@@ -320,6 +728,12 @@ final class SQLGenerationContext {
     init(_ db: Database?, rawSQL: Bool = false) {
         self.db = db
         self.isRawSQL = rawSQL
+    }
+
+    /// The connection, for the parts of SQL that read the schema.
+    func database(for what: @autoclosure () -> String) throws -> Database {
+        guard let db else { throw DatabaseError.misuse("\(what()) needs a database connection to build its SQL") }
+        return db
     }
 
     /// `?` for the value, added to the arguments; its literal in raw SQL.

@@ -1,0 +1,154 @@
+/// A value of a request that may need the connection to be known: the
+/// primary key a `filter(id:)` compares, the columns of `orderByPrimaryKey()`.
+/// Most parts are plain values, which cost no closure.
+enum DatabasePromise<Value: Sendable>: Sendable {
+    case value(Value)
+    case deferred(@Sendable (Database) throws -> Value)
+
+    /// The value; a deferred one needs a connection.
+    func resolve(_ db: Database?) throws -> Value {
+        switch self {
+        case .value(let value): return value
+        case .deferred(let make):
+            guard let db else { throw DatabaseError.misuse("this request reads the database schema: build its SQL with a connection") }
+            return try make(db)
+        }
+    }
+}
+
+/// What a query interface request selects, from which table, filtered,
+/// grouped, sorted and limited how: the value its methods derive, and
+/// ``SQLQueryGenerator`` renders. Expressions are unqualified: the request
+/// reads one table.
+struct SQLRelation: Sendable {
+    /// The table (or common table expression) the rows come from.
+    var source: String
+    /// The selection; a `select` replaces it and the annotations.
+    var selection: DatabasePromise<[SQLSelection]> {
+        didSet { selectsAllColumns = false }
+    }
+    /// True while the selection is `*`, the one a lookup by primary key of
+    /// the record statement cache selects.
+    private(set) var selectsAllColumns: Bool
+    /// What `annotated(with:)` added to the selection.
+    var annotations: [DatabasePromise<[SQLSelection]>] = []
+    /// The filters, joined by `AND`.
+    var filters: [Filter] = []
+    var ordering = Ordering()
+    var grouping: DatabasePromise<[SQLExpression]>?
+    /// The `HAVING` conditions, joined by `AND`.
+    var havings: [DatabasePromise<SQLExpression>] = []
+    var limit: SQLLimit?
+    var isDistinct = false
+    /// The common table expressions of the `WITH` clause, in order, one per name.
+    var ctes: [SQLCTE] = []
+
+    init(source: String, selection: DatabasePromise<[SQLSelection]>, selectsAllColumns: Bool) {
+        self.source = source
+        self.selection = selection
+        self.selectsAllColumns = selectsAllColumns
+    }
+
+    /// `SELECT * FROM source`.
+    init(source: String) {
+        self.init(source: source, selection: allColumnsPromise, selectsAllColumns: true)
+    }
+
+    /// A condition of `WHERE`.
+    enum Filter: Sendable {
+        case expression(DatabasePromise<SQLExpression>)
+        /// The primary key among these values: `"id" = ?`, `"id" IN (?, ?)`,
+        /// the column read from the schema.
+        case primaryKey([DatabaseValue])
+
+        func resolve(_ db: Database?, table: String) throws -> SQLExpression {
+            switch self {
+            case .expression(let promise):
+                return try promise.resolve(db)
+            case .primaryKey(let values):
+                guard let db else { throw DatabaseError.misuse("a filter by key reads the database schema: build its SQL with a connection") }
+                return SQLCollection.array(values.map(\.sqlExpression)).contains(Column(try db.filteringPrimaryKeyColumn(table)).sqlExpression)
+            }
+        }
+    }
+
+    /// The key of a request that is a plain lookup by primary key
+    /// (`Player.filter(id: 1)`): all columns, one key, nothing else. Its
+    /// fetch takes the statement of `Player.fetchOne(db, key:)`.
+    var primaryKeyLookup: DatabaseValue? {
+        guard filters.count == 1, case .primaryKey(let values) = filters[0], values.count == 1, selectsAllColumns, annotations.isEmpty,
+            ordering.isEmpty, grouping == nil, havings.isEmpty, limit == nil, !isDistinct, ctes.isEmpty
+        else { return nil }
+        return values[0]
+    }
+
+    /// The relation of a record type: its table and `databaseSelection`.
+    static func all<T: TableRecord>(_ type: T.Type) -> SQLRelation {
+        let selection = T.databaseSelection
+        if DatabaseKit.selectsAllColumns(selection) { return SQLRelation(source: T.databaseTableName) }
+        return SQLRelation(source: T.databaseTableName, selection: .value(selection.map(\.sqlSelection)), selectsAllColumns: false)
+    }
+
+    /// The whole selection.
+    func resolvedSelection(_ db: Database?) throws -> [SQLSelection] {
+        var result = try selection.resolve(db)
+        for annotation in annotations { result += try annotation.resolve(db) }
+        return result
+    }
+
+    /// The relation without its ordering (for counts and `EXISTS`).
+    func unordered() -> SQLRelation {
+        var relation = self
+        relation.ordering = Ordering()
+        return relation
+    }
+
+    /// The relation with a common table expression (replacing one of the same name).
+    func with(_ cte: SQLCTE) -> SQLRelation {
+        var relation = self
+        if let index = relation.ctes.firstIndex(where: { $0.tableName.lowercased() == cte.tableName.lowercased() }) {
+            relation.ctes[index] = cte
+        } else {
+            relation.ctes.append(cte)
+        }
+        return relation
+    }
+
+    /// `ORDER BY`: the terms of `order(...)`, reversed or not.
+    struct Ordering: Sendable {
+        var terms: [DatabasePromise<[SQLOrdering]>] = []
+        var isReversed = false
+
+        var isEmpty: Bool { terms.isEmpty }
+
+        func resolve(_ db: Database?) throws -> [SQLOrdering] {
+            var orderings: [SQLOrdering] = []
+            for term in terms { orderings += try term.resolve(db) }
+            guard isReversed else { return orderings }
+            if orderings.contains(where: \.isLiteral) {
+                throw DatabaseError.misuse("an ordering written in raw SQL can not be reversed: use order(Column(...).desc) instead")
+            }
+            return orderings.map(\.reversed)
+        }
+    }
+}
+
+/// `*`: one shared value, which a request of a record's default selection
+/// does not allocate again.
+let allColumnsPromise = DatabasePromise<[SQLSelection]>.value([SQLSelection(.allColumns(table: nil))])
+
+/// `LIMIT n [OFFSET m]`, written as numbers.
+struct SQLLimit: Sendable {
+    var limit: Int
+    var offset: Int?
+
+    var sql: String { offset.map { "\(limit) OFFSET \($0)" } ?? "\(limit)" }
+}
+
+/// A common table expression of a `WITH` clause.
+struct SQLCTE: Sendable {
+    var tableName: String
+    var columns: [String]?
+    var subquery: SQLSubquery
+    var isRecursive: Bool
+}
