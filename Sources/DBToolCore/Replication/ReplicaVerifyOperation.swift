@@ -7,7 +7,7 @@ import Foundation
 /// moments are restorable.
 ///
 /// One history: every file dbtool wrote carries its database's identity
-/// (the LTX node ID), which must be the replica owner's (``ReplicaRecord``)
+/// (the LTX node ID), which must be the replica owner's (`ReplicaRecord`)
 /// and the same in every file; and consecutive level-0 files read from one
 /// write-ahead log must continue it where the one before stopped (or cover
 /// a log from its start). Two databases writing one replica break both.

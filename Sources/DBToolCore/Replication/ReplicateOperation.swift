@@ -8,7 +8,7 @@ import Foundation
 /// ``syncInterval`` into one level-0 file of the outbox, a private
 /// directory beside the database (`.dbtool-replicate/`, never archived by
 /// `dbtool backup`), and uploads the outbox in TXID order. The maintenance
-/// lane (``MaintenanceLane``) writes and uploads snapshots, compacts and
+/// lane (`MaintenanceLane`) writes and uploads snapshots, compacts and
 /// applies retention beside it, with its own connection to the store: no
 /// level-0 file waits behind a large upload.
 ///
@@ -24,9 +24,9 @@ import Foundation
 /// the whole database goes to level 9 every ``snapshotInterval``.
 ///
 /// A restart (after a stop, SIGKILL, a reboot) goes on from the replica's
-/// position (``ReplicationStart``): the log after the replica's last file
+/// position (`ReplicationStart`): the log after the replica's last file
 /// when it is still there, else the pages that changed since (what the
-/// replica holds is recorded beside the database, ``ReplicaState``); the
+/// replica holds is recorded beside the database, `ReplicaState`); the
 /// whole database only when nothing tells what the replica holds. A
 /// database replaced under a running replication (a restore into its
 /// directory, a file moved in) goes on as a full image.

@@ -14,10 +14,10 @@ import Foundation
 /// end, ends its read transaction, checkpoints, and begins a new one before
 /// it lets writers in again. Applications' own checkpoints stay harmless.
 ///
-/// It starts in one of three ways (``ReplicationStart`` chooses): a whole
+/// It starts in one of three ways (`ReplicationStart` chooses): a whole
 /// image of the database (an empty replica, or one whose history diverged),
 /// a resume at the replica's position in the same log, or a file of the
-/// pages that differ from what the replica holds (``ReplicaState``).
+/// pages that differ from what the replica holds (`ReplicaState`).
 ///
 /// Confined to the shipping lane; the snapshots it prepares (``ImagePlan``)
 /// are written on the maintenance lane while it goes on.

@@ -6,7 +6,7 @@
 /// 2. The replica's last file was read from the log the database still has
 ///    (its salts, its frames up to the file's end): the run resumes there,
 ///    and the next sync ships what follows. Nothing is written again.
-/// 3. Otherwise, when the state of what the replica holds (``ReplicaState``)
+/// 3. Otherwise, when the state of what the replica holds (`ReplicaState`)
 ///    is the replica's TXID, one file holds the pages that differ from it
 ///    (none when the replica holds the database as it is).
 /// 4. Otherwise (another database's replica adopted, a restore under the
