@@ -37,7 +37,7 @@ ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate_as_aw
 # A slow link for the tests that need a long upload without a large
 # archive: every request for a key under `backups/slow/` takes 0.5 s more,
 # and the requests under `backups/count/` (listings of it included) are
-# logged without delay, to be counted;
+# logged without delay, to be counted (and see `backups/broken/` below);
 # and is logged (time, access key, method, path and query) to the file named
 # by the first argument.
 request_log = sys.argv[1] if len(sys.argv) > 1 else None
@@ -65,7 +65,33 @@ def dispatch_slowly(self, environ, start_response):
     return dispatch(self, environ, start_response)
 
 
-DomainDispatcherApplication.__call__ = dispatch_slowly
+# A link that breaks: the first GET of each object under `backups/broken/`
+# larger than 2 MiB sends half its body, then the connection drops (the
+# client sees a transfer cut short, as on a flaky network). Later GETs of
+# it are whole; each GET is logged, with its Range, when a log is given.
+broken_once = set()
+
+
+def dispatch_breaking(self, environ, start_response):
+    path = environ.get("PATH_INFO", "")
+    if not path.startswith("/backups/broken/") or environ.get("REQUEST_METHOD") != "GET":
+        return dispatch_slowly(self, environ, start_response)
+    if request_log:
+        with open(request_log, "a") as log:
+            log.write(json.dumps({"time": time.time(), "method": "GET", "path": path, "range": environ.get("HTTP_RANGE", "")}) + "\n")
+    body = b"".join(dispatch_slowly(self, environ, start_response))
+    if len(body) <= 2 << 20 or path in broken_once:
+        return [body]
+    broken_once.add(path)
+
+    def cut():
+        yield body[: len(body) // 2]
+        raise ConnectionAbortedError("the test link broke")
+
+    return cut()
+
+
+DomainDispatcherApplication.__call__ = dispatch_breaking
 
 
 def allow(actions):

@@ -6,7 +6,7 @@ import Foundation
 /// Every interval the files after the copy's TXID are merged (each page's
 /// newest version, in a scratch file beside DIR, `.dbtool-follow-NAME/`)
 /// and written into DIR's database in place, as one transaction of
-/// SQLite's own rollback journal (``JournaledPageWriter``): readers see the
+/// SQLite's own rollback journal (`JournaledPageWriter`): readers see the
 /// state before or the state after, never a half-applied file, and wait
 /// only while the changed pages are written. A follower of a database of
 /// any size writes about what changed, and the copy (in rollback-journal
@@ -116,20 +116,25 @@ public struct FollowOperation: Sendable {
     }
 }
 
-/// The pages of LTX files merged: each page's newest version, kept in a
-/// scratch file at its place (memory holds only the page numbers), and
-/// the size the last file gives.
+/// The pages of LTX files merged: each page's newest version, and the
+/// size the last file gives. The pages of an update of a few seconds stay
+/// in memory (up to ``memoryLimit``); a larger one goes to a scratch file,
+/// each page at its place, so that memory stays flat whatever the update.
 private final class MergedPages {
-    private let file: FileDescriptor
-    private let pageSize: UInt32
-    /// The update for ``JournaledPageWriter``.
-    private(set) var update: JournaledPageWriter.Update
+    static let memoryLimit = 4 << 20
+    private let pageSize: Int
+    private let scratch: DirectoryDescriptor
+    /// The pages in memory, one after the other, and each page's slot.
+    private var memory: [UInt8] = []
+    private var slots: [UInt32: Int] = [:]
+    /// The scratch file, once the pages outgrew memory.
+    private var file: FileDescriptor?
+    /// The update for `JournaledPageWriter`.
+    private(set) var update = JournaledPageWriter.Update(pages: [], read: { _, _ in }, commit: 0)
 
     init(_ files: [ReplicaFile], from replica: Replica, pageSize: UInt32, in scratch: DirectoryDescriptor) throws {
-        self.pageSize = pageSize
-        _ = try? scratch.removeFile("pages")
-        try scratch.createFile("pages").close()
-        let opened = try scratch.openFile("pages", .readWrite)
+        self.pageSize = Int(pageSize)
+        self.scratch = scratch
         var present = Set<UInt32>()
         var commit: UInt32 = 0
         var page = [UInt8](repeating: 0, count: Int(pageSize))
@@ -141,27 +146,59 @@ private final class MergedPages {
                     throw LTXError.malformed("its page size is \(decoder.header.pageSize), the copy's \(pageSize)")
                 }
                 while let number = try page.withUnsafeMutableBytes({ try decoder.nextPage(into: $0) }) {
-                    try opened.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), page)
+                    try store(number, page)
                     present.insert(number)
                 }
             } catch let error as LTXError {
-                opened.close()
                 throw DBToolError(.dataError, "\(replica.description): \(source.name.path) can not be applied: \(error.reason)")
             }
             commit = decoder.header.commit
             // Pages past a smaller database are gone.
             present = present.filter { $0 <= commit }
         }
-        file = opened
         let lockPage = LTXHeader.lockPage(pageSize: pageSize)
-        let size = Int64(pageSize)
         update = JournaledPageWriter.Update(
             pages: present.filter { $0 != lockPage }.sorted(),
-            read: { [opened] number, buffer in
-                _ = try opened.read(fromAbsoluteOffset: Int64(number - 1) * size, into: buffer)
+            // Weak: the update is read while the merge lives, and must not keep it.
+            read: { [weak self] number, buffer in
+                guard let self else { throw DBToolError(.software, "the merged pages of an update were released before it was written") }
+                try read(number, into: buffer)
             },
             commit: commit)
     }
 
-    deinit { file.close() }
+    deinit { file?.close() }
+
+    private func store(_ number: UInt32, _ page: [UInt8]) throws {
+        if let file {
+            try file.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), page)
+        } else if let slot = slots[number] {
+            memory.replaceSubrange(slot..<(slot + pageSize), with: page)
+        } else if memory.count + pageSize <= Self.memoryLimit {
+            slots[number] = memory.count
+            memory += page
+        } else {
+            // Too large for memory: every page to the scratch file.
+            _ = try? scratch.removeFile("pages")
+            try scratch.createFile("pages").close()
+            let opened = try scratch.openFile("pages", .readWrite)
+            file = opened
+            for (stored, slot) in slots {
+                try memory.withUnsafeBytes { bytes in
+                    try opened.writeAll(toAbsoluteOffset: Int64(stored - 1) * Int64(pageSize), UnsafeRawBufferPointer(rebasing: bytes[slot..<(slot + pageSize)]))
+                }
+            }
+            memory = []
+            slots = [:]
+            try opened.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), page)
+        }
+    }
+
+    private func read(_ number: UInt32, into buffer: UnsafeMutableRawBufferPointer) throws {
+        if let file {
+            _ = try file.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: buffer)
+        } else if let slot = slots[number] {
+            memory.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + pageSize)])) }
+        }
+    }
 }

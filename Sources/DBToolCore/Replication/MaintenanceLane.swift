@@ -184,12 +184,15 @@ final class MaintenanceLane: @unchecked Sendable {
         }
         let started = Date()
         do {
-            let path = try plan.write(into: scratch) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
-            defer { _ = try? FileSystem.remove(path) }
-            guard !isStopping else { return }
-            try replica.write(plan.name, from: path, timestamp: try Uploader.timestamp(of: path))
+            // Streamed to the store as it is encoded: no local copy of the
+            // database, and no gigabyte of dirty pages for the shipping
+            // lane's fsyncs to wait behind.
+            let timestamp = ReplicationSession.now()
+            let size = try replica.write(plan.name, timestamp: Date(timeIntervalSince1970: Double(timestamp) / 1000)) { sink in
+                try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
+            }
             lastSnapshot = started
-            log("snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(FileSystem.size(path))), \(Int(Date().timeIntervalSince(started).rounded())) s)")
+            log("snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(size)), \(Int(Date().timeIntervalSince(started).rounded())) s)")
         } catch is ImagePlan.Cancelled {
             return
         } catch {

@@ -89,7 +89,15 @@ final class PagedState {
         _ name: LTXFileName, nodeID: UInt64, into directory: String,
         pages: (inout LTXEncoder, UnsafeMutableRawBufferPointer) throws -> Void
     ) throws {
-        var header = LTXHeader(pageSize: pageSize, commit: commit, minTXID: name.minTXID, maxTXID: name.maxTXID, timestamp: ReplicationSession.now())
+        let header = header(for: name, nodeID: nodeID, timestamp: ReplicationSession.now())
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(pageSize), alignment: 16)
+        defer { buffer.deallocate() }
+        try LTXOutput.write(name, header: header, into: directory) { encoder in try pages(&encoder, buffer) }
+    }
+
+    /// The header of the LTX file `name` of this state.
+    func header(for name: LTXFileName, nodeID: UInt64, timestamp: Int64) -> LTXHeader {
+        var header = LTXHeader(pageSize: pageSize, commit: commit, minTXID: name.minTXID, maxTXID: name.maxTXID, timestamp: timestamp)
         header.flags = LTXHeader.noChecksumFlag
         header.nodeID = nodeID
         if let end, name.level == 0 {
@@ -101,9 +109,7 @@ final class PagedState {
             header.walSalt1 = end.salt1
             header.walSalt2 = end.salt2
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(pageSize), alignment: 16)
-        defer { buffer.deallocate() }
-        try LTXOutput.write(name, header: header, into: directory) { encoder in try pages(&encoder, buffer) }
+        return header
     }
 }
 
@@ -173,19 +179,32 @@ final class ImagePlan: @unchecked Sendable {
     /// Writes the snapshot into `directory` (its level folder); returns its
     /// path. `cancelled` is asked every thousand pages.
     func write(into directory: String, cancelled: () -> Bool) throws -> String {
-        var count = 0
-        try state.write(name, nodeID: nodeID, into: directory) { encoder, page in
-            for number in state.allPages() {
-                count += 1
-                if count % 1000 == 0 {
-                    try Interruption.check()
-                    if cancelled() { throw Cancelled() }
-                }
-                try state.read(number, into: page)
-                try encoder.add(page: number, data: UnsafeRawBufferPointer(page))
-            }
-        }
+        try state.write(name, nodeID: nodeID, into: directory) { encoder, page in try addPages(to: &encoder, page: page, cancelled: cancelled) }
         return LTXOutput.path(of: name, in: directory)
+    }
+
+    /// Writes the snapshot to `sink`, with the header's time `timestamp`
+    /// (milliseconds since 1970): streamed to the store, no local copy.
+    /// `cancelled` is asked every thousand pages.
+    func write(to sink: @escaping LTXEncoder.Sink, timestamp: Int64, cancelled: () -> Bool) throws {
+        var encoder = try LTXEncoder(header: state.header(for: name, nodeID: nodeID, timestamp: timestamp), to: sink)
+        let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(state.pageSize), alignment: 16)
+        defer { page.deallocate() }
+        try addPages(to: &encoder, page: page, cancelled: cancelled)
+        _ = try encoder.finish(postApplyChecksum: .zero)
+    }
+
+    private func addPages(to encoder: inout LTXEncoder, page: UnsafeMutableRawBufferPointer, cancelled: () -> Bool) throws {
+        var count = 0
+        for number in state.allPages() {
+            count += 1
+            if count % 1000 == 0 {
+                try Interruption.check()
+                if cancelled() { throw Cancelled() }
+            }
+            try state.read(number, into: page)
+            try encoder.add(page: number, data: UnsafeRawBufferPointer(page))
+        }
     }
 
     /// Ends the read transaction, closes the connection, and tells the

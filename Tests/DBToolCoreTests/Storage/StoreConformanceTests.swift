@@ -151,6 +151,39 @@ struct StoreConformanceTests {
         #expect(try replica.lastTXID() == 5)
     }
 
+    @Test("a large object streams in one GET after its first block; a transfer broken midway goes on from where it stopped")
+    func brokenRead() throws {
+        let log = scratch.file("requests.log")
+        let server = try ObjectStorageServer(requestLog: log)
+        let store = try StoreLocation.store(
+            "s3://backups/broken/\(UUID().uuidString)/", objectStore: ObjectStoreOptions(environment: server.environment),
+            tempPrefix: ".dbtool-test-", what: "the store")
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<(6 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        #expect(try store.write("big", bytes, StoreWriteOptions()))
+        let source = try store.stream("big")
+        var read = Data()
+        while true {
+            let block = try source.nextBlock()
+            if block.isEmpty { break }
+            read.append(contentsOf: block)
+        }
+        #expect(read == bytes, "\(read.count) bytes read of \(bytes.count)")
+        // The first block, the rest in one GET (broken), then the rest of the rest.
+        let ranges = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
+            let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (entry?["path"] as? String)?.hasSuffix("/big") == true ? entry?["range"] as? String : nil
+        }
+        #expect(ranges.count == 3, "\(ranges)")
+        #expect(ranges.first == "bytes=0-\((1 << 20) - 1)")
+        #expect(ranges.dropFirst().first == "bytes=\(1 << 20)-")
+        if let resumed = ranges.last?.dropFirst("bytes=".count).dropLast(), let offset = Int(resumed) {
+            #expect(offset > 1 << 20 && offset < 6 << 20, "resumed at \(offset)")
+        } else {
+            Issue.record("no resumed GET: \(ranges)")
+        }
+    }
+
     @Test("a directory store never writes through a link planted in a folder of a key")
     func directoryLinks() throws {
         let store = try store(.directory)

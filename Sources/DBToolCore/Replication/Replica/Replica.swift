@@ -6,7 +6,7 @@ import Foundation
 /// modification time its header's timestamp) and `LEVEL/MIN-MAX.ltx` on
 /// object storage (the level in four hexadecimal digits, the timestamp in
 /// the object's `litestream-timestamp` metadata), and dbtool's record of its
-/// owner beside them (``ReplicaRecord``).
+/// owner beside them (`ReplicaRecord`).
 final class Replica {
     /// Where the replica is.
     let store: any Store
@@ -16,11 +16,12 @@ final class Replica {
     }
 
     /// The replica at `location`: `s3://BUCKET/PREFIX/` or a directory.
-    /// Its uploads keep memory flat: parts of 5 MiB, two at a time.
-    static func at(_ location: String, objectStore: ObjectStoreOptions) throws -> Replica {
+    /// Its uploads keep memory flat: parts of 5 MiB (S3's smallest), one
+    /// going up while the next fills, or `uploadThreads` going up at once.
+    static func at(_ location: String, objectStore: ObjectStoreOptions, uploadThreads: Int = 1) throws -> Replica {
         var upload = UploadOptions()
         upload.partSize = 5 << 20
-        upload.threads = 2
+        upload.threads = uploadThreads
         return Replica(try StoreLocation.store(location, objectStore: objectStore, upload: upload, tempPrefix: ".dbtool-ltx-", what: "the replica"))
     }
 
@@ -88,6 +89,33 @@ final class Replica {
         }
     }
 
+    /// Writes the file `name` as `body` gives its bytes to the sink it
+    /// receives, straight to the store: a snapshot of any size goes up
+    /// without a local copy. Returns the bytes written.
+    @discardableResult
+    func write(_ name: LTXFileName, timestamp: Date, body: (@escaping LTXEncoder.Sink) throws -> Void) throws -> Int64 {
+        var options = StoreWriteOptions()
+        options.replacing = true
+        options.modified = timestamp
+        options.metadata = ["litestream-timestamp": ISOTime.text(timestamp)]
+        let upload = try store.create(key(name), options)
+        do {
+            try body { bytes in
+                if bytes.isEmpty { return }
+                guard upload.write(bytes.baseAddress!, count: bytes.count) else {
+                    try upload.finish()  // throws why the upload stopped
+                    throw DBToolError(.ioError, "the upload of \(name.path) to \(self.description) stopped")
+                }
+            }
+            try upload.finish()
+            try upload.publish()
+            return upload.size
+        } catch {
+            upload.abort()
+            throw error
+        }
+    }
+
     /// A reader of the file `name`, front to back.
     func open(_ name: LTXFileName) throws -> LTXDecoder.Source {
         let source: any ArchiveSource
@@ -105,7 +133,7 @@ final class Replica {
         try store.delete(key(name))
     }
 
-    /// The replica's record (``ReplicaRecord``), nil when it has none.
+    /// The replica's record (`ReplicaRecord`), nil when it has none.
     func readRecord() throws -> Data? {
         try store.readSmall(ReplicaRecord.name, limit: ReplicaRecord.sizeLimit)
     }

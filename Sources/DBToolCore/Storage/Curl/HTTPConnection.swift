@@ -72,15 +72,17 @@ final class HTTPConnection {
 
     /// Sends `request` with `body` (nil: none) and returns the response. The
     /// body is collected in memory unless `receive` is given: it then gets
-    /// the body of a 2xx response, chunk by chunk, and may throw to stop.
+    /// the body of a 2xx response, chunk by chunk, and may throw to stop;
+    /// the status and headers of that response come first, to `begin`.
     ///
     /// - throws: ``HTTPTransportError`` when no response came back, or what
-    ///   `receive` threw.
+    ///   `begin` or `receive` threw.
     func perform(
-        _ request: HTTPRequest, body: UnsafeRawBufferPointer? = nil, receive: ((UnsafeRawBufferPointer) throws -> Void)? = nil
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer? = nil,
+        begin: ((Int, [String: String]) throws -> Void)? = nil, receive: ((UnsafeRawBufferPointer) throws -> Void)? = nil
     ) throws -> HTTPResponse {
         curl_easy_reset(handle)
-        let transfer = Transfer(body: body, receive: receive)
+        let transfer = Transfer(body: body, begin: begin, receive: receive)
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         var headers = request.headers
@@ -175,15 +177,18 @@ final class HTTPConnection {
     /// The state of one transfer, reached from libcurl's callbacks.
     private final class Transfer {
         let body: UnsafeRawBufferPointer?
+        let begin: ((Int, [String: String]) throws -> Void)?
         let receiver: ((UnsafeRawBufferPointer) throws -> Void)?
+        var began = false
         var sent = 0
         var headers: [String: String] = [:]
         var collected = Data()
         var status = 0
         var failure: (any Error)?
 
-        init(body: UnsafeRawBufferPointer?, receive: ((UnsafeRawBufferPointer) throws -> Void)?) {
+        init(body: UnsafeRawBufferPointer?, begin: ((Int, [String: String]) throws -> Void)?, receive: ((UnsafeRawBufferPointer) throws -> Void)?) {
             self.body = body
+            self.begin = begin
             self.receiver = receive
         }
 
@@ -215,6 +220,10 @@ final class HTTPConnection {
                 return collected.count <= 64 << 20
             }
             do {
+                if !began {
+                    began = true
+                    try begin?(status, headers)
+                }
                 try receiver(chunk)
                 return true
             } catch {

@@ -307,10 +307,79 @@ final class ObjectStore {
     /// `interruptible` (one that publishes an object: its outcome must be
     /// known) is not stopped by an interruption either; once one arrived, its
     /// retries are bounded as a clean-up's.
+    /// A streamed read that broke after some bytes came: the caller goes
+    /// on from where it stopped (``read(_:from:etag:begin:receive:)``).
+    struct TransferBroken: Error {
+        var error: HTTPTransportError
+    }
+
+    /// Reads the object from byte `offset` to its end in one request,
+    /// streaming it into `receive`: `begin` gets the object's size and
+    /// entity tag before the first byte. `etag` (when known) makes the store
+    /// refuse an object replaced meanwhile. Failures before the first byte
+    /// are retried here; a transfer broken midway throws ``TransferBroken``,
+    /// for the caller to go on from where it stopped.
+    ///
+    /// - throws: ``DBToolError`` 66 when there is no such object, 65 when it
+    ///   was replaced.
+    func read(
+        _ location: ObjectLocation, from offset: Int64, etag: String?, begin: (Int64, String) throws -> Void,
+        receive: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        // The closures live only as long as the request.
+        try withoutActuallyEscaping(begin) { begin in
+            try withoutActuallyEscaping(receive) { receive in
+                try read(location, from: offset, etag: etag, escapingBegin: begin, escapingReceive: receive)
+            }
+        }
+    }
+
+    private func read(
+        _ location: ObjectLocation, from offset: Int64, etag: String?, escapingBegin begin: @escaping (Int64, String) throws -> Void,
+        escapingReceive receive: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var headers: [String] = []
+        if offset > 0 { headers.append("Range: bytes=\(offset)-") }
+        if let etag { headers.append("If-Match: \(etag)") }
+        // A store that ignores the range sends the whole object: skip what we have.
+        var skip: Int64 = 0
+        var began = false
+        let started = { (status: Int, headers: [String: String]) throws in
+            began = true
+            let tag = headers["etag"] ?? ""
+            if status == 206, let total = headers["content-range"]?.split(separator: "/").last.flatMap({ Int64($0) }) {
+                try begin(total, tag)
+            } else {
+                skip = offset
+                try begin(headers["content-length"].flatMap { Int64($0) } ?? 0, tag)
+            }
+        }
+        let response = try send(
+            "reading \(location)", "GET", bucket: location.bucket, key: location.key, headers: headers, accept: [404, 412, 416],
+            begin: started,
+            receive: { bytes in
+                if skip >= Int64(bytes.count) {
+                    skip -= Int64(bytes.count)
+                    return
+                }
+                try receive(UnsafeRawBufferPointer(rebasing: bytes[Int(skip)...]))
+                skip = 0
+            })
+        switch response.status {
+        case 404: throw DBToolError(.noInput, "no object \(location)")
+        case 412: throw DBToolError(.dataError, "\(location) was replaced while it was being read", hint: "Run the command again: it reads the new object.")
+        default:
+            // No byte came (an empty object, or none from `offset` on: 416):
+            // `begin` still learns where the object ends.
+            if !began { try begin(offset, response.headers["etag"] ?? etag ?? "") }
+        }
+    }
+
     private func send(
         _ what: String, _ method: String, bucket: String, key: String, query: [(String, String)] = [], headers: [String] = [],
         body: UnsafeRawBufferPointer? = nil, payloadHash: String? = nil, accept: Set<Int> = [], cleanup: Bool = false,
-        interruptible: Bool = true
+        interruptible: Bool = true, begin: ((Int, [String: String]) throws -> Void)? = nil,
+        receive: ((UnsafeRawBufferPointer) throws -> Void)? = nil
     ) throws -> HTTPResponse {
         var request = HTTPRequest(method: method, url: endpoint.url(bucket: bucket, key: key, query: query))
         let cleanup = cleanup || (!interruptible && Interruption.isRequested)
@@ -328,9 +397,22 @@ final class ObjectStore {
             request.signing = SignatureV4(
                 region: endpoint.region, service: "s3", accessKeyId: signer.accessKeyId, secretAccessKey: signer.secretAccessKey)
             let outcome: Result<HTTPResponse, HTTPTransportError>
+            var delivered = false
             do {
-                outcome = .success(try connection.perform(request, body: body))
+                if let receive {
+                    outcome = .success(
+                        try connection.perform(
+                            request, body: body, begin: begin,
+                            receive: { bytes in
+                                delivered = true
+                                try receive(bytes)
+                            }))
+                } else {
+                    outcome = .success(try connection.perform(request, body: body))
+                }
             } catch let error as HTTPTransportError {
+                // Bytes already went to the receiver: the caller goes on from there.
+                if delivered { throw TransferBroken(error: error) }
                 outcome = .failure(error)
             }
             switch outcome {
