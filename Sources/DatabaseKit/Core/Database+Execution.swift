@@ -25,6 +25,7 @@ extension Database {
         }
         if interruption.isSet { try checkInterruption(before: statement) }
         observationBroker?.statementWillExecute(statement)
+        if recordedSelection != nil { recordedSelection!.formUnion(statement.databaseRegion) }
     }
 
     /// Runs after the last step of a statement.

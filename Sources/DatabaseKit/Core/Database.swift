@@ -127,6 +127,11 @@ public final class Database: CustomStringConvertible, CustomDebugStringConvertib
     /// every later statement of the read throws it.
     var deferredReadFailure: (any Error)?
 
+    /// The union of the regions read by the statements executed inside
+    /// ``recordingSelection(_:_:)``; nil outside of it. Read by every
+    /// execution: no dynamic exclusivity check (see ``observationBroker``).
+    @exclusivity(unchecked) var recordedSelection: DatabaseRegion?
+
     /// Whether the connection was inside a transaction after the previous
     /// statement: transitions set and clear the ``transactionDate``.
     @exclusivity(unchecked) var wasInsideTransaction = false

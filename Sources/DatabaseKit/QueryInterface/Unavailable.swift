@@ -5,26 +5,8 @@
 
 // MARK: - Observation
 
-@available(*, unavailable, message: "ValueObservation is not in DatabaseKit yet (see Compatibility.md): observe with a TransactionObserver")
-public struct ValueObservation<Reducer> {}
-
-@available(*, unavailable, message: "SharedValueObservation is not in DatabaseKit yet (see Compatibility.md)")
+@available(*, unavailable, message: "SharedValueObservation is not in DatabaseKit (see Compatibility.md): start one ValueObservation per consumer")
 public struct SharedValueObservation<Element> {}
-
-@available(*, unavailable, message: "AsyncValueObservation is not in DatabaseKit yet (see Compatibility.md)")
-public struct AsyncValueObservation<Element> {}
-
-@available(*, unavailable, message: "ValueObservationScheduler is not in DatabaseKit yet (see Compatibility.md)")
-public protocol ValueObservationScheduler {}
-
-@available(*, unavailable, message: "DatabaseRegionObservation is not in DatabaseKit yet (see Compatibility.md): observe with a TransactionObserver")
-public struct DatabaseRegionObservation {}
-
-@available(*, unavailable, message: "DatabaseCancellable is not in DatabaseKit yet (see Compatibility.md)")
-public protocol DatabaseCancellable {}
-
-@available(*, unavailable, message: "AnyDatabaseCancellable is not in DatabaseKit yet (see Compatibility.md)")
-public final class AnyDatabaseCancellable {}
 
 // MARK: - Associations
 

@@ -1,0 +1,253 @@
+/// The engine of a started ``ValueObservation``: a transaction observer of
+/// the writer that fetches again after each commit that changed the
+/// observed region.
+///
+/// Confinement: `isChanged` and `isFetchingOnWriter` belong to the writer's
+/// thread (the transaction observer callbacks); `reducer` is used by one
+/// fetch at a time (the `isFetching` flag of `state` serialises fetches);
+/// everything else shared is in `state`, behind its mutex.
+final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecked Sendable {
+    private let reader: any DatabaseReader
+    private let writer: (any DatabaseWriter)?
+    private let tracking: ValueObservationTracking
+    private let requiresWriteAccess: Bool
+    private let fetch: @Sendable (Database) throws -> Reducer.Fetched
+    private let scheduler: any ValueObservationScheduler
+    private let onError: @Sendable (any Error) -> Void
+    private let onChange: @Sendable (Reducer.Value) -> Void
+
+    private var reducer: Reducer
+    private var isChanged = false
+    private var isFetchingOnWriter = false
+
+    private struct State {
+        /// What the observation watches; empty until the first fetch.
+        var region = DatabaseRegion()
+        var hasRegion = false
+        var isFetching = false
+        /// A commit came while a fetch was running: fetch again after it.
+        var needsFetch = false
+        var isCancelled = false
+        /// An error ended the observation.
+        var isFinished = false
+        var isActive: Bool { !isCancelled && !isFinished }
+    }
+    private let state = Locked(State())
+
+    init(
+        observation: ValueObservation<Reducer>, reader: any DatabaseReader, scheduler: any ValueObservationScheduler,
+        onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable (Reducer.Value) -> Void
+    ) {
+        self.reader = reader
+        self.writer = reader as? any DatabaseWriter
+        self.tracking = observation.tracking
+        self.requiresWriteAccess = observation.requiresWriteAccess
+        let reducer = observation.makeReducer()
+        self.fetch = reducer._fetch
+        self.reducer = reducer
+        self.scheduler = scheduler
+        self.onError = onError
+        self.onChange = onChange
+    }
+
+    // MARK: Start and cancel
+
+    /// Fetches the first value and, on a writer, starts observing it: both
+    /// in one access of the writer, so that no commit comes between them.
+    func start() {
+        let immediate = scheduler.immediateInitialValue()
+        guard let writer else {
+            // A snapshot never changes: its one value.
+            if immediate {
+                do {
+                    if let value = try reader.unsafeReentrantRead({ db in try reduce(isolatedFetch(db)) }) { onChange(value) }
+                } catch {
+                    finish(with: error, immediately: true)
+                }
+            } else {
+                reader.asyncRead { result in
+                    do {
+                        if let value = try self.reduce(self.isolatedFetch(result.get())) { self.deliver(value) }
+                    } catch {
+                        self.finish(with: error)
+                    }
+                }
+            }
+            return
+        }
+        if immediate {
+            do {
+                if let value = try writer.unsafeReentrantWrite({ db in try startObserving(db) }) { onChange(value) }
+            } catch {
+                finish(with: error, immediately: true)
+            }
+        } else {
+            writer.asyncWriteWithoutTransaction { db in
+                do {
+                    if let value = try self.startObserving(db) { self.deliver(value) }
+                } catch {
+                    self.finish(with: error)
+                }
+            }
+        }
+    }
+
+    private func startObserving(_ db: Database) throws -> Reducer.Value? {
+        guard state.withLock({ $0.isActive }) else { return nil }
+        let fetched = try isolatedFetch(db)
+        // Weakly held: the cancellable owns the observer, and the writer
+        // forgets it once it is gone.
+        db.add(transactionObserver: self, extent: .observerLifetime)
+        return try reduce(fetched)
+    }
+
+    /// Stops notifying. The writer forgets the observer when the
+    /// cancellable releases it.
+    func cancel() {
+        state.withLock { $0.isCancelled = true }
+    }
+
+    // MARK: Fetching
+
+    /// Fetches again, now or after the running fetch.
+    private func requestFetch() {
+        let starts = state.withLock { state -> Bool in
+            guard state.isActive else { return false }
+            if state.isFetching {
+                state.needsFetch = true
+                return false
+            }
+            state.isFetching = true
+            return true
+        }
+        if starts { performFetch() }
+    }
+
+    private func performFetch() {
+        let onWriter: Bool
+        switch tracking {
+        case .recordedEachFetch: onWriter = true  // the region changes with the fetch
+        case .recordedOnce, .constant: onWriter = requiresWriteAccess
+        }
+        if onWriter, let writer {
+            writer.asyncWriteWithoutTransaction { db in
+                self.fetchDidComplete(Result { try self.reduce(self.isolatedFetch(db)) })
+            }
+        } else {
+            reader.asyncRead { result in
+                self.fetchDidComplete(Result { try self.reduce(self.isolatedFetch(result.get())) })
+            }
+        }
+    }
+
+    private func fetchDidComplete(_ result: Result<Reducer.Value?, any Error>) {
+        switch result {
+        case .success(let value):
+            if let value { deliver(value) }
+        case .failure(let error):
+            finish(with: error)
+            return
+        }
+        let again = state.withLock { state -> Bool in
+            if state.needsFetch && state.isActive {
+                state.needsFetch = false
+                return true
+            }
+            state.isFetching = false
+            return false
+        }
+        if again { performFetch() }
+    }
+
+    /// The fetch, in a transaction (read-only unless the observation
+    /// requires write access), recording its region when it should.
+    private func isolatedFetch(_ db: Database) throws -> Reducer.Fetched {
+        // A fetch that writes runs on the writer: its own changes are not
+        // changes to notify. (Other fetches may run on readers: they leave
+        // the writer's flag alone.)
+        if requiresWriteAccess { isFetchingOnWriter = true }
+        defer { if requiresWriteAccess { isFetchingOnWriter = false } }
+        return try db.isolated(readOnly: !requiresWriteAccess) {
+            switch tracking {
+            case .recordedEachFetch:
+                return try recordingRegion(db)
+            case .recordedOnce:
+                if state.withLock({ $0.hasRegion }) { return try fetch(db) }
+                return try recordingRegion(db)
+            case .constant(let regions):
+                if !state.withLock({ $0.hasRegion }) {
+                    var region = DatabaseRegion()
+                    for convertible in regions { region.formUnion(try convertible.databaseRegion(db)) }
+                    try setRegion(region.observableRegion(db))
+                }
+                return try fetch(db)
+            }
+        }
+    }
+
+    private func recordingRegion(_ db: Database) throws -> Reducer.Fetched {
+        var region = DatabaseRegion()
+        let fetched = try db.recordingSelection(&region) { try fetch(db) }
+        try setRegion(region.observableRegion(db))
+        return fetched
+    }
+
+    private func setRegion(_ region: DatabaseRegion) throws {
+        state.withLock {
+            $0.region = region
+            $0.hasRegion = true
+        }
+    }
+
+    private func reduce(_ fetched: Reducer.Fetched) throws -> Reducer.Value? {
+        try reducer._value(fetched)
+    }
+
+    // MARK: Notifying
+
+    private func deliver(_ value: Reducer.Value) {
+        let onChange = self.onChange
+        scheduler.schedule { [self] in
+            if state.withLock({ !$0.isCancelled }) { onChange(value) }
+        }
+    }
+
+    private func finish(with error: any Error, immediately: Bool = false) {
+        state.withLock { $0.isFinished = true }
+        let onError = self.onError
+        let notify: @Sendable () -> Void = { [self] in
+            if state.withLock({ !$0.isCancelled }) { onError(error) }
+        }
+        if immediately { notify() } else { scheduler.schedule(notify) }
+    }
+
+    // MARK: TransactionObserver
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        state.withLock { $0.isActive && $0.region.isModified(byEventsOfKind: eventKind) }
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        guard !isFetchingOnWriter else { return }
+        if state.withLock({ $0.region.isModified(by: event) }) {
+            isChanged = true
+            stopObservingDatabaseChangesUntilNextTransaction()
+        }
+    }
+
+    func databaseDidChange() {
+        guard !isFetchingOnWriter else { return }
+        isChanged = true
+        stopObservingDatabaseChangesUntilNextTransaction()
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        guard isChanged else { return }
+        isChanged = false
+        requestFetch()
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        isChanged = false
+    }
+}
