@@ -101,6 +101,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def run_measured(command, environment):
+    """Runs `command`; returns its exit status, its stderr and its peak RSS in MiB (wait4's)."""
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        return process.returncode, errors.read().decode(errors="replace"), usage.ru_maxrss / 1024
+
+
 def peak_rss_mib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -182,17 +192,17 @@ class Bench:
             command = [self.options.dbtool, "restore", f"s3://backups/{prefix}/", output, "--quiet"]
             if at is not None:
                 command += ["--at", datetime.datetime.fromtimestamp(at, datetime.timezone.utc).isoformat(timespec="milliseconds")]
-            done = subprocess.run(command, env=self.environment, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"dbtool {' '.join(command[1:])}: {done.stderr.strip()[-300:]}")
+            status, errors, self.restore_rss = run_measured(command, self.environment)
+            if status != 0:
+                raise RuntimeError(f"dbtool {' '.join(command[1:])}: {errors.strip()[-300:]}")
             return output + "/db.sqlite"
         config = self.litestream_config(directory + "/db.sqlite", prefix)
         command = [self.options.litestream, "restore", "-config", config, "-o", output]
         if at is not None:
             command += ["-timestamp", datetime.datetime.fromtimestamp(at, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")]
-        done = subprocess.run(command + [directory + "/db.sqlite"], env=self.environment, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"litestream restore {' '.join(command[4:])}: {done.stderr.strip()[-300:]}")
+        status, errors, self.restore_rss = run_measured(command + [directory + "/db.sqlite"], self.environment)
+        if status != 0:
+            raise RuntimeError(f"litestream restore {' '.join(command[4:])}: {errors.strip()[-300:]}")
         return output
 
     def new_database(self, name):
@@ -516,6 +526,7 @@ class Bench:
             m["follower_written"] = written() - before
             m["follower_wal"] = wal
             m["follower_read"] = longest_read
+            m["follower_rss"] = peak_rss_mib(follower.pid)
             reader.close()
             self.stop(follower)
             open(stop, "w").close()
@@ -530,6 +541,7 @@ class Bench:
                 began = time.monotonic()
                 self.restore(tool, directory, prefix, output, at=at)
                 m[f"restore_{label}"] = time.monotonic() - began
+                m[f"restore_{label}_rss"] = self.restore_rss
             m["stored"] = self.stored_bytes(prefix)
             print(f"scale {tool}: {m}", flush=True)
         mib = lambda value: f"{value / 1_048_576:.1f} MiB"
@@ -545,8 +557,9 @@ class Bench:
             ("follower: bytes written in 40 s of updates", lambda m: mib(m["follower_written"])),
             ("follower: the copy's WAL, largest", lambda m: mib(m["follower_wal"])),
             ("follower: the longest read of a reader attached", lambda m: f"{m['follower_read'] * 1000:.0f} ms"),
-            ("restore of the latest state", lambda m: f"{m['restore_latest']:.1f} s"),
-            ("restore of a point in time", lambda m: f"{m['restore_point']:.1f} s"),
+            ("follower: peak RSS", lambda m: f"{m['follower_rss']:.0f} MiB"),
+            ("restore of the latest state (peak RSS)", lambda m: f"{m['restore_latest']:.1f} s ({m['restore_latest_rss']:.0f} MiB)"),
+            ("restore of a point in time (peak RSS)", lambda m: f"{m['restore_point']:.1f} s ({m['restore_point_rss']:.0f} MiB)"),
             ("the replica's size at the end", lambda m: mib(m["stored"])),
         ]
         return [
