@@ -125,9 +125,10 @@ struct FetchSource {
 
     /// A request, prepared for this connection.
     init(_ db: Database, request: some FetchRequest, singleResult: Bool = false) throws {
-        if let request = request as? any SQLRequestFetchable {
-            // An SQL request binds its arguments in the fetch itself.
-            (statement, arguments, adapter) = try request.fetchParts(db, singleResult: singleResult)
+        if let parts = try request._fetchParts(db, singleResult: singleResult) {
+            // An SQL or query interface request binds its arguments in the
+            // fetch itself.
+            (statement, arguments, adapter) = (parts.statement, parts.arguments, parts.adapter)
         } else {
             let prepared = try request.makePreparedRequest(db, forSingleResult: singleResult)
             statement = prepared.statement
@@ -152,14 +153,10 @@ struct FetchSource {
     }
 }
 
-/// Requests whose statement never leaves the fetch, which binds its arguments.
-protocol SQLRequestFetchable {
-    func fetchParts(_ db: Database, singleResult: Bool) throws -> (Statement, StatementArguments?, (any RowAdapter)?)
-}
-
-extension SQLRequest: SQLRequestFetchable {
-    func fetchParts(_ db: Database, singleResult: Bool) throws -> (Statement, StatementArguments?, (any RowAdapter)?) {
+extension SQLRequest {
+    /// The connection's statement of the SQL; the fetch binds the arguments.
+    public func _fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts? {
         let (statement, arguments, adapter) = try makeFetch(db)
-        return (statement, arguments, adapter)
+        return _FetchParts(statement: statement, arguments: arguments, adapter: adapter)
     }
 }

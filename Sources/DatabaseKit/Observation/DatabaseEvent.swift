@@ -18,14 +18,6 @@ public enum DatabaseEventKind: Sendable {
         }
     }
 
-    /// The region such events modify.
-    var modifiedRegion: DatabaseRegion {
-        switch self {
-        case .insert(let tableName), .delete(let tableName): return DatabaseRegion(table: tableName)
-        case let .update(tableName, columnNames): return DatabaseRegion(table: tableName, columns: columnNames)
-        }
-    }
-
     var isDelete: Bool {
         if case .delete = self { return true }
         return false

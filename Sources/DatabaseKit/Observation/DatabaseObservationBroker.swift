@@ -21,6 +21,9 @@ final class DatabaseObservationBroker {
     private var observations: [TransactionObservation] = []
     private var savepointStack = SavepointStack()
     private var completion = Completion.none
+    /// True when an observation stopped observing until the transaction
+    /// ends: the end of the transaction enables it again.
+    private var hasDisabledObservations = false
 
     /// How the current transaction ended, as the hooks saw it.
     private enum Completion {
@@ -60,6 +63,7 @@ final class DatabaseObservationBroker {
     func disableUntilNextTransaction(_ observer: some TransactionObserver) {
         guard let observation = observations.first(where: { $0.wraps(observer) }) else { return }
         observation.isEnabled = false
+        hasDisabledObservations = true
         statementObservations.removeAll { $0.observation === observation }
     }
 
@@ -88,7 +92,8 @@ final class DatabaseObservationBroker {
         let kinds = statement.authorizerEventKinds
         switch kinds.count {
         case 0:
-            statementObservations = []
+            // BEGIN, COMMIT, SELECT: nothing to select, nothing to assign.
+            if !statementObservations.isEmpty { statementObservations = [] }
         case 1:
             // All changes have the one kind the statement announced.
             statementObservations = observations.compactMap { observation in
@@ -243,7 +248,10 @@ final class DatabaseObservationBroker {
 
     private func databaseDidEndTransaction() {
         observations.removeAll { !$0.isObserving }
-        for observation in observations { observation.isEnabled = true }
+        if hasDisabledObservations {
+            hasDisabledObservations = false
+            for observation in observations { observation.isEnabled = true }
+        }
     }
 
     // MARK: SQLite hooks

@@ -82,8 +82,23 @@ public struct DatabaseRegion: Sendable {
     }
 
     /// True when events of this kind may modify the region.
+    ///
+    /// Asked for each statement that writes, by each observation: one
+    /// lookup, no allocation.
     public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        !intersection(eventKind.modifiedRegion).isEmpty
+        let updatedColumns: Set<String>?
+        if case .update(_, let columnNames) = eventKind {
+            if columnNames.isEmpty { return false }
+            updatedColumns = columnNames
+        } else {
+            updatedColumns = nil
+        }
+        guard let tableRegions else { return true }
+        guard !tableRegions.isEmpty, let region = tableRegions[CaseInsensitiveIdentifier(eventKind.tableName)], !region.isEmpty else {
+            return false
+        }
+        guard let updatedColumns, let columns = region.columns else { return true }
+        return updatedColumns.contains { columns.contains(CaseInsensitiveIdentifier($0)) }
     }
 
     /// True when the event modifies the region.

@@ -50,8 +50,11 @@ extension QueryInterfaceRequest: FetchRequest {
     }
 }
 
-extension QueryInterfaceRequest: SQLRequestFetchable {
-    func fetchParts(_ db: Database, singleResult: Bool) throws -> (Statement, StatementArguments?, (any RowAdapter)?) {
+extension QueryInterfaceRequest {
+    /// The statement of the fetch: the record statement of a lookup by
+    /// primary key, or the connection's statement of the generated SQL; the
+    /// fetch binds the arguments.
+    public func _fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts? {
         if let key = relation.primaryKeyLookup, !key.isNull {
             // `SELECT * FROM "player" WHERE "id" = ?`, the SQL this request
             // builds, from the record statement cache: no SQL to build.
@@ -60,13 +63,37 @@ extension QueryInterfaceRequest: SQLRequestFetchable {
             var values = db.recordStatementCache.takeSpareValues()
             values.append(key)
             db.bindRecordValues(values, to: statement)
-            return (statement, nil, nil)
+            return _FetchParts(statement: statement, arguments: nil, adapter: nil)
         }
         let context = SQLGenerationContext(db)
         let sql = try SQLQueryGenerator(relation).selectSQL(context, singleResult: singleResult)
         // The statement never leaves the fetch: the connection's reusable
         // statement of this SQL, its arguments bound by the fetch.
-        return (try db.reusableStatement(sql: sql), context.arguments, nil)
+        return _FetchParts(statement: try db.reusableStatement(sql: sql), arguments: context.arguments, adapter: nil)
+    }
+}
+
+// The fetches of FetchRequest, on the concrete type: no generic request to
+// copy, no witness calls, for the commonest fetches.
+extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
+    /// All the records of the request.
+    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
+        try fetchSource(db, singleResult: false).fetchAll(RowDecoder.init(row:))
+    }
+
+    /// The record of the first row of the request, if any.
+    public func fetchOne(_ db: Database) throws -> RowDecoder? {
+        try fetchSource(db, singleResult: true).fetchOne(RowDecoder.init(row:))
+    }
+}
+
+extension QueryInterfaceRequest {
+    private func fetchSource(_ db: Database, singleResult: Bool) throws -> FetchSource {
+        // Never nil for this request.
+        guard let parts = try _fetchParts(db, singleResult: singleResult) else {
+            return try FetchSource(db, request: self, singleResult: singleResult)
+        }
+        return FetchSource(parts.statement, arguments: parts.arguments, adapter: parts.adapter)
     }
 }
 
@@ -192,7 +219,7 @@ extension QueryInterfaceRequest: FilteredRequest {
     public func filter(key: some DatabaseValueConvertible) -> Self {
         let value = key.databaseValue
         if value.isNull { return none() }
-        return with { $0.filters.append(.primaryKey([value])) }
+        return with { $0.filters.append(.primaryKeyValue(value)) }
     }
 
     /// The request keeping the rows of these primary keys.

@@ -60,11 +60,16 @@ struct SQLRelation: Sendable {
         /// The primary key among these values: `"id" = ?`, `"id" IN (?, ?)`,
         /// the column read from the schema.
         case primaryKey([DatabaseValue])
+        /// One primary key, `"id" = ?`: the commonest filter, without an
+        /// array to allocate.
+        case primaryKeyValue(DatabaseValue)
 
         func resolve(_ db: Database?, table: String) throws -> SQLExpression {
             switch self {
             case .expression(let promise):
                 return try promise.resolve(db)
+            case .primaryKeyValue(let value):
+                return try Filter.primaryKey([value]).resolve(db, table: table)
             case .primaryKey(let values):
                 guard let db else { throw DatabaseError.misuse("a filter by key reads the database schema: build its SQL with a connection") }
                 return SQLCollection.array(values.map(\.sqlExpression)).contains(Column(try db.filteringPrimaryKeyColumn(table)).sqlExpression)
@@ -76,10 +81,10 @@ struct SQLRelation: Sendable {
     /// (`Player.filter(id: 1)`): all columns, one key, nothing else. Its
     /// fetch takes the statement of `Player.fetchOne(db, key:)`.
     var primaryKeyLookup: DatabaseValue? {
-        guard filters.count == 1, case .primaryKey(let values) = filters[0], values.count == 1, selectsAllColumns, annotations.isEmpty,
+        guard filters.count == 1, case .primaryKeyValue(let value) = filters[0], selectsAllColumns, annotations.isEmpty,
             ordering.isEmpty, grouping == nil, havings.isEmpty, limit == nil, !isDistinct, ctes.isEmpty
         else { return nil }
-        return values[0]
+        return value
     }
 
     /// The relation of a record type: its table and `databaseSelection`.

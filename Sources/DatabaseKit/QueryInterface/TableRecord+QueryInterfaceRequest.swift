@@ -119,7 +119,14 @@ extension TableRecord {
     }
 
     /// The request keeping the record of this primary key; none for nil.
-    public static func filter(key: some DatabaseValueConvertible) -> QueryInterfaceRequest<Self> { all().filter(key: key) }
+    public static func filter(key: some DatabaseValueConvertible) -> QueryInterfaceRequest<Self> {
+        // Built in place: `Player.filter(id:)` is the commonest request.
+        let value = key.databaseValue
+        if value.isNull { return none() }
+        var relation = SQLRelation.all(Self.self)
+        relation.filters = [.primaryKeyValue(value)]
+        return QueryInterfaceRequest(relation: relation)
+    }
 
     /// The request keeping the records of these primary keys.
     public static func filter<Keys: Collection>(keys: Keys) -> QueryInterfaceRequest<Self> where Keys.Element: DatabaseValueConvertible {
@@ -253,7 +260,7 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     /// // SELECT * FROM "player" WHERE "id" = ?
     /// let player = try Player.filter(id: 1).fetchOne(db)
     /// ```
-    public static func filter(id: ID) -> QueryInterfaceRequest<Self> { all().filter(id: id) }
+    public static func filter(id: ID) -> QueryInterfaceRequest<Self> { filter(key: id) }
 
     /// The request keeping the records of these ids.
     public static func filter(ids: some Collection<ID>) -> QueryInterfaceRequest<Self> { all().filter(ids: ids) }

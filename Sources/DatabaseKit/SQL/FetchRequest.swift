@@ -73,6 +73,24 @@ public protocol FetchRequest<RowDecoder>: SQLSubqueryable, DatabaseRegionConvert
 
     /// The number of rows the request fetches.
     func fetchCount(_ db: Database) throws -> Int
+
+    /// The statement of a fetch, the arguments the fetch binds, and the
+    /// adapter; nil to fetch from ``makePreparedRequest(_:forSingleResult:)``.
+    /// DatabaseKit's own requests use it to fetch without a dynamic cast;
+    /// other requests keep the default.
+    func _fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts?
+}
+
+extension FetchRequest {
+    /// nil: the fetch prepares the request.
+    public func _fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts? { nil }
+}
+
+/// What a fetch of a request runs (see ``FetchRequest/_fetchParts(_:singleResult:)``).
+public struct _FetchParts {
+    let statement: Statement
+    let arguments: StatementArguments?
+    let adapter: (any RowAdapter)?
 }
 
 extension FetchRequest {

@@ -2,10 +2,12 @@
 /// the writer that fetches again after each commit that changed the
 /// observed region.
 ///
-/// Confinement: `isChanged` and `isFetchingOnWriter` belong to the writer's
-/// thread (the transaction observer callbacks); `reducer` is used by one
-/// fetch at a time (the `isFetching` flag of `state` serialises fetches);
-/// everything else shared is in `state`, behind its mutex.
+/// Confinement: `region`, `lastRecorded`, `isChanged` and `isFetchingOnWriter` belong to
+/// the writer's thread (the transaction observer callbacks, and the fetches
+/// that record a region, which run there); `reducer` is used by one fetch at
+/// a time (the `isFetching` flag of `state` serialises fetches); everything
+/// else shared is in `state`, behind its lock. The checks of each write
+/// take no lock.
 final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecked Sendable {
     private let reader: any DatabaseReader
     private let writer: (any DatabaseWriter)?
@@ -17,12 +19,15 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private let onChange: @Sendable (Reducer.Value) -> Void
 
     private var reducer: Reducer
+    /// What the observation watches; empty until the first fetch.
+    private var region = DatabaseRegion()
+    /// The last region a fetch recorded, and its observable form.
+    private var lastRecorded: (recorded: DatabaseRegion, observable: DatabaseRegion)?
     private var isChanged = false
     private var isFetchingOnWriter = false
 
     private struct State {
-        /// What the observation watches; empty until the first fetch.
-        var region = DatabaseRegion()
+        /// The region is known (recorded by the first fetch, or given).
         var hasRegion = false
         var isFetching = false
         /// A commit came while a fetch was running: fetch again after it.
@@ -188,15 +193,22 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private func recordingRegion(_ db: Database) throws -> Reducer.Fetched {
         var region = DatabaseRegion()
         let fetched = try db.recordingSelection(&region) { try fetch(db) }
-        try setRegion(region.observableRegion(db))
+        // The observable region reads the schema: once per recorded region,
+        // not at each fetch.
+        if let lastRecorded, lastRecorded.recorded == region {
+            try setRegion(lastRecorded.observable)
+        } else {
+            let observable = try region.observableRegion(db)
+            lastRecorded = (region, observable)
+            try setRegion(observable)
+        }
         return fetched
     }
 
+    /// On the writer's thread (see the confinement rules above).
     private func setRegion(_ region: DatabaseRegion) throws {
-        state.withLock {
-            $0.region = region
-            $0.hasRegion = true
-        }
+        self.region = region
+        state.withLock { $0.hasRegion = true }
     }
 
     private func reduce(_ fetched: Reducer.Fetched) throws -> Reducer.Value? {
@@ -223,13 +235,16 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     // MARK: TransactionObserver
 
+    // A cancelled observation may still be asked until the writer forgets
+    // it: its fetch requests are then refused (requestFetch).
+
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        state.withLock { $0.isActive && $0.region.isModified(byEventsOfKind: eventKind) }
+        region.isModified(byEventsOfKind: eventKind)
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
         guard !isFetchingOnWriter else { return }
-        if state.withLock({ $0.region.isModified(by: event) }) {
+        if region.isModified(by: event) {
             isChanged = true
             stopObservingDatabaseChangesUntilNextTransaction()
         }
@@ -244,7 +259,27 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     func databaseDidCommit(_ db: Database) {
         guard isChanged else { return }
         isChanged = false
-        requestFetch()
+        if fetchesInWriterAfterCommit {
+            // The fetch would run on this connection anyway: now, with no
+            // hop to another thread (the writer waits for it either way).
+            let starts = state.withLock { state -> Bool in
+                guard state.isActive, !state.isFetching else { return false }
+                state.isFetching = true
+                return true
+            }
+            if starts { fetchDidComplete(Result { try reduce(isolatedFetch(db)) }) } else { requestFetch() }
+        } else {
+            requestFetch()
+        }
+    }
+
+    /// True when fetches run on the writer's connection (a queue, or a
+    /// region recorded at each fetch) and only read: they then run right
+    /// after the commit, on the writer.
+    private var fetchesInWriterAfterCommit: Bool {
+        if requiresWriteAccess { return false }
+        if case .recordedEachFetch = tracking { return true }
+        return reader is DatabaseQueue
     }
 
     func databaseDidRollback(_ db: Database) {
