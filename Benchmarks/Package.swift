@@ -19,6 +19,9 @@ let package = Package(
             dependencies: [
                 "BenchSQLite",
                 .product(name: "DatabaseKit", package: "DatabaseKit"),
+                // The main package has a GRDB module of its own (DatabaseKit under GRDB's
+                // name): aliased, so that `GRDB` here is the real one.
+                .product(name: "GRDB", package: "DatabaseKit", moduleAliases: ["GRDB": "DatabaseKitGRDB"]),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]),

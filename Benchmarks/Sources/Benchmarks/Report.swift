@@ -15,6 +15,12 @@ let targets: [String: Double] = [
     // encodes or decodes itself.
     "record-insert-codable": 2.2, "record-insert-manual": 2.2,
     "record-fetch-codable": 1.6, "record-fetch-manual": 1.6,
+    // The query interface: at most 1.3x the same fetch written in SQL
+    // (record-fetch-manual measures 1.29x raw C; the C filter decodes too).
+    "qi-fetch-id": 1.7, "qi-filter-all": 1.3,
+    // Observation: a write no observation tracks. (A tracked write costs
+    // the fetch it asks for: no target but GRDB.)
+    "observed-elsewhere": 1.5,
 ]
 /// Cursor memory: the RSS growth must stay under this many MiB.
 let memoryTargetMiB = 16.0
@@ -99,14 +105,17 @@ func instructionReport(_ workloads: [Workload], fixturesDirectory: String) throw
         let raw = counts[.raw]!
         let dk = counts[.databaseKit]!
         let grdb = counts[.grdb]!
-        let target = targets[workload.id] ?? .nan
+        // Without a target (the cost is the fetch the workload asks for):
+        // met when ahead of GRDB.
+        let target = targets[workload.id] ?? .infinity
+        let targetCell = target.isFinite ? "<= \(ratio(target))" : "-"
         let met = dk / raw <= target && dk < grdb
         lines.append(
             "| \(workload.title) | \(Implementation.allCases.map { counts[$0].map(millions) ?? "-" }.joined(separator: " | ")) "
-                + "| \(ratio(dk / raw)) | \(ratio(dk / grdb)) | <= \(ratio(target)) | \(met ? "yes" : "no") |"
+                + "| \(ratio(dk / raw)) | \(ratio(dk / grdb)) | \(targetCell) | \(met ? "yes" : "no") |"
         )
         let ratios = [Implementation.databaseKit, .grdb, .sqliteNIO].map { counts[$0].map { ratio($0 / raw) } ?? "-" }
-        summary.append("| \(workload.title) | \(ratios.joined(separator: " | ")) | <= \(ratio(target)) |")
+        summary.append("| \(workload.title) | \(ratios.joined(separator: " | ")) | \(targetCell) |")
         if floors[workload.id] != nil, let floor = try callgrindInstructions(executable, ["floor", workload.id], fixturesDirectory) {
             log("    floor: \(Int(floor)) instructions")
             let rows = Double(Fixtures.rowsPerRun[workload.id] ?? 1)
