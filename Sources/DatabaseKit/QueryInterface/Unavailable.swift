@@ -1,7 +1,8 @@
 // GRDB names that DatabaseKit does not have yet: each is declared
 // unavailable, so that GRDB code gets a compiler error that says why and
 // where to look, rather than "cannot find 'ValueObservation' in scope".
-// Compatibility.md lists them.
+// Compatibility.md lists them. The bodies can never run (the compiler refuses
+// every call); they return a value of the type rather than trap.
 
 // MARK: - Observation
 
@@ -45,66 +46,66 @@ extension TableRecord {
     public static func belongsTo<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
         -> BelongsToAssociation<Self, Destination>
     {
-        fatalError()
+        BelongsToAssociation()
     }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
     public static func hasMany<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
         -> HasManyAssociation<Self, Destination>
     {
-        fatalError()
+        HasManyAssociation()
     }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
     public static func hasOne<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
         -> HasOneAssociation<Self, Destination>
     {
-        fatalError()
+        HasOneAssociation()
     }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(all association: A) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func including<A>(all association: A) -> QueryInterfaceRequest<Self> { all() }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(optional association: A) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func including<A>(optional association: A) -> QueryInterfaceRequest<Self> { all() }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(required association: A) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func including<A>(required association: A) -> QueryInterfaceRequest<Self> { all() }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func joining<A>(optional association: A) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func joining<A>(optional association: A) -> QueryInterfaceRequest<Self> { all() }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func joining<A>(required association: A) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func joining<A>(required association: A) -> QueryInterfaceRequest<Self> { all() }
 
     @available(*, unavailable, message: "full-text search is not in DatabaseKit (see Compatibility.md): use MATCH in SQL")
-    public static func matching<P>(_ pattern: P?) -> QueryInterfaceRequest<Self> { fatalError() }
+    public static func matching<P>(_ pattern: P?) -> QueryInterfaceRequest<Self> { all() }
 }
 
 extension QueryInterfaceRequest {
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(all association: A) -> Self { fatalError() }
+    public func including<A>(all association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(optional association: A) -> Self { fatalError() }
+    public func including<A>(optional association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(required association: A) -> Self { fatalError() }
+    public func including<A>(required association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func joining<A>(optional association: A) -> Self { fatalError() }
+    public func joining<A>(optional association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func joining<A>(required association: A) -> Self { fatalError() }
+    public func joining<A>(required association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func annotated<A>(withOptional association: A) -> Self { fatalError() }
+    public func annotated<A>(withOptional association: A) -> Self { self }
 
     @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func annotated<A>(withRequired association: A) -> Self { fatalError() }
+    public func annotated<A>(withRequired association: A) -> Self { self }
 
     @available(*, unavailable, message: "full-text search is not in DatabaseKit (see Compatibility.md): use MATCH in SQL")
-    public func matching<P>(_ pattern: P?) -> Self { fatalError() }
+    public func matching<P>(_ pattern: P?) -> Self { self }
 }
 
 // MARK: - Full-text search, JSON columns
