@@ -137,6 +137,10 @@ public struct InitOperation: Sendable {
             // chmod: the umask must not narrow (or widen) --mode.
             do {
                 try FileSystem.createDirectory(directory.path, permissions: directoryMode)
+            } catch where error.errno == .fileExists && (try? FileSystem.status(directory.path, followingLinks: false))??.kind == .directory {
+                // Another init of the same fleet made it meanwhile (a shared
+                // parent): it is a directory, not ours to remove on failure.
+                continue
             } catch {
                 for path in created.reversed() { FileSystem.removeTree(path) }
                 throw DBToolError(
