@@ -93,7 +93,7 @@ extension DatabaseValueConvertible {
 
     /// A cursor over the values of a request.
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> DatabaseValueCursor<Self> {
-        try cursor(FetchSource(db, request: request))
+        try cursor(FetchSource(db, request: request).refusingPrefetch())
     }
 
     /// All the values of a request.
@@ -252,7 +252,7 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
 
     /// A cursor over the values of a request.
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> FastDatabaseValueCursor<Self> {
-        try cursor(FetchSource(db, request: request))
+        try cursor(FetchSource(db, request: request).refusingPrefetch())
     }
 
     /// All the values of a request.

@@ -94,7 +94,7 @@ extension Row {
 
     /// A cursor over the rows of a request.
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RowCursor {
-        try cursor(FetchSource(db, request: request))
+        try cursor(FetchSource(db, request: request).refusingPrefetch())
     }
 
     /// All the rows of a request.

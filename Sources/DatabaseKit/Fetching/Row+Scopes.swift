@@ -5,8 +5,8 @@ extension Row {
     /// let teamRow: Row? = row.scopes["team"]
     /// ```
     public var scopes: ScopesView {
-        guard let adaptation else { return ScopesView(base: nil, layouts: [:]) }
-        return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes)
+        guard let adaptation else { return ScopesView(base: nil, layouts: [:], prefetches: nil) }
+        return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes, prefetches: prefetches)
     }
 
     /// The scopes of the row and of its scopes, searched breadth-first: the
@@ -24,6 +24,7 @@ extension Row {
     public struct ScopesView: Collection {
         fileprivate let base: Row?
         fileprivate let layouts: [String: LayoutedRowAdapter]
+        fileprivate let prefetches: PrefetchedRowsView?
         private var sortedNames: [String] { layouts.keys.sorted() }
 
         /// The scope names.
@@ -32,7 +33,11 @@ extension Row {
         /// The scope with this name, or nil.
         public subscript(_ name: String) -> Row? {
             guard let base, let layout = layouts[name] else { return nil }
-            return Row(base: base, layout: layout)
+            let row = Row(base: base, layout: layout)
+            // A joined record's own prefetches: `Book.including(required:
+            // Book.author.including(all: Author.awards))`.
+            row.prefetches = prefetches?.subtree(name)
+            return row
         }
 
         public typealias Index = Int

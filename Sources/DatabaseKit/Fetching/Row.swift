@@ -46,6 +46,10 @@ public final class Row {
     /// rows built from values: `Record` tracks changes from fetched rows.
     let isFetched: Bool
 
+    /// The rows of the `including(all:)` associations of the row, set by
+    /// the fetch; nil for the others, at no cost.
+    var prefetches: PrefetchedRowsView?
+
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
         self.statement = statement
@@ -119,7 +123,11 @@ public final class Row {
     public func copy() -> Row {
         // An adapted row keeps its adapter over a copy of its base: its
         // scopes and ``unadapted`` stay available.
-        if let adaptation { return Row(base: adaptation.base.copy(), layout: adaptation.layout) }
+        if let adaptation {
+            let row = Row(base: adaptation.base.copy(), layout: adaptation.layout)
+            row.prefetches = prefetches
+            return row
+        }
         guard sqliteStatement != nil else { return self }
         return Row(columnNames: columnNames, values: databaseValues, isFetched: true)
     }
@@ -477,6 +485,7 @@ public struct RowDecodingError: Error, CustomStringConvertible {
         case columnName(String)
         case columnIndex(Int)
         case scope(String)
+        case prefetchKey(String)
     }
 
     enum Kind {

@@ -100,6 +100,8 @@ struct FetchSource {
     let statement: Statement
     let arguments: StatementArguments?
     let adapter: (any RowAdapter)?
+    /// The prefetch of `including(all:)` associations, with its connection.
+    private(set) var prefetch: (db: Database, run: (Database, [Row]) throws -> Void)?
 
     /// SQL and arguments, through the transparent statement cache.
     @inline(__always)
@@ -129,6 +131,7 @@ struct FetchSource {
             // An SQL or query interface request binds its arguments in the
             // fetch itself.
             (statement, arguments, adapter) = (parts.statement, parts.arguments, parts.adapter)
+            if let run = parts.prefetch { prefetch = (db, run) }
         } else {
             let prepared = try request.makePreparedRequest(db, forSingleResult: singleResult)
             statement = prepared.statement
@@ -139,17 +142,41 @@ struct FetchSource {
 
     @inline(__always)
     func fetchAll<T>(_ element: (Row) throws -> T) throws -> [T] {
-        try statement.fetchAll(arguments: arguments, adapter: adapter, element)
+        if let prefetch { return try prefetchedRows(prefetch).map(element) }
+        return try statement.fetchAll(arguments: arguments, adapter: adapter, element)
     }
 
     @inline(__always)
     func fetchSet<T: Hashable>(_ element: (Row) throws -> T) throws -> Set<T> {
-        try statement.fetchSet(arguments: arguments, adapter: adapter, element)
+        if let prefetch { return try Set(prefetchedRows(prefetch).map(element)) }
+        return try statement.fetchSet(arguments: arguments, adapter: adapter, element)
     }
 
     @inline(__always)
     func fetchOne<T>(_ element: (Row) throws -> T?) throws -> T? {
-        try statement.fetchOne(arguments: arguments, adapter: adapter, element)
+        if let prefetch {
+            guard let row = try statement.fetchOne(arguments: arguments, adapter: adapter, { $0.copy() }) else { return nil }
+            try prefetch.run(prefetch.db, [row])
+            return try element(row)
+        }
+        return try statement.fetchOne(arguments: arguments, adapter: adapter, element)
+    }
+
+    /// The rows, copied, with their associated rows.
+    private func prefetchedRows(_ prefetch: (db: Database, run: (Database, [Row]) throws -> Void)) throws -> [Row] {
+        let rows = try statement.fetchAll(arguments: arguments, adapter: adapter) { $0.copy() }
+        try prefetch.run(prefetch.db, rows)
+        return rows
+    }
+
+    /// Refuses a cursor over a request with `including(all:)`: its rows
+    /// would all be in memory before the first one, which a cursor promises
+    /// not to do.
+    func refusingPrefetch() throws -> FetchSource {
+        if prefetch != nil {
+            throw DatabaseError.misuse("a request with including(all:) fetches all its rows at once: use fetchAll instead of fetchCursor")
+        }
+        return self
     }
 }
 

@@ -41,7 +41,8 @@ extension QueryInterfaceRequest: FetchRequest {
         let sql = try SQLQueryGenerator(relation).selectSQL(context, singleResult: singleResult)
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments(context.arguments)
-        return PreparedRequest(statement: statement)
+        let adapter = relation.isJoined ? try JoinedRelation(relation).rowAdapter(db) : nil
+        return PreparedRequest(statement: statement, adapter: adapter)
     }
 
     /// Whether the request gives no row: `SELECT EXISTS (request)`.
@@ -69,7 +70,16 @@ extension QueryInterfaceRequest {
         let sql = try SQLQueryGenerator(relation).selectSQL(context, singleResult: singleResult)
         // The statement never leaves the fetch: the connection's reusable
         // statement of this SQL, its arguments bound by the fetch.
-        return _FetchParts(statement: try db.reusableStatement(sql: sql), arguments: context.arguments, adapter: nil)
+        let statement = try db.reusableStatement(sql: sql)
+        if relation.children.isEmpty && relation.alias == nil {
+            return _FetchParts(statement: statement, arguments: context.arguments, adapter: nil)
+        }
+        let adapter = relation.isJoined ? try JoinedRelation(relation).rowAdapter(db) : nil
+        let associations = relation.prefetchedAssociations
+        let relation = self.relation
+        let prefetch: ((Database, [Row]) throws -> Void)? =
+            associations.isEmpty ? nil : { db, rows in try DatabaseKit.prefetch(db, associations, from: relation, into: rows) }
+        return _FetchParts(statement: statement, arguments: context.arguments, adapter: adapter, prefetch: prefetch)
     }
 }
 
@@ -89,11 +99,7 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
 
 extension QueryInterfaceRequest {
     private func fetchSource(_ db: Database, singleResult: Bool) throws -> FetchSource {
-        // Never nil for this request.
-        guard let parts = try _fetchParts(db, singleResult: singleResult) else {
-            return try FetchSource(db, request: self, singleResult: singleResult)
-        }
-        return FetchSource(parts.statement, arguments: parts.arguments, adapter: parts.adapter)
+        try FetchSource(db, request: self, singleResult: singleResult)
     }
 }
 

@@ -15,7 +15,7 @@ struct SQLCollection: Sendable {
 
     static func table(_ name: String) -> SQLCollection { SQLCollection(impl: .table(name)) }
 
-    func qualified(with table: String) -> SQLCollection {
+    func qualified(with table: SQLQualifier) -> SQLCollection {
         guard case .array(let expressions) = impl else { return self }
         return .array(expressions.map { $0.qualified(with: table) })
     }

@@ -12,6 +12,8 @@ struct SQLQueryGenerator {
     /// `singleResult` adds `LIMIT 1` unless the request gives one row anyway
     /// (a filter on a unique key, an aggregate without grouping).
     func selectSQL(_ context: SQLGenerationContext, singleResult: Bool = false) throws -> String {
+        if let misuse = relation.misuses.first { throw DatabaseError.misuse(misuse) }
+        if relation.isJoined { return try joinedSelectSQL(context, JoinedRelation(relation), singleResult: singleResult) }
         let db = context.db
         var sql = try withClause(context)
         sql += relation.isDistinct ? "SELECT DISTINCT " : "SELECT "
@@ -32,6 +34,36 @@ struct SQLQueryGenerator {
         }
         if let limit { sql += " LIMIT " + limit.sql }
         return sql
+    }
+
+    /// The `SELECT` of a request that joins tables or has an alias: its
+    /// columns qualified with their tables where the query reads several.
+    func joinedSelectSQL(_ context: SQLGenerationContext, _ joined: JoinedRelation, singleResult: Bool) throws -> String {
+        let db = context.db
+        return try context.withAliases(joined.allAliases) {
+            var sql = try withClause(context)
+            sql += relation.isDistinct ? "SELECT DISTINCT " : "SELECT "
+            let selection = try joined.selection(db)
+            guard !selection.isEmpty else { throw DatabaseError.misuse("a request must select at least one column") }
+            sql += try selection.map { try $0.sql(context, table: relation.source) }.joined(separator: ", ")
+            sql += " FROM " + joined.sourceSQL(context)
+            sql += try joined.joinsSQL(context)
+            let filter = try joined.filter(db)
+            if let filter { sql += try " WHERE " + filter.sql(context) }
+            let grouping = try relation.grouping?.resolve(db).map { $0.qualified(with: .alias(joined.alias)) } ?? []
+            if !grouping.isEmpty { sql += try " GROUP BY " + grouping.map { try $0.sql(context) }.joined(separator: ", ") }
+            if let having = try self.having(db) { sql += try " HAVING " + having.qualified(with: .alias(joined.alias)).sql(context) }
+            let orderings = try joined.orderings(db)
+            if !orderings.isEmpty { sql += try " ORDER BY " + orderings.map { try $0.sql(context) }.joined(separator: ", ") }
+            var limit = relation.limit
+            if limit == nil && singleResult {
+                // A join may give several rows per row of the source.
+                let single = try joined.joins.isEmpty && givesSingleRow(db, selection: selection, filter: filter, grouping: grouping)
+                if !single { limit = SQLLimit(limit: 1) }
+            }
+            if let limit { sql += " LIMIT " + limit.sql }
+            return sql
+        }
     }
 
     /// The filters joined by `AND`, nil without one.
@@ -72,7 +104,7 @@ struct SQLQueryGenerator {
     /// key of its table, or aggregating without grouping.
     private func givesSingleRow(_ db: Database?, selection: [SQLSelection], filter: SQLExpression?, grouping: [SQLExpression]) throws -> Bool {
         if let db, let filter {
-            let columns = filter.identifyingColumns
+            let columns = filter.identifyingColumns(of: relation.alias)
             if !columns.isEmpty, try db.tableExists(relation.source), try db.table(relation.source, hasUniqueKey: columns) { return true }
         }
         return grouping.isEmpty && selection.contains(where: \.isAggregate)
@@ -84,6 +116,13 @@ struct SQLQueryGenerator {
     /// FROM table WHERE ...` where the selection allows it (`COUNT(DISTINCT
     /// x)` for a distinct column), else `SELECT COUNT(*) FROM (request)`.
     func countRequest(_ db: Database) throws -> SQLRequest<Int> {
+        // Prefetched rows do not change the count; joined ones may.
+        let relation = self.relation.removingPrefetchedAssociations()
+        if relation.isJoined {
+            let context = SQLGenerationContext(db)
+            let sql = try "SELECT COUNT(*) FROM (" + SQLQueryGenerator(relation.unordered()).selectSQL(context) + ")"
+            return SQLRequest(sql: sql, arguments: context.arguments, cached: true)
+        }
         if relation.grouping == nil && relation.limit == nil && relation.ctes.isEmpty {
             let selection = try relation.resolvedSelection(db)
             var counting = relation.unordered()
@@ -120,6 +159,7 @@ struct SQLQueryGenerator {
     /// `DELETE FROM table [WHERE ...] [ORDER BY ... LIMIT ...]`.
     func deleteSQL(_ context: SQLGenerationContext) throws -> String {
         try refuseGrouping("delete")
+        try refuseJoins("delete")
         var sql = try withClause(context) + "DELETE FROM " + relation.source.quotedDatabaseIdentifier
         if let filter = try filter(context.db) { sql += try " WHERE " + filter.sql(context) }
         try appendLimit(to: &sql, context)
@@ -130,6 +170,7 @@ struct SQLQueryGenerator {
     /// nil when no assignment sets anything.
     func updateSQL(_ context: SQLGenerationContext, conflictResolution: Database.ConflictResolution?, assignments: [ColumnAssignment]) throws -> String? {
         try refuseGrouping("update")
+        try refuseJoins("update")
         var sql = try withClause(context) + "UPDATE "
         if let conflictResolution, conflictResolution != .abort { sql += "OR " + conflictResolution.rawValue + " " }
         sql += relation.source.quotedDatabaseIdentifier
@@ -145,6 +186,13 @@ struct SQLQueryGenerator {
         guard let limit = relation.limit else { return }
         try appendOrdering(to: &sql, context)
         sql += " LIMIT " + limit.sql
+    }
+
+    private func refuseJoins(_ verb: String) throws {
+        if let misuse = relation.misuses.first { throw DatabaseError.misuse(misuse) }
+        if !relation.removingPrefetchedAssociations().children.isEmpty || relation.alias != nil {
+            throw DatabaseError.misuse("can not \(verb) the rows of a joined request: filter with a subquery instead (Column(\"id\").in(request.selectPrimaryKey()))")
+        }
     }
 
     private func refuseGrouping(_ verb: String) throws {

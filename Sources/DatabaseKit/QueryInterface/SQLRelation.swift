@@ -18,11 +18,19 @@ enum DatabasePromise<Value: Sendable>: Sendable {
 
 /// What a query interface request selects, from which table, filtered,
 /// grouped, sorted and limited how: the value its methods derive, and
-/// ``SQLQueryGenerator`` renders. Expressions are unqualified: the request
-/// reads one table.
+/// ``SQLQueryGenerator`` renders. Expressions are unqualified: the generator
+/// qualifies them with the source's alias when the request joins tables.
 struct SQLRelation: Sendable {
     /// The table (or common table expression) the rows come from.
     var source: String
+    /// The alias the application gave the source (`aliased(_:)`), if any.
+    var alias: TableAliasBase?
+    /// The associated tables: joined (to-one) or prefetched (to-many), by key.
+    var children: [SQLRelationChild] = []
+    /// Misuses found while the request was built (two associations under
+    /// one key, an alias given to two tables): the fetch throws them, since
+    /// deriving a request can not.
+    var misuses: [String] = []
     /// The selection; a `select` replaces it and the annotations.
     var selection: DatabasePromise<[SQLSelection]> {
         didSet { selectsAllColumns = false }
@@ -82,9 +90,26 @@ struct SQLRelation: Sendable {
     /// fetch takes the statement of `Player.fetchOne(db, key:)`.
     var primaryKeyLookup: DatabaseValue? {
         guard filters.count == 1, case .primaryKeyValue(let value) = filters[0], selectsAllColumns, annotations.isEmpty,
-            ordering.isEmpty, grouping == nil, havings.isEmpty, limit == nil, !isDistinct, ctes.isEmpty
+            ordering.isEmpty, grouping == nil, havings.isEmpty, limit == nil, !isDistinct, ctes.isEmpty, children.isEmpty, alias == nil
         else { return nil }
         return value
+    }
+
+    /// The relation whose source is known by `alias` too: the alias adopts
+    /// the table, or becomes another name of the alias the source has.
+    func aliased(_ alias: TableAliasBase) -> SQLRelation {
+        var relation = self
+        do {
+            if let current = relation.alias {
+                try alias.becomeProxy(of: current)
+            } else {
+                try alias.adopt(tableName: source)
+                relation.alias = alias
+            }
+        } catch {
+            relation.misuses.append("\(error)")
+        }
+        return relation
     }
 
     /// The relation of a record type: its table and `databaseSelection`.
@@ -92,6 +117,12 @@ struct SQLRelation: Sendable {
         let selection = T.databaseSelection
         if DatabaseKit.selectsAllColumns(selection) { return SQLRelation(source: T.databaseTableName) }
         return SQLRelation(source: T.databaseTableName, selection: .value(selection.map(\.sqlSelection)), selectsAllColumns: false)
+    }
+
+    /// True when the request joins tables or has an alias: its columns
+    /// may need their table's name.
+    var isJoined: Bool {
+        alias != nil || children.contains { !$0.kind.isPrefetched }
     }
 
     /// The whole selection.
@@ -140,7 +171,7 @@ struct SQLRelation: Sendable {
 
 /// `*`: one shared value, which a request of a record's default selection
 /// does not allocate again.
-let allColumnsPromise = DatabasePromise<[SQLSelection]>.value([SQLSelection(.allColumns(table: nil))])
+let allColumnsPromise = DatabasePromise<[SQLSelection]>.value([SQLSelection(.allColumns(qualifier: nil))])
 
 /// `LIMIT n [OFFSET m]`, written as numbers.
 struct SQLLimit: Sendable {

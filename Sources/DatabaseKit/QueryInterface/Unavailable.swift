@@ -9,101 +9,12 @@
 @available(*, unavailable, message: "SharedValueObservation is not in DatabaseKit (see Compatibility.md): start one ValueObservation per consumer")
 public struct SharedValueObservation<Element> {}
 
-// MARK: - Associations
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL, split rows with splittingRowAdapters")
-public protocol Association {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL, split rows with splittingRowAdapters")
-public protocol AssociationToMany {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL, split rows with splittingRowAdapters")
-public protocol JoinableRequest {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct BelongsToAssociation<Origin, Destination> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct HasManyAssociation<Origin, Destination> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct HasOneAssociation<Origin, Destination> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct HasManyThroughAssociation<Origin, Destination> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct HasOneThroughAssociation<Origin, Destination> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): aggregate in SQL")
-public struct AssociationAggregate<RowDecoder> {}
-
-@available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-public struct ForeignKey {}
-
 extension TableRecord {
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func belongsTo<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
-        -> BelongsToAssociation<Self, Destination>
-    {
-        BelongsToAssociation()
-    }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func hasMany<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
-        -> HasManyAssociation<Self, Destination>
-    {
-        HasManyAssociation()
-    }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func hasOne<Destination>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
-        -> HasOneAssociation<Self, Destination>
-    {
-        HasOneAssociation()
-    }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(all association: A) -> QueryInterfaceRequest<Self> { all() }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(optional association: A) -> QueryInterfaceRequest<Self> { all() }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func including<A>(required association: A) -> QueryInterfaceRequest<Self> { all() }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func joining<A>(optional association: A) -> QueryInterfaceRequest<Self> { all() }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public static func joining<A>(required association: A) -> QueryInterfaceRequest<Self> { all() }
-
     @available(*, unavailable, message: "full-text search is not in DatabaseKit (see Compatibility.md): use MATCH in SQL")
     public static func matching<P>(_ pattern: P?) -> QueryInterfaceRequest<Self> { all() }
 }
 
 extension QueryInterfaceRequest {
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(all association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(optional association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func including<A>(required association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func joining<A>(optional association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func joining<A>(required association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func annotated<A>(withOptional association: A) -> Self { self }
-
-    @available(*, unavailable, message: "associations are not in DatabaseKit yet (see Compatibility.md): join in SQL")
-    public func annotated<A>(withRequired association: A) -> Self { self }
-
     @available(*, unavailable, message: "full-text search is not in DatabaseKit (see Compatibility.md): use MATCH in SQL")
     public func matching<P>(_ pattern: P?) -> Self { self }
 }

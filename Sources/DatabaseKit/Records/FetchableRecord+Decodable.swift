@@ -258,6 +258,7 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     var allKeys: [Key] {
         var names = columnForKey.map { Set($0.keys) } ?? Set(row.columnNames)
         names.formUnion(row.scopesTree.names)
+        names.formUnion(row.prefetchedRows.keys)
         return names.compactMap(Key.init(stringValue:))
     }
 
@@ -280,7 +281,7 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func contains(_ key: Key) -> Bool {
-        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil
+        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows[key.stringValue] != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -381,6 +382,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             guard scoped.containsNonNullValue else { return nil }
             return try decodeRow(T.self, from: scoped, key: key)
         }
+        if let rows = row.prefetchedRows[key.stringValue] {
+            return try decodePrefetched(T.self, rows: rows, key: key)
+        }
         return nil
     }
 
@@ -390,6 +394,9 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         }
         if let scoped = row.scopesTree[key.stringValue] {
             return try decodeRow(T.self, from: scoped, key: key)
+        }
+        if let rows = row.prefetchedRows[key.stringValue] {
+            return try decodePrefetched(T.self, rows: rows, key: key)
         }
         // Neither a column nor a scope: the value is made of the whole row
         // (a record made of records). Only one key can claim it.
@@ -442,6 +449,11 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         }
         return try T(
             from: RowDecoder(recordType: decoder.recordType, row: row, codingPath: codingPath + [key], columnStrategy: .useDefaultKeys))
+    }
+
+    /// A collection of the rows of an `including(all:)` association.
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, rows: [Row], key: Key) throws -> T {
+        try T(from: PrefetchedRowsDecoder(rows: rows, recordType: decoder.recordType, codingPath: codingPath + [key]))
     }
 
     /// A value from a column.
@@ -571,4 +583,76 @@ private struct RowColumnKey: CodingKey {
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+/// Decodes a collection (`[Book]`, `Set<Book>`) from the rows of an
+/// `including(all:)` association, one element per row.
+private struct PrefetchedRowsDecoder: Decoder {
+    let rows: [Row]
+    let recordType: any FetchableRecord.Type
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw DecodingError.typeMismatch(
+            KeyedDecodingContainer<Key>.self,
+            .init(codingPath: codingPath, debugDescription: "prefetched rows decode as a collection, such as an array"))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        PrefetchedRowsContainer(rows: rows, recordType: recordType, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(
+            (any SingleValueDecodingContainer).self,
+            .init(codingPath: codingPath, debugDescription: "prefetched rows decode as a collection, such as an array"))
+    }
+}
+
+private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
+    let rows: [Row]
+    let recordType: any FetchableRecord.Type
+    let codingPath: [any CodingKey]
+    var currentIndex = 0
+
+    init(rows: [Row], recordType: any FetchableRecord.Type, codingPath: [any CodingKey]) {
+        self.rows = rows
+        self.recordType = recordType
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { rows.count }
+    var isAtEnd: Bool { currentIndex >= rows.count }
+
+    mutating func decodeNil() throws -> Bool { false }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
+        }
+        let row = rows[currentIndex]
+        currentIndex += 1
+        if let elementType = T.self as? any FetchableRecord.Type {
+            guard let element = try elementType.init(row: row) as? T else {
+                throw DecodingError.typeMismatch(T.self, .init(codingPath: codingPath, debugDescription: "unexpected type"))
+            }
+            return element
+        }
+        return try T(from: RowDecoder(recordType: recordType, row: row, codingPath: codingPath, columnStrategy: .useDefaultKeys))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        throw DecodingError.typeMismatch(
+            KeyedDecodingContainer<NestedKey>.self, .init(codingPath: codingPath, debugDescription: "decode records from prefetched rows"))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            (any UnkeyedDecodingContainer).self, .init(codingPath: codingPath, debugDescription: "decode records from prefetched rows"))
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        PrefetchedRowsDecoder(rows: rows, recordType: recordType, codingPath: codingPath)
+    }
 }

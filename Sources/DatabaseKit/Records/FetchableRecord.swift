@@ -132,7 +132,7 @@ extension FetchableRecord {
 
     /// A cursor over the records of a request.
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RecordCursor<Self> {
-        try cursor(FetchSource(db, request: request))
+        try cursor(FetchSource(db, request: request).refusingPrefetch())
     }
 
     /// All the records of a request.

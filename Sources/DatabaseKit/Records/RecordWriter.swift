@@ -140,7 +140,7 @@ struct RecordWriter {
                 let lowercased = column.lowercased()
                 if excludedColumns.contains(lowercased) { continue }
                 if assignments.contains(where: { $0.columnName.lowercased() == lowercased }) { continue }
-                assignments.append(ColumnAssignment(columnName: column, value: SQLExpression(.column(column, table: "excluded"))))
+                assignments.append(ColumnAssignment(columnName: column, value: SQLExpression(.column(column, qualifier: .table("excluded")))))
             }
         }
         let context = SQLGenerationContext(db)

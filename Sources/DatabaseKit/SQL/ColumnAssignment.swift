@@ -85,29 +85,3 @@ public struct UpsertUpdateStrategy: OptionSet, Sendable {
     /// assignment says otherwise. The default.
     public static let allColumns = UpsertUpdateStrategy(rawValue: 1 << 0)
 }
-
-/// A table in SQL, whose columns can be referred to. An upsert gives one
-/// named `excluded`: the row that was not inserted.
-///
-/// ```swift
-/// try player.upsertAndFetch(db) { excluded in
-///     [Column("score") += excluded[Column("score")]]
-/// }
-/// ```
-public final class TableAlias<RowDecoder>: Sendable {
-    let name: String
-
-    init(name: String) {
-        self.name = name
-    }
-
-    /// A column of the table: `"excluded"."score"`.
-    public subscript(_ column: String) -> SQLExpression {
-        SQLExpression(.column(column, table: name))
-    }
-
-    /// A column of the table: `"excluded"."score"`.
-    public subscript(_ column: some ColumnExpression) -> SQLExpression {
-        self[column.name]
-    }
-}

@@ -91,6 +91,16 @@ public struct _FetchParts {
     let statement: Statement
     let arguments: StatementArguments?
     let adapter: (any RowAdapter)?
+    /// Fetches the rows of `including(all:)` associations for the fetched
+    /// rows; nil for the requests that have none.
+    var prefetch: ((Database, [Row]) throws -> Void)?
+
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)?, prefetch: ((Database, [Row]) throws -> Void)? = nil) {
+        self.statement = statement
+        self.arguments = arguments
+        self.adapter = adapter
+        self.prefetch = prefetch
+    }
 }
 
 extension FetchRequest {

@@ -46,7 +46,7 @@ public struct SQL: Sendable {
             }
         }
 
-        func qualified(with table: String) -> Element {
+        func qualified(with table: SQLQualifier) -> Element {
             switch self {
             case .expression(let expression): return .expression(expression.qualified(with: table))
             case .selection(let selection): return .selection(selection.qualified(with: table))
@@ -104,7 +104,7 @@ public struct SQL: Sendable {
     }
 
     /// The SQL with its columns qualified with a table.
-    func qualified(with table: String) -> SQL {
+    func qualified(with table: SQLQualifier) -> SQL {
         SQL(elements: elements.map { $0.qualified(with: table) })
     }
 

@@ -17,7 +17,7 @@ public struct SQLExpression: Sendable {
         /// A bound value; NULL is written `NULL`.
         case value(DatabaseValue)
         /// A column, qualified with a table name or not.
-        case column(String, table: String?)
+        case column(String, qualifier: SQLQualifier?)
         /// `(a, b)`.
         case rowValue([SQLExpression])
         /// `(SELECT ...)`.
@@ -54,6 +54,8 @@ public struct SQLExpression: Sendable {
         case aggregate(AggregateInvocation)
         /// `expression = 0`, `expression > 0`.
         case isEmpty(SQLExpression, negated: Bool)
+        /// Whether a joined row exists: its primary key is not NULL.
+        case aliasExists(TableAliasBase, negated: Bool)
     }
 
     /// The comparison operators whose negation is another operator.
@@ -92,7 +94,7 @@ public struct SQLExpression: Sendable {
     static func value(_ dbValue: DatabaseValue) -> SQLExpression { SQLExpression(.value(dbValue)) }
 
     /// A column.
-    static func column(_ name: String) -> SQLExpression { SQLExpression(.column(name, table: nil)) }
+    static func column(_ name: String) -> SQLExpression { SQLExpression(.column(name, qualifier: nil)) }
 
     /// Raw SQL.
     static func literal(_ sql: SQL) -> SQLExpression { SQLExpression(.literal(sql)) }
@@ -227,6 +229,8 @@ public struct SQLExpression: Sendable {
             return expression.test(test).collated(collation)
         case let .isEmpty(expression, negated):
             return test == .isTrue ? self : SQLExpression(.isEmpty(expression, negated: !negated))
+        case let .aliasExists(alias, negated) where test == .falsey:
+            return SQLExpression(.aliasExists(alias, negated: !negated))
         default:
             return compared()
         }
@@ -235,12 +239,14 @@ public struct SQLExpression: Sendable {
     // MARK: Qualification
 
     /// The expression with its columns qualified with a table: `"player"."name"`.
-    func qualified(with table: String) -> SQLExpression {
+    func qualified(with table: SQLQualifier) -> SQLExpression {
         switch impl {
-        case .value, .subquery, .literal, .countAll, .exists:
+        case .value, .subquery, .countAll, .exists, .aliasExists:
             return self
+        case .literal(let sql):
+            return SQLExpression(.literal(sql.qualified(with: table)))
         case .column(let name, let current):
-            return current == nil ? SQLExpression(.column(name, table: table)) : self
+            return current == nil ? SQLExpression(.column(name, qualifier: table)) : self
         case .rowValue(let expressions):
             return SQLExpression(.rowValue(expressions.map { $0.qualified(with: table) }))
         case let .cast(expression, type):
@@ -315,16 +321,22 @@ public struct SQLExpression: Sendable {
     /// The columns a filter pins to one value each (`a = 1 AND b = 2` pins
     /// `a` and `b`): a request filtered on a unique key needs no `LIMIT 1`
     /// to fetch one row. Lowercased names; empty when in doubt.
-    var identifyingColumns: Set<String> {
+    /// With an alias, only the columns of its table count.
+    func identifyingColumns(of alias: TableAliasBase? = nil) -> Set<String> {
+        func column(_ expression: SQLExpression) -> String? {
+            guard case .column(let name, let qualifier) = expression.impl else { return nil }
+            if let alias, case .alias(let other)? = qualifier, other != alias { return nil }
+            return name.lowercased()
+        }
         switch impl {
         case let .compare(.equal, lhs, rhs), let .compare(.is, lhs, rhs):
-            if case .column(let name, _) = lhs.impl, rhs.isConstant { return [name.lowercased()] }
-            if case .column(let name, _) = rhs.impl, lhs.isConstant { return [name.lowercased()] }
+            if let name = column(lhs), rhs.isConstant { return [name] }
+            if let name = column(rhs), lhs.isConstant { return [name] }
             return []
         case let .collated(expression, _):
-            return expression.identifyingColumns
+            return expression.identifyingColumns(of: alias)
         case let .associative(op, operands) where op == .and:
-            return operands.reduce(into: []) { $0.formUnion($1.identifyingColumns) }
+            return operands.reduce(into: []) { $0.formUnion($1.identifyingColumns(of: alias)) }
         default:
             return []
         }
@@ -339,8 +351,8 @@ public struct SQLExpression: Sendable {
         switch impl {
         case .value(let dbValue):
             return dbValue.isNull ? "NULL" : context.append(value: dbValue)
-        case let .column(name, table):
-            if let table { return table.quotedDatabaseIdentifier + "." + name.quotedDatabaseIdentifier }
+        case let .column(name, qualifier):
+            if let prefix = qualifier?.prefix(context) { return prefix + name.quotedDatabaseIdentifier }
             return name.quotedDatabaseIdentifier
         case .rowValue(let expressions):
             return try "(" + expressions.map { try $0.sql(context) }.joined(separator: ", ") + ")"
@@ -386,6 +398,14 @@ public struct SQLExpression: Sendable {
             sql = try text + " FILTER (WHERE " + filter.sql(context) + ")"
         case let .isEmpty(expression, negated):
             sql = try expression.sql(context, parenthesized: true) + (negated ? " > 0" : " = 0")
+        case let .aliasExists(alias, negated):
+            // The rowid or primary key, as GRDB tests it.
+            let db = try context.database(for: "TableAlias.exists")
+            guard let table = alias.tableNameIfDefined else { throw DatabaseError.misuse("TableAlias.exists needs an alias given to a request") }
+            let primaryKey = try db.primaryKey(table)
+            let columns = primaryKey.rowIDColumn.map { [$0] } ?? (primaryKey.tableHasRowID ? ["rowid"] : primaryKey.columns)
+            let tests = columns.map { SQLExpression.compare(negated ? .is : .isNot, alias[$0], .null) }
+            return try SQLExpression.associative(negated ? .and : .or, tests).sql(context, parenthesized: parenthesized)
         }
         return parenthesized ? "(" + sql + ")" : sql
     }
@@ -511,8 +531,8 @@ public struct SQLSelection: Sendable {
     enum Impl: Sendable {
         case expression(SQLExpression)
         case aliased(SQLExpression, String)
-        case allColumns(table: String?)
-        case allColumnsExcluding([String], table: String?)
+        case allColumns(qualifier: SQLQualifier?)
+        case allColumnsExcluding([String], qualifier: SQLQualifier?)
         case literal(SQL)
     }
 
@@ -535,12 +555,12 @@ public struct SQLSelection: Sendable {
     }
 
     /// The selection qualified with a table.
-    func qualified(with table: String) -> SQLSelection {
+    func qualified(with table: SQLQualifier) -> SQLSelection {
         switch impl {
         case .expression(let expression): return SQLSelection(.expression(expression.qualified(with: table)))
         case let .aliased(expression, name): return SQLSelection(.aliased(expression.qualified(with: table), name))
-        case .allColumns(nil): return SQLSelection(.allColumns(table: table))
-        case .allColumnsExcluding(let columns, nil): return SQLSelection(.allColumnsExcluding(columns, table: table))
+        case .allColumns(nil): return SQLSelection(.allColumns(qualifier: table))
+        case .allColumnsExcluding(let columns, nil): return SQLSelection(.allColumnsExcluding(columns, qualifier: table))
         default: return self
         }
     }
@@ -551,17 +571,16 @@ public struct SQLSelection: Sendable {
             return try expression.sql(context)
         case let .aliased(expression, name):
             return try expression.sql(context) + " AS " + name.quotedDatabaseIdentifier
-        case .allColumns(let table):
-            return table.map { $0.quotedDatabaseIdentifier + ".*" } ?? "*"
+        case .allColumns(let qualifier):
+            return (qualifier?.prefix(context) ?? "") + "*"
         case let .allColumnsExcluding(excluded, qualifier):
-            guard let db = context.db, let source = qualifier ?? table else {
+            guard let db = context.db, let source = qualifier?.tableName ?? table else {
                 throw DatabaseError.misuse("allColumns(excluding:) needs the table it selects from")
             }
             let excludedNames = Set(excluded.map { $0.lowercased() })
             let columns = try db.columns(in: source).map(\.name).filter { !excludedNames.contains($0.lowercased()) }
-            return columns.map { name in
-                (qualifier.map { $0.quotedDatabaseIdentifier + "." } ?? "") + name.quotedDatabaseIdentifier
-            }.joined(separator: ", ")
+            let prefix = qualifier?.prefix(context) ?? ""
+            return columns.map { prefix + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
         case .literal(let sql):
             return try sql.sql(context)
         }
@@ -606,7 +625,7 @@ public struct SQLOrdering: Sendable {
     }
 
     /// The ordering qualified with a table.
-    func qualified(with table: String) -> SQLOrdering {
+    func qualified(with table: SQLQualifier) -> SQLOrdering {
         switch impl {
         case .expression(let e): return SQLOrdering(.expression(e.qualified(with: table)))
         case .asc(let e): return SQLOrdering(.asc(e.qualified(with: table)))
@@ -645,7 +664,7 @@ public struct AllColumns: Sendable, SQLSelectable {
     public init(excluding excluded: some Collection<String>) { self.excluded = Array(excluded) }
 
     public var sqlSelection: SQLSelection {
-        excluded.isEmpty ? SQLSelection(.allColumns(table: nil)) : SQLSelection(.allColumnsExcluding(excluded, table: nil))
+        excluded.isEmpty ? SQLSelection(.allColumns(qualifier: nil)) : SQLSelection(.allColumnsExcluding(excluded, qualifier: nil))
     }
 }
 
@@ -724,6 +743,9 @@ final class SQLGenerationContext {
     let db: Database?
     private(set) var arguments = StatementArguments()
     let isRawSQL: Bool
+    /// The tables of the queries being rendered, innermost last: each with
+    /// the names its aliases resolve to.
+    private var aliasScopes: [AliasScope] = []
 
     init(_ db: Database?, rawSQL: Bool = false) {
         self.db = db
@@ -752,6 +774,114 @@ final class SQLGenerationContext {
                 message: "statement arguments can not be used here (SQLite does not allow parameters in this statement): interpolate values instead")
         }
         arguments.append(contentsOf: other)
+    }
+
+    // MARK: Table aliases
+
+    /// The tables of one query (its source and joins) and their names.
+    private struct AliasScope {
+        /// The resolved name of each table, by alias identity.
+        var names: [ObjectIdentifier: String]
+    }
+
+    /// Renders `body` in a query whose tables are `aliases`. Tables of the
+    /// same name get a numeric suffix (`"player1"`, `"player2"`), as GRDB
+    /// names them; a name chosen by the application stays.
+    func withAliases<T>(_ aliases: [TableAliasBase], _ body: () throws -> T) throws -> T {
+        var names: [ObjectIdentifier: String] = [:]
+        var identities = Set<ObjectIdentifier>()
+        var groups: [String: [TableAliasBase]] = [:]
+        var groupOrder: [String] = []
+        for alias in aliases {
+            let identity = alias.identity
+            guard identities.insert(identity).inserted else {
+                throw DatabaseError.misuse("a TableAlias must not be used to refer to several tables")
+            }
+            let key = alias.identityName.lowercased()
+            if groups[key] == nil { groupOrder.append(key) }
+            groups[key, default: []].append(alias)
+        }
+        var taken = Set(groupOrder.filter { groups[$0]!.count == 1 })
+        for key in groupOrder {
+            let group = groups[key]!
+            if group.count == 1 {
+                names[group[0].identity] = group[0].identityName
+                continue
+            }
+            if group.filter(\.hasUserName).count > 1 {
+                throw DatabaseError.misuse("ambiguous alias: \(group[0].identityName)")
+            }
+            var index = 1
+            for alias in group {
+                if alias.hasUserName {
+                    names[alias.identity] = alias.identityName
+                    continue
+                }
+                let radical = alias.identityName.digitlessRadical
+                var name: String
+                repeat {
+                    name = "\(radical)\(index)"
+                    index += 1
+                } while taken.contains(name.lowercased())
+                taken.insert(name.lowercased())
+                names[alias.identity] = name
+            }
+        }
+        aliasScopes.append(AliasScope(names: names))
+        defer { aliasScopes.removeLast() }
+        return try body()
+    }
+
+    /// The qualifier of a column of this table: none when the query reads
+    /// only this table, its resolved name otherwise; a name the application
+    /// chose always shows.
+    func qualifier(for alias: TableAliasBase) -> String? {
+        if alias.hasUserName { return alias.identityName }
+        let identity = alias.identity
+        if let scope = aliasScopes.last, scope.names[identity] != nil {
+            return scope.names.count > 1 ? scope.names[identity] : nil
+        }
+        return resolvedName(for: alias)
+    }
+
+    /// The name of the table in the query: its table name, a numeric suffix
+    /// when several tables have the same name, or the application's name.
+    func resolvedName(for alias: TableAliasBase) -> String {
+        let identity = alias.identity
+        for scope in aliasScopes.reversed() {
+            if let name = scope.names[identity] { return name }
+        }
+        return alias.identityName
+    }
+}
+
+extension String {
+    /// The name without its trailing digits: `"player2"` gives `"player"`.
+    fileprivate var digitlessRadical: String {
+        String(reversed().drop(while: \.isNumber).reversed())
+    }
+}
+
+/// What qualifies a column: a table name written as is (`"excluded"`), or
+/// a ``TableAlias`` whose name the query decides.
+enum SQLQualifier: Sendable {
+    case table(String)
+    case alias(TableAliasBase)
+
+    /// `"name".`, or nothing when the query needs no qualifier.
+    func prefix(_ context: SQLGenerationContext) -> String? {
+        switch self {
+        case .table(let name): return name.quotedDatabaseIdentifier + "."
+        case .alias(let alias): return context.qualifier(for: alias).map { $0.quotedDatabaseIdentifier + "." }
+        }
+    }
+
+    /// The table the columns belong to.
+    var tableName: String? {
+        switch self {
+        case .table(let name): return name
+        case .alias(let alias): return alias.tableNameIfDefined
+        }
     }
 }
 

@@ -172,7 +172,7 @@ public struct SQLInterpolation: StringInterpolationProtocol {
         let table = tableAlias ?? recordType.databaseTableName
         for (index, selectable) in recordType.databaseSelection.enumerated() {
             if index > 0 { appendLiteral(", ") }
-            elements.append(.selection(selectable.sqlSelection.qualified(with: table)))
+            elements.append(.selection(selectable.sqlSelection.qualified(with: .table(table))))
         }
     }
 

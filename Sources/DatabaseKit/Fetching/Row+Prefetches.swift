@@ -1,0 +1,108 @@
+extension Row {
+    /// The rows of the `including(all:)` associations of the row, by key.
+    ///
+    /// ```swift
+    /// let row = try Author.including(all: Author.books).asRequest(of: Row.self).fetchOne(db)!
+    /// let bookRows: [Row] = row.prefetchedRows["books"]!
+    /// ```
+    public var prefetchedRows: PrefetchedRowsView { prefetches ?? PrefetchedRowsView() }
+
+    /// The records of an `including(all:)` association.
+    ///
+    /// - throws: ``RowDecodingError`` when the key has no prefetched rows
+    ///   (the request did not include the association), or a record does
+    ///   not decode.
+    public func decode<Records: RangeReplaceableCollection>(_ type: Records.Type = Records.self, forKey key: String) throws -> Records
+    where Records.Element: FetchableRecord {
+        guard let rows = prefetchedRows[key] else {
+            var message = "no prefetched rows under the key \(String(reflecting: key))"
+            let available = prefetchedRows.keys
+            if !available.isEmpty { message += " - available keys: \(available.sorted())" }
+            throw RowDecodingError.keyNotFound(.prefetchKey(key), debugDescription: message, row: self)
+        }
+        var records = Records()
+        records.reserveCapacity(rows.count)
+        for row in rows { records.append(try Records.Element(row: row)) }
+        return records
+    }
+
+    /// The records of an `including(all:)` association.
+    ///
+    /// ```swift
+    /// let books: [Book] = row["books"]
+    /// ```
+    ///
+    /// As the other typed subscripts, it stops the program when the request
+    /// did not include the association; see ``decode(_:forKey:)-3k2ae``.
+    public subscript<Records: RangeReplaceableCollection>(_ key: String) -> Records where Records.Element: FetchableRecord {
+        do { return try decode(Records.self, forKey: key) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// The records of an `including(all:)` association, as a set.
+    public subscript<Record: FetchableRecord & Hashable>(_ key: String) -> Set<Record> {
+        do { return Set(try decode([Record].self, forKey: key)) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// The rows of a row's `including(all:)` associations: each key's rows,
+    /// and the prefetches of the rows an indirect association goes through.
+    public struct PrefetchedRowsView: Equatable {
+        fileprivate struct Node: Equatable {
+            var key: String
+            /// Nil for the pivot of an indirect association: not decoded.
+            var rows: [Row]?
+            var children: PrefetchedRowsView
+        }
+
+        fileprivate var nodes: [Node] = []
+
+        init() {}
+
+        /// True when the row has no prefetched rows.
+        public var isEmpty: Bool { nodes.isEmpty }
+
+        /// The keys of the prefetched rows, at any depth.
+        public var keys: Set<String> {
+            var keys: Set<String> = []
+            var queue = nodes
+            while !queue.isEmpty {
+                let node = queue.removeFirst()
+                if node.rows != nil { keys.insert(node.key) }
+                queue += node.children.nodes
+            }
+            return keys
+        }
+
+        /// The rows of the nearest key, breadth-first; nil when absent.
+        public subscript(_ key: String) -> [Row]? {
+            var queue = nodes
+            while !queue.isEmpty {
+                let node = queue.removeFirst()
+                if node.key == key, let rows = node.rows { return rows }
+                queue += node.children.nodes
+            }
+            return nil
+        }
+
+        /// The prefetches below a joined key.
+        func subtree(_ key: String) -> PrefetchedRowsView? {
+            guard let node = nodes.first(where: { $0.key == key }), !node.children.isEmpty else { return nil }
+            return node.children
+        }
+
+        mutating func setRows(_ rows: [Row], forKeyPath keyPath: ArraySlice<String>) {
+            guard let key = keyPath.first else { return }
+            let index: Int
+            if let found = nodes.firstIndex(where: { $0.key == key }) {
+                index = found
+            } else {
+                nodes.append(Node(key: key, rows: nil, children: PrefetchedRowsView()))
+                index = nodes.count - 1
+            }
+            if keyPath.count == 1 {
+                nodes[index].rows = rows
+            } else {
+                nodes[index].children.setRows(rows, forKeyPath: keyPath.dropFirst())
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// Fetches the rows of the `including(all:)` associations of `rows`, the
+/// rows of `originRelation`, and attaches them to each row under its key
+/// path: one query per association, whatever the number of rows.
+///
+/// With a single-column key, the query lists the keys:
+/// `SELECT *, "authorId" AS "grdb_authorId" FROM "book" WHERE "authorId" IN (?, ?)`.
+/// With several columns, it embeds the origin request, which a long list of
+/// `(a = ? AND b = ?) OR ...` would make too deep for SQLite:
+/// `WITH "grdb_base" AS (SELECT "a", "b" FROM ...) ... WHERE ("a", "b") IN "grdb_base"`.
+func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRelation: SQLRelation, into rows: [Row]) throws {
+    guard let firstRow = rows.first else { return }
+    for association in associations {
+        let mapping = try association.pivot.condition.joinMapping(db, from: originRelation.source)
+        let leftColumns = mapping.map(\.left)
+        let pivotColumns = mapping.map(\.right)
+        let leftIndexes = try leftColumns.map { column in
+            guard let index = firstRow.index(forColumn: column) else {
+                throw DatabaseError.misuse("including(all:) needs the column \(column) of \(originRelation.source) in the selection")
+            }
+            return index
+        }
+
+        let pivotAlias = TableAliasBase()
+        var sqlAssociation = association
+        var pivotRelation = sqlAssociation.pivot.relation.aliased(pivotAlias)
+        var baseCTE: SQLCTE?
+        if mapping.count == 1 {
+            let index = leftIndexes[0]
+            pivotRelation.filters.append(
+                .expression(.value(pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } }))))
+        } else {
+            var base = originRelation.removingPrefetchedAssociations()
+            if base.limit == nil { base = base.unorderedAll() }
+            base.selection = .value(leftColumns.map { SQLSelection(.expression(.column($0))) })
+            base.annotations = []
+            base.isDistinct = false
+            base.children = base.children.map { child in
+                var child = child
+                child.relation = child.relation.selectingNothing()
+                return child
+            }
+            let cte = SQLCTE(tableName: "grdb_base", columns: nil, subquery: .relation(base), isRecursive: false)
+            baseCTE = cte
+            let pivotRow = SQLExpression(.rowValue(pivotColumns.map { SQLExpression.column($0) }))
+            pivotRelation.filters.append(
+                .expression(.value(SQLExpression(.inCollection(pivotRow, .table("grdb_base"), negated: false)))))
+        }
+        sqlAssociation.pivot.relation = pivotRelation
+        var relation = sqlAssociation.destinationRelation()
+        relation.annotations.append(.value(pivotColumns.map { pivotAlias[$0].forKey("grdb_\($0)") }))
+        if let baseCTE { relation = relation.with(baseCTE) }
+
+        let prefetchedRows = try QueryInterfaceRequest<Row>(relation: relation).fetchAll(db)
+
+        // Group the prefetched rows by key, in their order.
+        var groups: [[DatabaseValue]: [Row]] = [:]
+        if let first = prefetchedRows.first {
+            let pivotIndexes = pivotColumns.map { first.index(forColumn: "grdb_\($0)") ?? 0 }
+            for row in prefetchedRows {
+                groups[pivotIndexes.map { row.databaseValue(atIndex: $0) }, default: []].append(row)
+            }
+        }
+        let keyPath = association.steps.map(\.keyName)
+        for row in rows {
+            let key = leftIndexes.map { row.databaseValue(atIndex: $0) }
+            var prefetches = row.prefetches ?? Row.PrefetchedRowsView()
+            prefetches.setRows(key.contains(where: \.isNull) ? [] : groups[key] ?? [], forKeyPath: keyPath[...])
+            row.prefetches = prefetches
+        }
+    }
+}
+
+extension SQLRelation {
+    /// The relation without ordering, its joined tables included.
+    fileprivate func unorderedAll() -> SQLRelation {
+        var relation = self
+        relation.ordering = Ordering()
+        relation.children = children.map { child in
+            var child = child
+            child.relation = child.relation.unorderedAll()
+            return child
+        }
+        return relation
+    }
+
+    /// The relation selecting nothing, its joined tables included.
+    fileprivate func selectingNothing() -> SQLRelation {
+        var relation = self
+        relation.selection = .value([])
+        relation.annotations = []
+        relation.children = children.map { child in
+            var child = child
+            child.relation = child.relation.selectingNothing()
+            return child
+        }
+        return relation
+    }
+}
