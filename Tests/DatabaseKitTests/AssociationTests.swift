@@ -309,6 +309,38 @@ struct AssociationTests {
         }
     }
 
+    // MARK: Aggregates
+
+    @Test("association aggregates annotate and filter with a left join grouped by the primary key")
+    func aggregates() throws {
+        let dbQueue = try Self.makeDatabase()
+        try dbQueue.read { (db: Database) throws in
+            let counted = Team.annotated(with: Team.players.count, Team.players.max(Column("score")))
+            #expect(
+                try sql(db, counted)
+                    == #"SELECT "team".*, COUNT(DISTINCT "player"."id") AS "playerCount", MAX("player"."score") AS "maxPlayerScore" FROM "team" LEFT JOIN "player" ON "player"."teamId" = "team"."id" GROUP BY "team"."id""#
+            )
+            let rows = try counted.asRequest(of: Row.self).fetchAll(db)
+            #expect(rows.map { $0["playerCount"] as Int } == [2, 1, 0])
+            #expect(rows.map { $0["maxPlayerScore"] as Int? } == [30, 20, nil])
+
+            let empty = Team.having(Team.players.isEmpty)
+            #expect(try empty.fetchAll(db).map(\.name) == ["Greens"])
+            // Two aggregates on one association share its join.
+            let busy = Team.having(Team.players.count >= 2 && Team.players.sum(Column("score")) > 30)
+            #expect(try sql(db, busy).components(separatedBy: "JOIN").count == 2)
+            #expect(try busy.fetchAll(db).map(\.name) == ["Reds"])
+            // Through another association, with a default value.
+            let awards = Team.annotated(with: (Team.awards.count + 0).forKey("awardCount"))
+            #expect(try awards.asRequest(of: Row.self).fetchAll(db).map { $0["awardCount"] as Int } == [2, 1, 0])
+            let totals = Team.annotated(with: Team.players.total(Column("score")))
+            #expect(try totals.asRequest(of: Row.self).fetchAll(db).map { $0["playerScoreSum"] as Double } == [40, 20, 0])
+            // A city groups by its rowid: its primary key is text.
+            let cities = City.annotated(with: City.hasMany(Team.self, using: ForeignKey(["cityCode"])).count)
+            #expect(try sql(db, cities).hasSuffix(#"GROUP BY "city"."rowid""#))
+        }
+    }
+
     // MARK: Misuses
 
     struct Orphan: TableRecord {

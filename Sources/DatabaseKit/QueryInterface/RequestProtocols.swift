@@ -388,7 +388,13 @@ extension TableRequest where Self: AggregatingRequest {
     /// The request grouped by primary key.
     public func groupByPrimaryKey() -> Self {
         let table = databaseTableName
-        return groupWhenConnected { db in try db.primaryKey(table).columns.map { Column($0) } }
+        return groupWhenConnected { db in
+            // The rowid under its own name when it has one, as GRDB groups.
+            let primaryKey = try db.primaryKey(table)
+            if let rowID = primaryKey.rowIDColumn { return [Column(rowID)] }
+            if primaryKey.tableHasRowID { return [Column.rowID] }
+            return primaryKey.columns.map { Column($0) }
+        }
     }
 }
 

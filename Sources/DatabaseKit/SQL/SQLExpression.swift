@@ -56,6 +56,10 @@ public struct SQLExpression: Sendable {
         case isEmpty(SQLExpression, negated: Bool)
         /// Whether a joined row exists: its primary key is not NULL.
         case aliasExists(TableAliasBase, negated: Bool)
+        /// The rowid of a table, under the name its primary key gives it,
+        /// or its single-column primary key: `"book"."id"`. Unqualified
+        /// until an association aggregate gives it its table.
+        case fastPrimaryKey(TableAliasBase?)
     }
 
     /// The comparison operators whose negation is another operator.
@@ -243,6 +247,9 @@ public struct SQLExpression: Sendable {
         switch impl {
         case .value, .subquery, .countAll, .exists, .aliasExists:
             return self
+        case .fastPrimaryKey(let alias):
+            guard alias == nil, case .alias(let qualifier) = table else { return self }
+            return SQLExpression(.fastPrimaryKey(qualifier))
         case .literal(let sql):
             return SQLExpression(.literal(sql.qualified(with: table)))
         case .column(let name, let current):
@@ -398,6 +405,17 @@ public struct SQLExpression: Sendable {
             sql = try text + " FILTER (WHERE " + filter.sql(context) + ")"
         case let .isEmpty(expression, negated):
             sql = try expression.sql(context, parenthesized: true) + (negated ? " > 0" : " = 0")
+        case .fastPrimaryKey(let alias):
+            let db = try context.database(for: "an association aggregate")
+            guard let alias, let table = alias.tableNameIfDefined else {
+                throw DatabaseError.misuse("an association aggregate needs its table: use it in annotated(with:) or having(_:)")
+            }
+            let primaryKey = try db.primaryKey(table)
+            let column = primaryKey.rowIDColumn ?? (primaryKey.tableHasRowID ? "rowid" : primaryKey.columns.count == 1 ? primaryKey.columns[0] : nil)
+            guard let column else {
+                throw DatabaseError.misuse("association aggregates need a rowid or a single-column primary key in \(table)")
+            }
+            return try alias[column].sql(context, parenthesized: parenthesized)
         case let .aliasExists(alias, negated):
             // The rowid or primary key, as GRDB tests it.
             let db = try context.database(for: "TableAlias.exists")
