@@ -18,6 +18,8 @@ let targets: [String: Double] = [
     // The query interface: at most 1.3x the same fetch written in SQL
     // (record-fetch-manual measures 1.29x raw C; the C filter decodes too).
     "qi-fetch-id": 1.7, "qi-filter-all": 1.3,
+    // Associations: the join or prefetch query and decoding, by hand.
+    "assoc-prefetch": 1.3, "assoc-join": 1.3,
     // Observation: a write no observation tracks. (A tracked write costs
     // the fetch it asks for: no target but GRDB.)
     "observed-elsewhere": 1.5,

@@ -1,5 +1,5 @@
 /// The workloads, in the order of the report.
-let allWorkloads: [Workload] = coreWorkloads + recordWorkloads + queryInterfaceWorkloads
+let allWorkloads: [Workload] = coreWorkloads + recordWorkloads + queryInterfaceWorkloads + associationWorkloads
 
 /// The statement, fetch, transaction and memory workloads.
 let coreWorkloads: [Workload] = [

@@ -4,7 +4,10 @@
 /// Allocation-free: this runs once per column access by name, in hot loops.
 @inline(__always)
 func leftmostIndex(ofColumn name: String, in columnNames: [String]) -> Int? {
-    for (index, columnName) in columnNames.enumerated() where columnNameMatches(columnName, name) {
+    // Names of another length never match, ignoring ASCII case or not: the
+    // byte loop runs only for the candidates.
+    let length = name.utf8.count
+    for (index, columnName) in columnNames.enumerated() where columnName.utf8.count == length && columnNameMatches(columnName, name) {
         return index
     }
     return nil

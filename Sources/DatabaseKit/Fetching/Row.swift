@@ -171,7 +171,7 @@ public final class Row {
     }
 
     /// The value at `index`.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     func databaseValue(atIndex index: Int) -> DatabaseValue {
         checkIndex(index)
         if let sqliteStatement { return DatabaseValue(columnOf: sqliteStatement, at: CInt(index)) }
@@ -332,26 +332,44 @@ public final class Row {
     // MARK: Slow paths, out of line
 
     /// The general path of the fast accessors: copied and adapted rows, NULL,
-    /// conversion errors, indexes out of range.
-    @usableFromInline
+    /// conversion errors, indexes out of range. Inlinable, so that it is
+    /// specialized for the type it reads: a generic call would look up the
+    /// metadata of `Value?` for each value.
+    @inlinable
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type, atIndex index: Int
     ) throws -> Value {
-        checkIndex(index)
-        if let sqliteStatement {
-            if let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) { return value }
-        } else if let adaptation {
+        let (base, baseIndex) = baseRow(atIndex: index)
+        if let statement = base.sqliteStatement {
             // An adapted statement row reads its base, with SQLite's conversions.
-            return try adaptation.base.decodeSlowly(Value.self, atIndex: adaptation.layout.baseIndexes[index])
-        } else if let value = Value.fromDatabaseValue(storedValues[index]) {
+            if let value = Value.fromStatement(statement, atUncheckedIndex: CInt(baseIndex)) { return value }
+        } else if let value = Value.fromDatabaseValue(base.storedValue(atIndex: baseIndex)) {
             return value
         }
         throw RowDecodingError.valueMismatch(Value.self, databaseValue(atIndex: index), row: self, key: .columnIndex(index))
     }
 
+    /// The row that holds the value at `index`, and its index there: the
+    /// row itself, or the base of an adapted row.
+    @usableFromInline
+    func baseRow(atIndex index: Int) -> (Row, Int) {
+        checkIndex(index)
+        var row = self
+        var index = index
+        while let adaptation = row.adaptation {
+            index = adaptation.layout.baseIndexes[index]
+            row = adaptation.base
+        }
+        return (row, index)
+    }
+
+    /// The value of a copied row.
+    @usableFromInline
+    func storedValue(atIndex index: Int) -> DatabaseValue { storedValues[index] }
+
     /// The general path of the fast accessors by name: copied rows, missing
     /// columns, NULL, conversion errors.
-    @usableFromInline
+    @inlinable
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type, forColumn columnName: String
     ) throws -> Value {
@@ -481,7 +499,7 @@ extension Row: ExpressibleByDictionaryLiteral {
 /// missing, or its value does not convert to the requested type.
 public struct RowDecodingError: Error, CustomStringConvertible {
     /// What was looked for in the row.
-    enum Key: Hashable, Sendable {
+    @usableFromInline enum Key: Hashable, Sendable {
         case columnName(String)
         case columnIndex(Int)
         case scope(String)
@@ -499,7 +517,7 @@ public struct RowDecodingError: Error, CustomStringConvertible {
     /// A copy of the row.
     let rowDescription: String
     let columnNames: [String]
-    var key: Key?
+    @usableFromInline var key: Key?
     let sql: String?
     let arguments: StatementArguments?
 
@@ -515,7 +533,7 @@ public struct RowDecodingError: Error, CustomStringConvertible {
         self.arguments = statementRow.statement?.arguments
     }
 
-    static func valueMismatch(_ type: Any.Type, _ dbValue: DatabaseValue, row: Row, key: Key?) -> RowDecodingError {
+    @usableFromInline static func valueMismatch(_ type: Any.Type, _ dbValue: DatabaseValue, row: Row, key: Key?) -> RowDecodingError {
         RowDecodingError(
             kind: .valueMismatch(type), debugDescription: "could not decode \(type) from database value \(dbValue)",
             row: row, key: key)
@@ -525,7 +543,7 @@ public struct RowDecodingError: Error, CustomStringConvertible {
         RowDecodingError(kind: .valueMismatch(type), debugDescription: debugDescription, row: row, key: key)
     }
 
-    static func columnNotFound(_ column: String, row: Row) -> RowDecodingError {
+    @usableFromInline static func columnNotFound(_ column: String, row: Row) -> RowDecodingError {
         RowDecodingError(
             kind: .keyNotFound, debugDescription: "column not found: \(String(reflecting: column))", row: row,
             key: .columnName(column))
