@@ -70,6 +70,10 @@ extension Row {
 
         /// The nearest scope with this name, breadth-first, or nil.
         public subscript(_ name: String) -> Row? {
+            // The common case, a scope of the row itself, allocates nothing more.
+            let scopes = row.scopes
+            if let found = scopes[name] { return found }
+            if scopes.isEmpty { return nil }
             var rows = [row]
             while !rows.isEmpty {
                 let scopes = rows.map(\.scopes)

@@ -40,7 +40,17 @@ public final class Row {
     @usableFromInline let columnNameIndex: ColumnNameIndex?
 
     /// The base row and layout of an adapted row (see ``RowAdapter``).
-    let adaptation: (base: Row, layout: LayoutedRowAdapter)?
+    var adaptation: (base: Row, layout: LayoutedRowAdapter)? {
+        guard let adaptedBase, let layout else { return nil }
+        return (adaptedBase, layout)
+    }
+
+    /// The base row of an adapted row: read apart from ``layout``, so that
+    /// following it does not copy (and retain) the whole layout.
+    let adaptedBase: Row?
+    let layout: LayoutedRowAdapter?
+    /// The layout's base indexes, on their own for the same reason.
+    let adaptedIndexes: [Int]
 
     /// True for rows read from the database (and their copies), false for
     /// rows built from values: `Record` tracks changes from fetched rows.
@@ -58,7 +68,9 @@ public final class Row {
         self.storedValues = []
         self.storedColumnNames = []
         self.count = statement.columnCount
-        self.adaptation = nil
+        self.adaptedBase = nil
+        self.layout = nil
+        self.adaptedIndexes = []
         self.isFetched = true
     }
 
@@ -70,7 +82,9 @@ public final class Row {
         self.storedValues = values
         self.storedColumnNames = columnNames
         self.count = values.count
-        self.adaptation = nil
+        self.adaptedBase = nil
+        self.layout = nil
+        self.adaptedIndexes = []
         self.isFetched = isFetched
     }
 
@@ -83,7 +97,9 @@ public final class Row {
         self.storedValues = []
         self.storedColumnNames = layout.columnNames
         self.count = layout.columnNames.count
-        self.adaptation = (base, layout)
+        self.adaptedBase = base
+        self.layout = layout
+        self.adaptedIndexes = layout.baseIndexes
         self.isFetched = base.isFetched
     }
 
@@ -156,7 +172,9 @@ public final class Row {
 
     /// True when the value at `index` is NULL.
     public func hasNull(atIndex index: Int) -> Bool {
-        databaseValue(atIndex: index).isNull
+        let (base, baseIndex) = baseRow(atIndex: index)
+        if let statement = base.sqliteStatement { return sqlite3_column_type(statement, CInt(baseIndex)) == SQLITE_NULL }
+        return base.storedValues[baseIndex].isNull
     }
 
     /// True when at least one value is not NULL.
@@ -175,7 +193,7 @@ public final class Row {
     func databaseValue(atIndex index: Int) -> DatabaseValue {
         checkIndex(index)
         if let sqliteStatement { return DatabaseValue(columnOf: sqliteStatement, at: CInt(index)) }
-        if let adaptation { return adaptation.base.databaseValue(atIndex: adaptation.layout.baseIndexes[index]) }
+        if let adaptedBase { return adaptedBase.databaseValue(atIndex: adaptedIndexes[index]) }
         return storedValues[index]
     }
 
@@ -356,9 +374,9 @@ public final class Row {
         checkIndex(index)
         var row = self
         var index = index
-        while let adaptation = row.adaptation {
-            index = adaptation.layout.baseIndexes[index]
-            row = adaptation.base
+        while let base = row.adaptedBase {
+            index = row.adaptedIndexes[index]
+            row = base
         }
         return (row, index)
     }
