@@ -33,7 +33,7 @@ extension Row {
     /// ```
     ///
     /// As the other typed subscripts, it stops the program when the request
-    /// did not include the association; see ``decode(_:forKey:)-3k2ae``.
+    /// did not include the association; see ``decode(_:forKey:)->Records``.
     public subscript<Records: RangeReplaceableCollection>(_ key: String) -> Records where Records.Element: FetchableRecord {
         do { return try decode(Records.self, forKey: key) } catch { preconditionFailure("\(error)") }
     }

@@ -123,7 +123,7 @@ extension Row {
     }
 
     /// The record of a scope. Stops the program when the scope is missing
-    /// or holds only NULL values; see ``decode(_:forKey:)``.
+    /// or holds only NULL values; see ``decode(_:forKey:)->Record``.
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
         do { return try decode(Record.self, forKey: scope) } catch { fatalError("\(error)") }
     }
