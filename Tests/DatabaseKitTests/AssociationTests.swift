@@ -123,7 +123,8 @@ struct AssociationTests {
             let request = Player.including(required: Player.team).order(Column("name"))
             #expect(
                 try sql(db, request)
-                    == #"SELECT "player".*, "team".* FROM "player" JOIN "team" ON "team"."id" = "player"."teamId" ORDER BY "player"."name""#)
+                    == #"SELECT "player".*, "team".* FROM "player" JOIN "team" ON "team"."id" = "player"."teamId" ORDER BY "player"."name""#
+            )
             let rows = try request.asRequest(of: PlayerWithTeam.self).fetchAll(db)
             #expect(rows.map(\.player.name) == ["Ann", "Bob", "Cid"])
             #expect(rows.map { $0.team?.name } == ["Reds", "Reds", "Blues"])
@@ -172,7 +173,8 @@ struct AssociationTests {
             let request = Employee.including(optional: Employee.manager)
             #expect(
                 try sql(db, request)
-                    == #"SELECT "employee1".*, "employee2".* FROM "employee" "employee1" LEFT JOIN "employee" "employee2" ON "employee2"."id" = "employee1"."managerId""#)
+                    == #"SELECT "employee1".*, "employee2".* FROM "employee" "employee1" LEFT JOIN "employee" "employee2" ON "employee2"."id" = "employee1"."managerId""#
+            )
             let managers = try request.asRequest(of: Row.self).fetchAll(db).map { ($0.scopes["manager"]?["name"] as String?) ?? "-" }
             #expect(managers == ["-", "Boss", "Boss"])
         }
@@ -185,7 +187,8 @@ struct AssociationTests {
             let request = Player.including(optional: Player.city).order(Column("id"))
             #expect(
                 try sql(db, request)
-                    == #"SELECT "player".*, "city".* FROM "player" LEFT JOIN "team" ON "team"."id" = "player"."teamId" LEFT JOIN "city" ON "city"."code" = "team"."cityCode" ORDER BY "player"."id""#)
+                    == #"SELECT "player".*, "city".* FROM "player" LEFT JOIN "team" ON "team"."id" = "player"."teamId" LEFT JOIN "city" ON "city"."code" = "team"."cityCode" ORDER BY "player"."id""#
+            )
             // The city is joined through the team: a scope of its scope.
             let cities = try request.asRequest(of: Row.self).fetchAll(db).map { ($0.scopesTree["city"]?["name"] as String?) ?? "-" }
             #expect(cities == ["Lyon", "Lyon", "Marseille", "-"])
@@ -199,7 +202,8 @@ struct AssociationTests {
             let request = Player.annotated(withRequired: Player.team.select(Column("name").forKey("teamName"))).order(Column("id"))
             #expect(
                 try sql(db, request)
-                    == #"SELECT "player".*, "team"."name" AS "teamName" FROM "player" JOIN "team" ON "team"."id" = "player"."teamId" ORDER BY "player"."id""#)
+                    == #"SELECT "player".*, "team"."name" AS "teamName" FROM "player" JOIN "team" ON "team"."id" = "player"."teamId" ORDER BY "player"."id""#
+            )
             #expect(try request.asRequest(of: Row.self).fetchAll(db).map { $0["teamName"] as String } == ["Reds", "Reds", "Blues"])
         }
     }
@@ -261,8 +265,10 @@ struct AssociationTests {
             let teams = try Team.including(all: Team.players.including(all: Player.awards)).asRequest(of: Row.self).fetchAll(db)
             #expect(teams[0].prefetchedRows["players"]?.map { $0.prefetchedRows["awards"]?.count } == [2, 0])
             // Through a to-one join: the joined team's players.
-            let players = try Player.including(required: Player.team.including(all: Team.players)).order(Column("id")).asRequest(of: Row.self)
-                .fetchAll(db)
+            let players = try Player.including(required: Player.team.including(all: Team.players)).order(Column("id")).asRequest(
+                of: Row.self
+            )
+            .fetchAll(db)
             #expect(players.map { $0.scopes["team"]?.prefetchedRows["players"]?.count } == [2, 2, 1])
         }
     }
@@ -353,12 +359,17 @@ struct AssociationTests {
         let dbQueue = try Self.makeDatabase()
         try dbQueue.write { (db: Database) throws in
             try db.execute(sql: "CREATE TABLE orphan (id INTEGER PRIMARY KEY, cityCode TEXT)")
-            let missing = #expect(throws: DatabaseError.self) { try Orphan.including(required: Orphan.city).asRequest(of: Row.self).fetchAll(db) }
+            let missing = #expect(throws: DatabaseError.self) {
+                try Orphan.including(required: Orphan.city).asRequest(of: Row.self).fetchAll(db)
+            }
             #expect(missing?.message?.contains("ForeignKey") == true)
 
-            try db.execute(sql: "CREATE TABLE match (id INTEGER PRIMARY KEY, homeId INTEGER REFERENCES team(id), awayId INTEGER REFERENCES team(id))")
+            try db.execute(
+                sql: "CREATE TABLE match (id INTEGER PRIMARY KEY, homeId INTEGER REFERENCES team(id), awayId INTEGER REFERENCES team(id))")
             struct Match: TableRecord { static let team = belongsTo(Team.self) }
-            let ambiguous = #expect(throws: DatabaseError.self) { try Match.including(required: Match.team).asRequest(of: Row.self).fetchAll(db) }
+            let ambiguous = #expect(throws: DatabaseError.self) {
+                try Match.including(required: Match.team).asRequest(of: Row.self).fetchAll(db)
+            }
             #expect(ambiguous?.message?.contains("ambiguous") == true)
 
             #expect(throws: DatabaseError.self) { try Team.including(all: Team.players).fetchCursor(db) }

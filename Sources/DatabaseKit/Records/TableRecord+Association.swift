@@ -11,18 +11,24 @@ extension TableRecord {
     /// table has none, or several to the destination. The key, the name the
     /// associated record decodes under, is the singular of the destination
     /// table name unless given.
-    public static func belongsTo<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
+    public static func belongsTo<Destination: TableRecord>(
+        _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
+    )
         -> BelongsToAssociation<Self, Destination>
     {
-        BelongsToAssociation(_sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: true, toOne: true))
+        BelongsToAssociation(
+            _sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: true, toOne: true))
     }
 
     /// The one record whose foreign key refers to this one: a country has
     /// one profile.
-    public static func hasOne<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
+    public static func hasOne<Destination: TableRecord>(
+        _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
+    )
         -> HasOneAssociation<Self, Destination>
     {
-        HasOneAssociation(_sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: false, toOne: true))
+        HasOneAssociation(
+            _sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: false, toOne: true))
     }
 
     /// The records whose foreign key refers to this one: an author has many
@@ -34,10 +40,13 @@ extension TableRecord {
     ///     static let books = hasMany(Book.self)
     /// }
     /// ```
-    public static func hasMany<Destination: TableRecord>(_ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil)
+    public static func hasMany<Destination: TableRecord>(
+        _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
+    )
         -> HasManyAssociation<Self, Destination>
     {
-        HasManyAssociation(_sqlAssociation: direct(Destination.self, key: key.map { .fixedPlural($0) }, foreignKey, originIsLeft: false, toOne: false))
+        HasManyAssociation(
+            _sqlAssociation: direct(Destination.self, key: key.map { .fixedPlural($0) }, foreignKey, originIsLeft: false, toOne: false))
     }
 
     /// The records of `target`, reached through `pivot`: an author has many
@@ -51,7 +60,8 @@ extension TableRecord {
     /// ```
     public static func hasMany<Pivot: Association, Target: Association>(
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
-    ) -> HasManyThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
+    ) -> HasManyThroughAssociation<Self, Target.RowDecoder>
+    where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
         let association = HasManyThroughAssociation<Self, Target.RowDecoder>(
             _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
         return key.map { association.forKey($0) } ?? association
@@ -61,7 +71,8 @@ extension TableRecord {
     /// country through its author.
     public static func hasOne<Pivot: AssociationToOne, Target: AssociationToOne>(
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
-    ) -> HasOneThroughAssociation<Self, Target.RowDecoder> where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
+    ) -> HasOneThroughAssociation<Self, Target.RowDecoder>
+    where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
         let association = HasOneThroughAssociation<Self, Target.RowDecoder>(
             _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
         return key.map { association.forKey($0) } ?? association

@@ -49,7 +49,8 @@ private final class Inflector: Sendable {
             ("s$", "", true), ("(ss)$", "$1", true), ("(n)ews$", "$1ews", true), ("([ti])a$", "$1um", true),
             ("((a)naly|(b)a|(d)iagno|(p)arenthe|(p)rogno|(s)ynop|(t)he)(sis|ses)$", "$1sis", true), ("(^analy)(sis|ses)$", "$1sis", true),
             ("([^f])ves$", "$1fe", true), ("(hive)s$", "$1", true), ("(tive)s$", "$1", true), ("([lr])ves$", "$1f", true),
-            ("([^aeiouy]|qu)ies$", "$1y", true), ("(s)eries$", "$1eries", true), ("(m)ovies$", "$1ovie", true), ("(x|ch|ss|sh)es$", "$1", true),
+            ("([^aeiouy]|qu)ies$", "$1y", true), ("(s)eries$", "$1eries", true), ("(m)ovies$", "$1ovie", true),
+            ("(x|ch|ss|sh)es$", "$1", true),
             ("^(m|l)ice$", "$1ouse", true), ("(bus)(es)?$", "$1", true), ("(o)es$", "$1", true), ("(shoe)s$", "$1", true),
             ("(cris|test)(is|es)$", "$1is", true), ("^(a)x[ie]s$", "$1xis", true), ("(octop|vir)(us|i)$", "$1us", true),
             ("(alias|bias|canvas|focus|gas|lens|status)(es)?$", "$1", true), ("^(ox)en$", "$1", true), ("(vert|ind)ices$", "$1ex", true),
@@ -79,7 +80,9 @@ private final class Inflector: Sendable {
             }
         }
         pluralRules = plural.compactMap { rule in Self.regex(rule.0, caseInsensitive: rule.2).map { Rule(pattern: $0, template: rule.1) } }
-        singularRules = singular.compactMap { rule in Self.regex(rule.0, caseInsensitive: rule.2).map { Rule(pattern: $0, template: rule.1) } }
+        singularRules = singular.compactMap { rule in
+            Self.regex(rule.0, caseInsensitive: rule.2).map { Rule(pattern: $0, template: rule.1) }
+        }
         uncountables = [
             "advice", "corps", "dice", "equipment", "fish", "information", "jeans", "kudos", "money", "offspring", "police", "rice",
             "sheep", "species",

@@ -72,7 +72,9 @@ struct AssociationCondition: Sendable, Equatable {
     {
         if let foreignKey, let destinationColumns = foreignKey.destinationColumns {
             guard destinationColumns.count == foreignKey.originColumns.count else {
-                throw DatabaseError.misuse("the foreign key from \(origin) to \(destination) has \(foreignKey.originColumns.count) columns for \(destinationColumns.count)")
+                throw DatabaseError.misuse(
+                    "the foreign key from \(origin) to \(destination) has \(foreignKey.originColumns.count) columns for \(destinationColumns.count)"
+                )
             }
             return Array(zip(foreignKey.originColumns, destinationColumns)).map { (origin: $0.0, destination: $0.1) }
         }

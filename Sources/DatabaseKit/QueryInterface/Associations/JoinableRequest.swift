@@ -89,11 +89,14 @@ extension JoinableRequest where Self: SelectionRequest {
         let aliased = association.aliased(alias)._sqlAssociation
         let selection = aliased.destination.relation.selection
         let annotations = aliased.destination.relation.annotations
-        return (aliased, { db in
-            var result = try selection.resolve(db)
-            for annotation in annotations { result += try annotation.resolve(db) }
-            return result.map { $0.qualified(with: .alias(alias)) }
-        })
+        return (
+            aliased,
+            { db in
+                var result = try selection.resolve(db)
+                for annotation in annotations { result += try annotation.resolve(db) }
+                return result.map { $0.qualified(with: .alias(alias)) }
+            }
+        )
     }
 }
 
@@ -173,7 +176,6 @@ extension Association {
     }
 }
 
-
 // MARK: - Record types
 
 extension TableRecord {
@@ -203,12 +205,14 @@ extension TableRecord {
     }
 
     /// All records, with the selection of the associated record (`LEFT JOIN`).
-    public static func annotated<A: Association>(withOptional association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+    public static func annotated<A: Association>(withOptional association: A) -> QueryInterfaceRequest<Self>
+    where A.OriginRowDecoder == Self {
         all().annotated(withOptional: association)
     }
 
     /// The records that have an associated record, with its selection (`JOIN`).
-    public static func annotated<A: Association>(withRequired association: A) -> QueryInterfaceRequest<Self> where A.OriginRowDecoder == Self {
+    public static func annotated<A: Association>(withRequired association: A) -> QueryInterfaceRequest<Self>
+    where A.OriginRowDecoder == Self {
         all().annotated(withRequired: association)
     }
 

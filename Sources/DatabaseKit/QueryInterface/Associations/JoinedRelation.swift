@@ -21,7 +21,9 @@ struct JoinedRelation {
         joins = relation.children.compactMap { child in
             switch child.kind {
             case .oneOptional, .oneRequired:
-                return Join(key: child.key, isRequired: child.kind == .oneRequired, condition: child.condition, relation: JoinedRelation(child.relation))
+                return Join(
+                    key: child.key, isRequired: child.kind == .oneRequired, condition: child.condition,
+                    relation: JoinedRelation(child.relation))
             case .all, .bridge:
                 return nil
             }
@@ -72,7 +74,8 @@ struct JoinedRelation {
         let db = try context.database(for: "a joined request")
         for join in joins {
             if join.isRequired && !allowsRequired {
-                throw DatabaseError.misuse("a required association (\(join.key)) can not be joined behind an optional one: make it optional")
+                throw DatabaseError.misuse(
+                    "a required association (\(join.key)) can not be joined behind an optional one: make it optional")
             }
             sql += join.isRequired ? " JOIN " : " LEFT JOIN "
             sql += join.relation.sourceSQL(context)

@@ -113,7 +113,9 @@ public class TableAliasBase: @unchecked Sendable {
             if let name {
                 switch baseRoot.state {
                 case .undefined(let other), .table(_, let other):
-                    if let other, other != name { throw DatabaseError.misuse("a table can not have two alias names (\(other) and \(name))") }
+                    if let other, other != name {
+                        throw DatabaseError.misuse("a table can not have two alias names (\(other) and \(name))")
+                    }
                 case .proxy: break
                 }
                 switch baseRoot.state {
