@@ -218,6 +218,30 @@ struct AssociationTests {
         }
     }
 
+    @Test("the ordering of a joined table follows the request: appended, reversed, removed, made stable")
+    func joinedOrdering() throws {
+        let dbQueue = try Self.makeDatabase()
+        try dbQueue.read { (db: Database) throws in
+            let request = Player.including(required: Player.team.order(Column("name"))).order(Column("score"))
+            let join = #"SELECT "player".*, "team".* FROM "player" JOIN "team" ON "team"."id" = "player"."teamId""#
+            #expect(try sql(db, request) == join + #" ORDER BY "player"."score", "team"."name""#)
+            #expect(try sql(db, request.reversed()) == join + #" ORDER BY "player"."score" DESC, "team"."name" DESC"#)
+            #expect(try sql(db, request.unordered()) == join)
+            #expect(try sql(db, request.unordered().withStableOrder()) == join + #" ORDER BY "player"."id", "team"."id""#)
+        }
+    }
+
+    @Test("a joined row describes its scopes and its prefetched rows")
+    func rowDescription() throws {
+        let dbQueue = try Self.makeDatabase()
+        try dbQueue.read { (db: Database) throws in
+            let joined = try #require(try Player.including(required: Player.team).asRequest(of: Row.self).fetchOne(db))
+            #expect(joined.debugDescription.contains(#"- team: [id:1 name:"Reds" cityCode:"LYS"]"#))
+            let prefetched = try #require(try Team.including(all: Team.players).asRequest(of: Row.self).fetchOne(db))
+            #expect(prefetched.debugDescription.hasSuffix("+ players: 2 rows"))
+        }
+    }
+
     // MARK: Prefetches
 
     @Test("including(all:) runs one more query for all the rows, and decodes an array per record")

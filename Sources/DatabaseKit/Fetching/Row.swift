@@ -490,7 +490,7 @@ extension Row: CustomStringConvertible, CustomDebugStringConvertible {
     }
 
     private func debugDescription(level: Int) -> String {
-        if level == 0 && adaptation == nil { return description }
+        if level == 0 && adaptation == nil && prefetchedRows.isEmpty { return description }
         let indent = String(repeating: "  ", count: level + 1)
         var text = level == 0 ? "▿ " + description : description
         if level == 0 {
@@ -499,6 +499,12 @@ extension Row: CustomStringConvertible, CustomDebugStringConvertible {
         }
         for (name, scope) in scopes.sorted(by: { $0.name < $1.name }) {
             text += "\n" + indent + "- " + name + ": " + scope.debugDescription(level: level + 1)
+        }
+        let prefetched = prefetchedRows
+        for key in prefetched.keys.sorted() {
+            guard let count = prefetched[key]?.count else { continue }
+            // GRDB's words: "0 row", "1 row", "2 rows".
+            text += "\n" + indent + "+ " + key + ": " + (count > 1 ? "\(count) rows" : "\(count) row")
         }
         return text
     }

@@ -278,23 +278,11 @@ extension QueryInterfaceRequest: OrderedRequest {
     }
 
     public func unordered() -> Self {
-        with { $0.ordering = SQLRelation.Ordering() }
+        with { $0 = $0.unordered() }
     }
 
     public func withStableOrder() -> Self {
-        let table = relation.source
-        return with {
-            $0.ordering.terms.append(
-                .deferred { db in
-                    // The primary key, never the rowid (a vacuum may change it);
-                    // a view has none: every column, by position.
-                    if try db.tableExists(table) {
-                        return try db.primaryKey(table).columns.map { Column($0).sqlOrdering }
-                    }
-                    let count = try db.columns(in: table).count
-                    return (1...max(count, 1)).map { SQL(sql: "\($0)").sqlOrdering }
-                })
-        }
+        with { $0 = $0.withStableOrder() }
     }
 }
 

@@ -132,10 +132,41 @@ struct SQLRelation: Sendable {
         return result
     }
 
-    /// The relation without its ordering (for counts and `EXISTS`).
+    /// The relation sorted by its primary key after its own ordering, and
+    /// so are its joined tables: rows always come in the same order.
+    func withStableOrder() -> SQLRelation {
+        var relation = self
+        let table = source
+        relation.ordering.terms.append(
+            .deferred { db in
+                // The primary key, never the rowid (a vacuum may change it);
+                // a view has none: every column, by position.
+                if try db.tableExists(table) {
+                    return try db.primaryKey(table).columns.map { Column($0).sqlOrdering }
+                }
+                let count = try db.columns(in: table).count
+                return (1...max(count, 1)).map { SQL(sql: "\($0)").sqlOrdering }
+            })
+        relation.children = children.map { child in
+            var child = child
+            child.relation = child.relation.withStableOrder()
+            return child
+        }
+        return relation
+    }
+
+    /// The relation without ordering, its joined tables included (for
+    /// counts, `EXISTS`, `unordered()`).
     func unordered() -> SQLRelation {
         var relation = self
         relation.ordering = Ordering()
+        if !children.isEmpty {
+            relation.children = children.map { child in
+                var child = child
+                child.relation = child.relation.unordered()
+                return child
+            }
+        }
         return relation
     }
 

@@ -118,10 +118,6 @@ extension Association {
     public func distinct() -> Self { mapDestination { $0.distinct() } }
 
     public func with<T>(_ cte: CommonTableExpression<T>) -> Self { mapDestination { $0.with(cte) } }
-
-    /// The association limited to some rows: for `including(all:)`, a
-    /// limit on all the prefetched rows together.
-    public func limit(_ limit: Int, offset: Int? = nil) -> Self { mapDestination { $0.limit(limit, offset: offset) } }
 }
 
 // MARK: - Concrete associations

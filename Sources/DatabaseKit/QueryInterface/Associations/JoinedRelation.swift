@@ -54,10 +54,13 @@ struct JoinedRelation {
         }
     }
 
-    /// The source's ordering, then each joined table's.
-    func orderings(_ db: Database?) throws -> [SQLOrdering] {
-        var orderings = try relation.ordering.resolve(db).map { $0.qualified(with: qualifier) }
-        for join in joins { orderings += try join.relation.orderings(db) }
+    /// The source's ordering, then each joined table's. Reversing the
+    /// request reverses them all, as GRDB does.
+    func orderings(_ db: Database?, reversed: Bool = false) throws -> [SQLOrdering] {
+        var ordering = relation.ordering
+        if reversed { ordering.isReversed.toggle() }
+        var orderings = try ordering.resolve(db).map { $0.qualified(with: qualifier) }
+        for join in joins { orderings += try join.relation.orderings(db, reversed: ordering.isReversed) }
         return orderings
     }
 

@@ -30,7 +30,7 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
                 .expression(.value(pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } }))))
         } else {
             var base = originRelation.removingPrefetchedAssociations()
-            if base.limit == nil { base = base.unorderedAll() }
+            if base.limit == nil { base = base.unordered() }
             base.selection = .value(leftColumns.map { SQLSelection(.expression(.column($0))) })
             base.annotations = []
             base.isDistinct = false
@@ -71,18 +71,6 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
 }
 
 extension SQLRelation {
-    /// The relation without ordering, its joined tables included.
-    fileprivate func unorderedAll() -> SQLRelation {
-        var relation = self
-        relation.ordering = Ordering()
-        relation.children = children.map { child in
-            var child = child
-            child.relation = child.relation.unorderedAll()
-            return child
-        }
-        return relation
-    }
-
     /// The relation selecting nothing, its joined tables included.
     fileprivate func selectingNothing() -> SQLRelation {
         var relation = self
