@@ -40,7 +40,7 @@ MAN_DATE := 2026-11-23
 BIN_PATH = $$($(SWIFT) build --show-bin-path)
 
 # The suites that exercise threads and processes, run under ThreadSanitizer.
-TSAN_SUITES := FunctionTests|FleetRunTests|GRDBEdgeBehaviorTests|RecordReuseTests|ArgumentSlotsReuseTests|ReaderWriterTests|TransactionObserverTests|ValueObservationTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|DeferredReadTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests|MultipartUploadStreamTests|ReplicationSessionTests|CompactionTests|CredentialProviderTests|WALFileTests
+TSAN_SUITES := FunctionTests|FleetRunTests|GRDBEdgeBehaviorTests|RecordReuseTests|ArgumentSlotsReuseTests|ReaderWriterTests|TransactionObserverTests|ValueObservationTests|SharedObservationTests|HashingReaderTests|BackgroundWriterTests|DatabaseQueueTests|DatabasePoolTests|DeferredReadTests|SharedScenarioTests|DatabaseSnapshotTests|BackupTests|CheckpointTests|DatabaseMigratorTests|CrossProcessTests|ConfigurationTests|MultipartUploadStreamTests|ReplicationSessionTests|CompactionTests|CredentialProviderTests|WALFileTests
 
 all: build
 

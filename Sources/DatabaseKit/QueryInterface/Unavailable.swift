@@ -4,11 +4,6 @@
 // Compatibility.md lists them. The bodies can never run (the compiler refuses
 // every call); they return a value of the type rather than trap.
 
-// MARK: - Observation
-
-@available(*, unavailable, message: "SharedValueObservation is not in DatabaseKit (see Compatibility.md): start one ValueObservation per consumer")
-public struct SharedValueObservation<Element> {}
-
 extension TableRecord {
     @available(*, unavailable, message: "full-text search is not in DatabaseKit (see Compatibility.md): use MATCH in SQL")
     public static func matching<P>(_ pattern: P?) -> QueryInterfaceRequest<Self> { all() }

@@ -29,6 +29,9 @@ public struct ValueObservation<Reducer: ValueReducer>: Sendable {
     /// for fetches that write (a temporary table, for example).
     public var requiresWriteAccess = false
 
+    /// The handlers of ``handleEvents(willStart:willFetch:willTrackRegion:databaseDidChange:didReceiveValue:didFail:didCancel:)``.
+    var events = ValueObservationEvents()
+
     init(tracking: ValueObservationTracking, makeReducer: @escaping @Sendable () -> Reducer) {
         self.tracking = tracking
         self.makeReducer = makeReducer
@@ -38,6 +41,7 @@ public struct ValueObservation<Reducer: ValueReducer>: Sendable {
         let makeReducer = self.makeReducer
         var observation = ValueObservation<Other>(tracking: tracking) { transform(makeReducer()) }
         observation.requiresWriteAccess = requiresWriteAccess
+        observation.events = events
         return observation
     }
 }

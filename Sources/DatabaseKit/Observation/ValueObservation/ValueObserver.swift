@@ -17,6 +17,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private let scheduler: any ValueObservationScheduler
     private let onError: @Sendable (any Error) -> Void
     private let onChange: @Sendable (Reducer.Value) -> Void
+    private let events: ValueObservationEvents
 
     private var reducer: Reducer
     /// What the observation watches; empty until the first fetch.
@@ -53,6 +54,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         self.scheduler = scheduler
         self.onError = onError
         self.onChange = onChange
+        self.events = observation.events
     }
 
     // MARK: Start and cancel
@@ -60,6 +62,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// Fetches the first value and, on a writer, starts observing it: both
     /// in one access of the writer, so that no commit comes between them.
     func start() {
+        events.willStart?()
         let immediate = scheduler.immediateInitialValue()
         guard let writer else {
             // A snapshot never changes: its one value.
@@ -109,7 +112,11 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// Stops notifying. The writer forgets the observer when the
     /// cancellable releases it.
     func cancel() {
-        state.withLock { $0.isCancelled = true }
+        let wasActive = state.withLock { state -> Bool in
+            defer { state.isCancelled = true }
+            return !state.isCancelled
+        }
+        if wasActive { events.didCancel?() }
     }
 
     // MARK: Fetching
@@ -207,6 +214,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     /// On the writer's thread (see the confinement rules above).
     private func setRegion(_ region: DatabaseRegion) throws {
+        if let willTrackRegion = events.willTrackRegion, region != self.region || !state.withLock({ $0.hasRegion }) {
+            willTrackRegion(region)
+        }
         self.region = region
         state.withLock { $0.hasRegion = true }
     }
@@ -226,6 +236,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     private func finish(with error: any Error, immediately: Bool = false) {
         state.withLock { $0.isFinished = true }
+        events.didFail?(error)
         let onError = self.onError
         let notify: @Sendable () -> Void = { [self] in
             if state.withLock({ !$0.isCancelled }) { onError(error) }
@@ -259,6 +270,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     func databaseDidCommit(_ db: Database) {
         guard isChanged else { return }
         isChanged = false
+        events.databaseDidChange?()
         if fetchesInWriterAfterCommit {
             // The fetch would run on this connection anyway: now, with no
             // hop to another thread (the writer waits for it either way).
