@@ -6,7 +6,10 @@ import PackageDescription
 let package = Package(
     name: "Benchmarks",
     dependencies: [
-        .package(name: "DatabaseKit", path: ".."),
+        // Through the `DatabaseKit` link to the repository: a path dependency is
+        // known by its folder's name, and the alias below must name it the same
+        // in every clone, whatever the clone's folder is called.
+        .package(path: "DatabaseKit"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The server-side peer; it pulls swift-nio and builds its own SQLite.
         .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
