@@ -52,22 +52,36 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
 
         let prefetchedRows = try QueryInterfaceRequest<Row>(relation: relation).fetchAll(db)
 
-        // Group the prefetched rows by key, in their order.
-        var groups: [[DatabaseValue]: [Row]] = [:]
-        if let first = prefetchedRows.first {
-            let pivotIndexes = pivotColumns.map { first.index(forColumn: "grdb_\($0)") ?? 0 }
-            for row in prefetchedRows {
-                groups[pivotIndexes.map { row.databaseValue(atIndex: $0) }, default: []].append(row)
+        // Group the prefetched rows by key, in their order: by value for a
+        // single column (no array to hash per row), by row value otherwise.
+        let keyPath = association.steps.map(\.keyName)[...]
+        let pivotIndexes = prefetchedRows.first.map { first in pivotColumns.map { first.index(forColumn: "grdb_\($0)") ?? 0 } } ?? []
+        if leftIndexes.count == 1 {
+            var groups: [DatabaseValue: [Row]] = [:]
+            if let pivotIndex = pivotIndexes.first {
+                for row in prefetchedRows { groups[row.databaseValue(atIndex: pivotIndex), default: []].append(row) }
+            }
+            let leftIndex = leftIndexes[0]
+            for row in rows {
+                let key = row.databaseValue(atIndex: leftIndex)
+                attach(key.isNull ? [] : groups[key] ?? [], to: row, keyPath)
+            }
+        } else {
+            var groups: [[DatabaseValue]: [Row]] = [:]
+            for row in prefetchedRows { groups[pivotIndexes.map { row.databaseValue(atIndex: $0) }, default: []].append(row) }
+            for row in rows {
+                let key = leftIndexes.map { row.databaseValue(atIndex: $0) }
+                attach(key.contains(where: \.isNull) ? [] : groups[key] ?? [], to: row, keyPath)
             }
         }
-        let keyPath = association.steps.map(\.keyName)
-        for row in rows {
-            let key = leftIndexes.map { row.databaseValue(atIndex: $0) }
-            var prefetches = row.prefetches ?? Row.PrefetchedRowsView()
-            prefetches.setRows(key.contains(where: \.isNull) ? [] : groups[key] ?? [], forKeyPath: keyPath[...])
-            row.prefetches = prefetches
-        }
     }
+}
+
+/// Attaches prefetched rows to a row, under a key path.
+private func attach(_ prefetched: [Row], to row: Row, _ keyPath: ArraySlice<String>) {
+    var prefetches = row.prefetches ?? Row.PrefetchedRowsView()
+    prefetches.setRows(prefetched, forKeyPath: keyPath)
+    row.prefetches = prefetches
 }
 
 extension SQLRelation {
