@@ -339,6 +339,23 @@ struct AssociationTests {
         }
     }
 
+    @Test("the region of a request with prefetches covers the prefetched tables, and observations see their changes")
+    func prefetchRegion() async throws {
+        let dbQueue = try Self.makeDatabase()
+        let request = Team.including(all: Team.players.including(all: Player.awards))
+        let region = try await dbQueue.read { db in try request.databaseRegion(db).description }
+        #expect(region.contains("award(") && region.contains("player(") && region.contains("team("))
+        let observation = ValueObservation.trackingConstantRegion { db in
+            try request.asRequest(of: Row.self).fetchAll(db)
+                .flatMap { $0.prefetchedRows["players"] ?? [] }
+                .map { $0.prefetchedRows["awards"]?.count ?? 0 }.reduce(0, +)
+        }
+        var values = observation.values(in: dbQueue).makeAsyncIterator()
+        #expect(try await values.next() == 3)
+        try await dbQueue.write { db in try db.execute(sql: "INSERT INTO award VALUES (4, 2, 'Fair play')") }
+        #expect(try await values.next() == 4)
+    }
+
     // MARK: Aggregates
 
     @Test("association aggregates annotate and filter with a left join grouped by the primary key")

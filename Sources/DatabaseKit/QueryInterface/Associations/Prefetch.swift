@@ -98,3 +98,23 @@ extension SQLRelation {
         return relation
     }
 }
+
+extension QueryInterfaceRequest {
+    /// The tables and columns the request reads, those of its prefetches
+    /// included: an observation of `Author.including(all: Author.books)`
+    /// sees changes to books.
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        var region = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
+        for association in relation.prefetchedAssociations {
+            // The prefetch query, its pivot filtered on a value that stands
+            // for the fetched rows' keys: what it reads, whatever the rows.
+            let mapping = try association.pivot.condition.joinMapping(db, from: relation.source)
+            var sqlAssociation = association
+            sqlAssociation.pivot.relation.filters.append(
+                .expression(
+                    .value(.associative(.and, mapping.map { SQLExpression.compare(.equal, Column($0.right).sqlExpression, .null) }))))
+            region.formUnion(try QueryInterfaceRequest<Row>(relation: sqlAssociation.destinationRelation()).databaseRegion(db))
+        }
+        return region
+    }
+}
