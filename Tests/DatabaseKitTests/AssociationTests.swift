@@ -30,6 +30,7 @@ struct AssociationTests {
         var id: Int64
         var playerId: Int64
         var title: String
+        static let player = belongsTo(Player.self)
     }
 
     struct City: Codable, FetchableRecord, PersistableRecord, Hashable {
@@ -356,6 +357,17 @@ struct AssociationTests {
         #expect(try await values.next() == 4)
     }
 
+    @Test("a DerivableRequest extension joins, for requests and associations alike")
+    func derivableExtension() throws {
+        let dbQueue = try Self.makeDatabase()
+        try dbQueue.read { (db: Database) throws in
+            let fromRequest = try Player.all().withTeamNamed("Reds").order(Column("id")).fetchAll(db)
+            #expect(fromRequest.map(\.name) == ["Ann", "Bob"])
+            let awards = try Award.joining(required: Award.player.withTeamNamed("Blues")).fetchAll(db)
+            #expect(awards.map(\.title) == ["Rookie"])
+        }
+    }
+
     // MARK: Aggregates
 
     @Test("association aggregates annotate and filter with a left join grouped by the primary key")
@@ -421,5 +433,14 @@ struct AssociationTests {
             #expect(throws: DatabaseError.self) { try Team.aliased(alias).fetchAll(db) }
             #expect(try Player.fetchCount(db) == 4)
         }
+    }
+}
+
+extension DerivableRequest<AssociationTests.Player> {
+    /// The players of the team of this name (GRDB's recommended shape of
+    /// a reusable request).
+    fileprivate func withTeamNamed(_ name: String) -> Self {
+        let teamAlias = TableAlias<AssociationTests.Team>()
+        return joining(required: AssociationTests.Player.team.aliased(teamAlias)).filter(teamAlias[Column("name")] == name)
     }
 }

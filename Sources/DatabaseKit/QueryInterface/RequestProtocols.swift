@@ -292,6 +292,10 @@ extension AggregatingRequest where Self: TypedRequest, Self.RowDecoder: TableRec
 public protocol TableRequest {
     /// The table the request reads.
     var databaseTableName: String { get }
+
+    /// The request whose table is known by `alias`, for expressions that
+    /// refer to its columns from elsewhere in the request.
+    func aliased(_ alias: TableAliasBase) -> Self
 }
 
 extension TableRequest where Self: FilteredRequest, Self: TypedRequest {
@@ -406,11 +410,12 @@ extension TableRequest where Self: AggregatingRequest {
 /// ```swift
 /// extension DerivableRequest<Player> {
 ///     func bestFirst() -> Self { order(Column("score").desc) }
+///     func withTeam() -> Self { including(required: Player.team) }
 /// }
 /// let best = try Player.all().bestFirst().limit(10).fetchAll(db)
 /// ```
-public protocol DerivableRequest<RowDecoder>: AggregatingRequest, FilteredRequest, OrderedRequest, SelectionRequest, TableRequest,
-    TypedRequest
+public protocol DerivableRequest<RowDecoder>: AggregatingRequest, FilteredRequest, JoinableRequest, OrderedRequest, SelectionRequest,
+    TableRequest, TypedRequest
 {
     /// The request without duplicate rows: `SELECT DISTINCT`.
     func distinct() -> Self
