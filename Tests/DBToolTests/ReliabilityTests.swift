@@ -20,6 +20,19 @@ private func launch(_ arguments: [String]) throws -> Process {
     return process
 }
 
+/// The CPU time a process has used, in seconds (user and system, from
+/// /proc); 0 when it is gone.
+private func cpuSeconds(of pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let afterName = stat.range(of: ") ")
+    else { return 0 }
+    // Fields after the command name: state is the first; utime and stime
+    // are the 12th and 13th.
+    let fields = stat[afterName.upperBound...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 /// Whether `PRAGMA quick_check` passes on a database file.
 private func isSound(_ path: String) throws -> Bool {
     let dbQueue = try DatabaseQueue(path: path)
@@ -82,6 +95,30 @@ struct ReliabilityTests {
         }
         // Kills landed both before and after the commit.
         #expect(outcomes.contains(true) && outcomes.contains(false), "\(outcomes)")
+    }
+
+    @Test("SIGINT or SIGTERM during a migration statement: 130, the migration named as not applied, the database as it was", arguments: [SIGINT, SIGTERM])
+    func migrateInterrupted(signal: Int32) throws {
+        let scratch = TemporaryDirectory()
+        let (database, migrations) = try makeMigrationProject(scratch)
+        #expect(try migrate(database, migrations).status == 0)
+        // One statement that runs for a minute unless interrupted.
+        try write(
+            """
+            -- migrate:up
+            CREATE TABLE slow AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000000000) SELECT COUNT(*) AS n FROM c;
+            """, to: migrations + "/0006_slow.sql")
+        let tool = try BackgroundTool(["migrate", "--database", database, "--migrations", migrations], scratch: scratch)
+        // Running the statement: a second of CPU spent (start-up takes far less).
+        #expect(waitUntil { cpuSeconds(of: tool.process.processIdentifier) >= 1 })
+        tool.send(signal)
+        let result = tool.wait()
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("interrupted by \(name): nothing of 0006_slow.sql was applied"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fix the migration"))
+        #expect(try appliedVersions(database) == [1, 2, 3, 4, 5])
+        #expect(try isSound(database + "/db.sqlite"))
     }
 
     @Test("concurrent dbtool migrate from 2, 4 and 8 processes: each migration applied exactly once", arguments: [2, 4, 8])

@@ -176,6 +176,11 @@ extension MigrationFile {
     ) throws -> T {
         do {
             return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && Interruption.isRequested {
+            // A signal stopped the statement (a deploy's timeout, a systemd
+            // stop): the transaction rolls back; nothing is wrong with the file.
+            let name = (path as NSString).lastPathComponent
+            throw DBToolError(.interrupted, "interrupted by \(Interruption.signalName): nothing of \(name) was \(direction.pastTense)")
         } catch let error as DatabaseError {
             // A compile error carries the rest of the section from the failing
             // statement on: name only that statement.
