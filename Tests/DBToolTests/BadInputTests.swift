@@ -44,6 +44,15 @@ struct BadInputTests {
             prepare: { s in ["snapshot", "--database", s.file("db"), "--foo"] }, status: 64,
             message: ["unknown option '--foo' of 'dbtool snapshot'"]),
         Case(
+            name: "a folder of backup archives given to restore as if it were a replica",
+            prepare: { s in
+                let database = try s.makeDatabase()
+                let backup = try dbtool(["backup", "--database", database, "--output-dir", s.file("backups")])
+                #expect(backup.status == 0, "\(backup.stderr)")
+                return ["restore", s.file("backups"), s.file("restored")]
+            }, status: 64,
+            message: ["$S/backups is a folder of backup archives, not a replica", "`dbtool restore $S/backups/latest $S/restored`", "dbtool backup list $S/backups"]),
+        Case(
             name: "nonexistent database path", prepare: { s in ["exec", "--database", s.file("nothing"), "SELECT 1"] },
             status: 66, message: ["no database at $S/nothing"]),
         Case(

@@ -118,6 +118,13 @@ public struct RestoreOperation: Sendable {
         return try Replica.at(archive, objectStore: objectStore)
     }
 
+    /// True when the folder holds backup archives (names with an archive
+    /// extension): what `backup --to` writes, mistaken for a replica.
+    private static func holdsArchives(_ path: String) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.contains { name in ArchiveFormat.fileExtensions.contains { name.hasSuffix($0) } }
+    }
+
     /// A report of a restore that was not needed.
     private func skipped(_ reason: String, target: String, database: String = "") -> Report {
         Report(archive: archive, directory: target, database: database, skipped: reason, integrity: "not run", replaced: false, live: false)
@@ -149,6 +156,12 @@ public struct RestoreOperation: Sendable {
         }
         let source: Source
         if let store = try replicaStore() {
+            if let path = store.store.localPath, try !ReplicaRestore.isReplica(store), Self.holdsArchives(path) {
+                // `dbtool backup --to BACKUPS_DIR` wrote it: one archive is restored at a time.
+                throw DBToolError(
+                    .usage, "\(archive) is a folder of backup archives, not a replica",
+                    hint: "Restore one archive: `dbtool restore \(join(archive, "latest")) \(directory)` for the newest, or choose one with `dbtool backup list \(archive)`.")
+            }
             if ifReplicaExists, try !ReplicaRestore.isReplica(store) {
                 return skipped("\(store.description) holds nothing to restore", target: target)
             }
