@@ -24,6 +24,12 @@ enum CommandRunner {
         do {
             command = try DBTool.parseAsRoot(arguments)
         } catch {
+            if let glob = GlobSuggestion.message(for: arguments) {
+                let error = DBToolError(.usage, glob, hint: GlobSuggestion.hint)
+                if json { try? StandardStreams.write(jsonDocument(ErrorDocument(error: error.summary)) + "\n") }
+                try? StandardStreams.flush()
+                return failed(error)
+            }
             if json {
                 reportJSON(usageError: error)
                 try? StandardStreams.flush()

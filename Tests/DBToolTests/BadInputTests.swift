@@ -53,6 +53,16 @@ struct BadInputTests {
             }, status: 64,
             message: ["$S/backups is a folder of backup archives, not a replica", "`dbtool restore $S/backups/latest $S/restored`", "dbtool backup list $S/backups"]),
         Case(
+            name: "an unquoted glob the shell expanded into several database paths",
+            prepare: { s in
+                for tenant in ["a", "b"] {
+                    let created = try dbtool(["init", s.file("tenants/\(tenant)/db")])
+                    #expect(created.status == 0, "\(created.stderr)")
+                }
+                return ["check", "--database", s.file("tenants/a/db"), s.file("tenants/b/db")]
+            }, status: 64,
+            message: ["--database got 2 existing paths", "the shell expanded an unquoted glob", "Quote the glob", "repeat --database"]),
+        Case(
             name: "nonexistent database path", prepare: { s in ["exec", "--database", s.file("nothing"), "SELECT 1"] },
             status: 66, message: ["no database at $S/nothing"]),
         Case(
