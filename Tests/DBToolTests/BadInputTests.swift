@@ -63,6 +63,10 @@ struct BadInputTests {
             }, status: 64,
             message: ["--database got 2 existing paths", "the shell expanded an unquoted glob", "Quote the glob", "repeat --database"]),
         Case(
+            name: "a parameter without its --arg",
+            prepare: { s in ["exec", "--database", try s.makeDatabase(), "SELECT ?"] }, status: 65,
+            message: ["(in `SELECT ?`)", "Give one --arg VALUE per `?`"]),
+        Case(
             name: "nonexistent database path", prepare: { s in ["exec", "--database", s.file("nothing"), "SELECT 1"] },
             status: 66, message: ["no database at $S/nothing"]),
         Case(

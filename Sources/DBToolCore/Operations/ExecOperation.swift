@@ -72,6 +72,14 @@ public struct ExecOperation {
                     .noPermission,
                     "the database \(database.location.filePath) was opened read-only (--readonly), and a statement writes\(error.sql.map { ": `\($0)`" } ?? "")",
                     hint: "Drop --readonly to write.")
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_MISUSE
+                && (error.message?.hasPrefix("missing statement argument") == true
+                    || error.message?.hasPrefix("wrong number of statement arguments") == true)
+            {
+                throw DBToolError(
+                    .dataError, "\(error.message ?? "")\(error.sql.map { " (in `\($0)`)" } ?? "")",
+                    hint: "Give one --arg VALUE per `?`, in order, and --arg NAME=VALUE for each :NAME (see dbtool exec --help).")
             } catch let error as DatabaseError where error.message?.contains("within a transaction") == true {
                 throw DBToolError(
                     .dataError, "\(error.message ?? "")\(error.sql.map { " (in `\($0)`)" } ?? "")",
