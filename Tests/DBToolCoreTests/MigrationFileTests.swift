@@ -290,12 +290,12 @@ struct OtherToolsMigrationFileTests {
         #expect(duplicate?.message.contains("two migrations have the version 1") == true)
     }
 
-    @Test("files that are not .sql, and subdirectories, are skipped and listed; a badly named .sql file is still refused")
+    @Test("files that are not .sql, and subdirectories, are skipped and listed (a README silently); a badly named .sql file is still refused")
     func skipped() throws {
         let path = NSTemporaryDirectory() + "migrations-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path + "/archive", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        for (name, text) in [("0001_a.sql", "SELECT 1;"), ("0002_seed.py", "print(1)"), ("atlas.sum", "h1:x"), (".keep", "")] {
+        for (name, text) in [("0001_a.sql", "SELECT 1;"), ("0002_seed.py", "print(1)"), ("atlas.sum", "h1:x"), (".keep", ""), ("README.md", "# Migrations")] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
         }
         let directory = try MigrationDirectory(path: path)

@@ -50,7 +50,9 @@ public struct MigrationDirectory: Sendable {
             if FileSystem.isDirectory(filePath) {
                 skipped.append(name + "/")
             } else if !name.lowercased().hasSuffix(".sql") {
-                skipped.append(name)
+                // A README beside the migrations is documentation, not a
+                // mistake: not worth a notice at every run.
+                if !Self.isReadme(name) { skipped.append(name) }
             } else if let (versionText, _, direction) = MigrationFile.parsePairName(name) {
                 // Paired by version, as golang-migrate does; the name comes from the up file.
                 let key = String(versionText.drop(while: { $0 == "0" }))
@@ -104,6 +106,12 @@ public struct MigrationDirectory: Sendable {
                 .dataError, "\(filePath) is a symbolic link to \(target ?? "nothing"), outside the migrations directory: refused",
                 hint: "Put the migration itself in the migrations directory (links may only point inside it).")
         }
+    }
+
+    /// True for `README`, `README.md`, `notes.md`: the folder's documentation.
+    static func isReadme(_ name: String) -> Bool {
+        let lowercased = name.lowercased()
+        return lowercased == "readme" || lowercased.hasPrefix("readme.") || lowercased.hasSuffix(".md")
     }
 
     /// The notice about skipped entries, nil when there is none.
