@@ -19,7 +19,7 @@ struct FleetOptions: ParsableArguments {
 
 /// Runs a command on the database `options` name, or on each of the fleet
 /// it names: one report per database (text: a line each, then a summary;
-/// JSON: one document), metrics per database, and the highest exit status
+/// JSON: one document), metrics per database, and the most telling exit status
 /// met. `operation` returns the report and the bytes it wrote, if any.
 func runOverDatabases<Report: Encodable & Sendable>(
     _ command: String, _ options: DatabaseOptions, _ fleet: FleetOptions, _ output: OutputOptions, metrics: MetricsOptions? = nil,
@@ -39,7 +39,8 @@ func runOverDatabases<Report: Encodable & Sendable>(
 }
 
 /// Runs `operation` with the index of each of `names`, `fleet.jobs` at a
-/// time, and prints the fleet's report; throws the highest exit status met.
+/// time, and prints the fleet's report; throws the fleet's status
+/// (``ExitStatus/fleetStatus(_:)``).
 func runFleet<Report: Encodable & Sendable>(
     _ command: String, names: [String], _ fleet: FleetOptions, _ output: OutputOptions, text: (Report) -> String,
     operation: @escaping @Sendable (Int) throws -> Report
@@ -50,7 +51,7 @@ func runFleet<Report: Encodable & Sendable>(
     if let progress { run.progress = { done, total in progress.update(done: done, total: total) } }
     let outcomes = run.run(operation)
     progress?.finishLine()
-    let worst = outcomes.map(\.status).max() ?? 0
+    let worst = ExitStatus.fleetStatus(outcomes.map(\.status))
     let failed = outcomes.filter { $0.status != 0 }.count
     let skipped = outcomes.filter(\.skipped).count
     if !output.quiet {
@@ -76,7 +77,17 @@ func runFleet<Report: Encodable & Sendable>(
             try StandardStreams.write(lines.joined(separator: "\n") + "\n")
         }
     }
-    // The errors were reported above, one per database.
+    // Each failure on stderr too, whatever the format and --quiet: cron
+    // mails stderr, and a quiet run must not fail silently.
+    let failures = outcomes.filter { $0.error != nil }
+    for outcome in failures {
+        if let error = outcome.error { StandardStreams.writeError("dbtool: error: \(outcome.database): \(error.message)\n") }
+    }
+    if !failures.isEmpty {
+        StandardStreams.writeError(
+            "dbtool: \(command): \(failures.count) of \(outcomes.count) database(s) failed (exit \(worst)): "
+                + failures.map(\.database).joined(separator: ", ") + "\n")
+    }
     if worst != 0 { throw ExitCode(worst) }
 }
 
@@ -87,6 +98,6 @@ struct FleetReport<Report: Encodable & Sendable>: Encodable {
     var total: Int
     var failed: Int
     var skipped: Int
-    /// The highest exit status met.
+    /// The run's exit status (``ExitStatus/fleetStatus(_:)``).
     var status: Int32
 }

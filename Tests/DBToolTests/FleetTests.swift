@@ -55,6 +55,37 @@ struct FleetTests {
         }
     }
 
+    @Test("a damaged and a locked tenant under --quiet: each error on stderr, a closing line naming both, 65 outranks 75")
+    func failuresSpeakUp() throws {
+        let scratch = TemporaryDirectory()
+        let tenants = try makeTenants(scratch, count: 3)
+        let (_, migrations) = try makeMigrationProject(scratch)
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: tenants[0] + "/db.sqlite"))
+        // Another process holds tenant 1's write lock past --timeout.
+        let signals = NSTemporaryDirectory() + "lock-holder-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: signals) }
+        let holder = try startWorkload(["hold-write-lock", tenants[1] + "/db.sqlite", signals])
+        defer {
+            _ = FileManager.default.createFile(atPath: signals + "/release", contents: nil)
+            holder.waitUntilExit()
+        }
+        #expect(waitUntil { FileManager.default.fileExists(atPath: signals + "/held") })
+
+        let glob = scratch.file("tenants") + "/*/db"
+        let result = try dbtool(["migrate", "--database", glob, "--migrations", migrations, "--timeout", "1", "--quiet"])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let (damaged, busy) = (tenants[0] + "/db.sqlite", tenants[1] + "/db.sqlite")
+        #expect(lines.contains { $0.hasPrefix("dbtool: error: \(damaged):") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("dbtool: error: \(busy):") }, "\(result.stderr)")
+        #expect(lines.last == "dbtool: migrate: 2 of 3 database(s) failed (exit 65): \(damaged), \(busy)", "\(result.stderr)")
+        // The locked one alone: 75, retry later.
+        let locked = try dbtool(["migrate", "--database", tenants[1], "--database", tenants[2], "--migrations", migrations, "--timeout", "1", "--quiet"])
+        #expect(locked.status == 75, "\(locked.stderr)")
+    }
+
     @Test("--fail-fast stops at the first failure; the databases not started are reported skipped")
     func failFast() throws {
         let scratch = TemporaryDirectory()

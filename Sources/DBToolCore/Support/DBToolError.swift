@@ -24,6 +24,20 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Interrupted by SIGINT or SIGTERM, after cleaning up (128 + SIGINT).
     case interrupted = 130
 
+    /// The status of a run over several databases whose databases ended
+    /// with `statuses`: the most telling one. An interruption stops the
+    /// whole run; a broken database, a missing input, a refused permission
+    /// or an I/O error needs a person, so they outrank 75 ("retry later"),
+    /// which a cron job would otherwise just retry.
+    public static func fleetStatus(_ statuses: [Int32]) -> Int32 {
+        let precedence: [Int32] = [130, 70, 65, 66, 77, 74, 73, 64]
+        let failures = statuses.filter { $0 != 0 }
+        guard !failures.isEmpty else { return 0 }
+        for status in precedence where failures.contains(status) { return status }
+        // 75, or a status outside the documented ones (the highest of those).
+        return failures.filter { $0 != 75 }.max() ?? 75
+    }
+
     /// What the status means, for `--help` and the man page.
     public var meaning: String {
         switch self {
