@@ -66,6 +66,40 @@ struct DayTwoCommandTests {
         }
     }
 
+    @Test("a crashed transaction's hot journal: check and stats roll it back and say so (never 77); where they may not write, 65 saying why")
+    func hotJournal() throws {
+        for command in ["check", "stats"] {
+            let scratch = TemporaryDirectory()
+            let database = try scratch.makeDatabase()
+            let file = database + "/db.sqlite"
+            let crash = try startWorkload(["crash-mid-transaction", file])
+            crash.waitUntilExit()
+            #expect(crash.terminationReason == .uncaughtSignal)
+            #expect(FileSystemProbe.size(file + "-journal") > 0, "no journal left by the crash")
+
+            if getuid() == 0 {
+                // A user who may read but not write the directory: dbtool must
+                // not read around the journal, nor call it a permission problem.
+                chmod(scratch.path, 0o755)
+                chmod(database, 0o755)
+                chmod(file, 0o644)
+                chmod(file + "-journal", 0o644)
+                let refused = try dbtool(
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", toolURL.path, command, "--database", database],
+                    executable: "/usr/bin/setpriv")
+                #expect(refused.status == 65, "\(command): \(refused.stderr)")
+                #expect(refused.stderr.contains("a transaction a crash left unfinished"), "\(refused.stderr)")
+            }
+
+            let result = try dbtool([command, "--database", database])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("notice: rolled back a transaction a crash left unfinished in \(file)"), "\(result.stderr)")
+            #expect(FileSystemProbe.size(file + "-journal") == 0)
+            let again = try dbtool([command, "--database", database])
+            #expect(again.status == 0 && !again.stderr.contains("rolled back"), "\(again.stderr)")
+        }
+    }
+
     @Test("check reads while an application writes: it succeeds and never stalls the writer")
     func checkLive() throws {
         let scratch = TemporaryDirectory()
@@ -258,5 +292,12 @@ struct DayTwoCommandTests {
 enum FileSystemInfo {
     static func size(_ path: String) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}
+
+/// File sizes, for the tests (0 when absent).
+enum FileSystemProbe {
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 }

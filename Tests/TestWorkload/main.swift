@@ -29,6 +29,10 @@ import Foundation
 //   TestWorkload hold-open DATABASE SIGNALS
 //       opens a connection, reads once, creates SIGNALS/held, and keeps the
 //       connection open (and idle) until SIGNALS/release exists.
+//   TestWorkload crash-mid-transaction DATABASE
+//       switches DATABASE to a rollback journal, fills a table, then dies
+//       (SIGKILL) inside a transaction that has spilled pages to the file:
+//       the journal it leaves is hot.
 //   TestWorkload exec-unblocked PROGRAM ARGUMENTS...
 //       runs PROGRAM with every signal unblocked and at its default: a test
 //       runner may spawn its children with SIGTERM and SIGHUP blocked, and a
@@ -147,6 +151,24 @@ func execUnblocked(_ arguments: [String]) -> Never {
     exit(127)
 }
 
+/// Dies inside a write transaction whose changes reached the database file.
+func crashMidTransaction(path: String) throws {
+    let dbQueue = try DatabaseQueue(path: path)
+    try dbQueue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA journal_mode = DELETE")
+        try db.execute(
+            sql: """
+                CREATE TABLE filler (x);
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO filler SELECT randomblob(100) FROM n;
+                """)
+        // A small cache spills the transaction's pages to the file.
+        try db.execute(sql: "PRAGMA cache_size = 10")
+        try db.execute(sql: "BEGIN")
+        try db.execute(sql: "UPDATE filler SET x = randomblob(100)")
+        kill(getpid(), SIGKILL)
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "exec-unblocked" && arguments.count > 1 { execUnblocked(Array(arguments.dropFirst())) }
 do {
@@ -157,8 +179,12 @@ do {
     case ("hold-open", 3): try holdOpen(path: arguments[2], signals: arguments[3])
     case ("hold-read", 3): try holdRead(path: arguments[2], signals: arguments[3])
     case ("ack-writer", 3): try ackWriter(path: arguments[2], signals: arguments[3])
+    case ("crash-mid-transaction", 2): try crashMidTransaction(path: arguments[2])
     default:
-        FileHandle.standardError.write(Data("usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|ack-writer|hold-open|hold-read DATABASE SIGNALS\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|ack-writer|hold-open|hold-read DATABASE SIGNALS\n"
+                    .utf8))
         exit(64)
     }
 } catch {

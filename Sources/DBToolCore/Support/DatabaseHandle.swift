@@ -42,6 +42,38 @@ public struct DatabaseHandle: Sendable, Equatable {
         return queue
     }
 
+    /// True when a rollback journal beside the database starts with SQLite's
+    /// journal header: a transaction that may have been left unfinished by a
+    /// crash (a "hot journal"), or one a live writer is running.
+    private var hasJournalOfCrashedTransaction: Bool {
+        guard let journal = FileHandle(forReadingAtPath: location.filePath + "-journal") else { return false }
+        defer { try? journal.close() }
+        let header = (try? journal.read(upToCount: 8)) ?? Data()
+        return header == Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
+    }
+
+    /// Lets SQLite roll back the transaction a crash left unfinished, as it
+    /// does at the first read of any connection that may write; a read-only
+    /// connection can not (it would fail with "attempt to write a readonly
+    /// database", which is no permission problem). Says so on stderr.
+    private func rollBackCrashedTransaction() throws {
+        guard !isReadOnlyPlace else {
+            throw DBToolError(
+                .dataError,
+                "the database \(location.filePath) has the journal of a transaction a crash left unfinished: SQLite must roll it back, which needs a connection that may write, and dbtool may not write in \(location.directoryPath)",
+                hint: "Run any dbtool command that writes (or sqlite3) on it as a user who may write \(location.directoryPath), then run this one again.")
+        }
+        let queue = try openQueue(readonly: false)
+        // Its first read rolls the journal back (or reads, when a live
+        // writer owns the journal).
+        _ = try reportingErrors { try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") } }
+        try? queue.close()
+        if !hasJournalOfCrashedTransaction {
+            StandardStreams.writeError(
+                "dbtool: notice: rolled back a transaction a crash left unfinished in \(location.filePath), as SQLite does when it opens a database\n")
+        }
+    }
+
     /// True when dbtool may not write in the database's directory: read-only
     /// media, or a directory of another user. SQLite then can not create the
     /// WAL index (`-shm`) a read of a WAL database needs.
@@ -55,6 +87,7 @@ public struct DatabaseHandle: Sendable, Equatable {
     /// creates nothing); one whose WAL holds commits can not be read there
     /// (77, saying so). Elsewhere: ``openQueue(readonly:)``.
     public func openForReading(readonly: Bool = true) throws -> DatabaseQueue {
+        if readonly && hasJournalOfCrashedTransaction { try rollBackCrashedTransaction() }
         guard isReadOnlyPlace else { return try openQueue(readonly: readonly) }
         try location.checkExists()
         let wal = FileSystem.size(location.filePath + "-wal")
