@@ -178,6 +178,10 @@ public struct BackupOperation: Sendable {
         if let stale = StaleUpload(note: lock.previousNote), repository.abortAbandoned(name: stale.name, token: stale.token) {
             aborted.append(repository.location(of: stale.name))
         }
+        // Noted before the store is asked to start the upload: a kill between
+        // its request and its answer leaves an upload whose id only the
+        // store knows, found by the archive's key.
+        lock.note(StaleUpload(name: name, token: nil).note)
         repository.uploadStarted = { name, token in lock.note(StaleUpload(name: name, token: token).note) }
         if let progress { repository.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
         var written = try write(

@@ -5,10 +5,11 @@
 struct StaleUpload: Equatable {
     /// The archive's name in its repository.
     var name: String
-    /// The store's token of the upload (an S3 multipart upload's id).
-    var token: String
+    /// The store's token of the upload (an S3 multipart upload's id); nil
+    /// while the upload is being created: the store has not answered yet.
+    var token: String?
 
-    init(name: String, token: String) {
+    init(name: String, token: String?) {
         self.name = name
         self.token = token
     }
@@ -16,10 +17,10 @@ struct StaleUpload: Equatable {
     /// Parses a lock file's note; nil for anything else.
     init?(note: String?) {
         guard let fields = note?.split(separator: " ", maxSplits: 2), fields.count == 3, fields[0] == "upload" else { return nil }
-        token = String(fields[1])
+        token = fields[1] == "-" ? nil : String(fields[1])
         name = String(fields[2])
     }
 
-    /// The note written in the lock file.
-    var note: String { "upload \(token) \(name)" }
+    /// The note written in the lock file (`-` for a token not known yet).
+    var note: String { "upload \(token ?? "-") \(name)" }
 }

@@ -204,7 +204,7 @@ final class DirectoryStore: Store {
         }
     }
 
-    func abortAbandoned(key: String, token: String) -> Bool { false }
+    func abortAbandoned(key: String, token: String?) -> Bool { false }
 
     // MARK: - Files SQLite fills (snapshots)
 

@@ -88,7 +88,7 @@ final class ArchiveRepository {
     func delete(_ name: String) throws -> Bool { try store.delete(name) }
 
     /// Aborts an upload of `name` a killed run left; false when it could not be.
-    func abortAbandoned(name: String, token: String) -> Bool { store.abortAbandoned(key: name, token: token) }
+    func abortAbandoned(name: String, token: String?) -> Bool { store.abortAbandoned(key: name, token: token) }
 }
 
 /// An entry of a repository.

@@ -63,8 +63,10 @@ protocol Store: AnyObject {
     @discardableResult
     func delete(_ key: String) throws -> Bool
     /// Cancels an upload a killed run left, as ``StoreWriteOptions/started``
-    /// told it; false when it could not be (a directory leaves none).
-    func abortAbandoned(key: String, token: String) -> Bool
+    /// told it; with no token (the run was killed before it learnt it),
+    /// every upload of that exact key. False when there was none to cancel
+    /// (a directory leaves none).
+    func abortAbandoned(key: String, token: String?) -> Bool
 }
 
 /// The backends of ``Store``.

@@ -81,8 +81,17 @@ final class S3Store: Store {
         return true
     }
 
-    func abortAbandoned(key: String, token: String) -> Bool {
-        (try? client.abortMultipartUpload(object(key), uploadId: token)) != nil
+    func abortAbandoned(key: String, token: String?) -> Bool {
+        let location = object(key)
+        if let token { return (try? client.abortMultipartUpload(location, uploadId: token)) != nil }
+        // The archive's key is its own (a timestamped name): its uploads
+        // are the killed run's.
+        guard let uploads = try? client.multipartUploads(bucket: location.bucket, prefix: location.key) else { return false }
+        var aborted = false
+        for upload in uploads where upload.key == location.key {
+            if (try? client.abortMultipartUpload(location, uploadId: upload.uploadId)) != nil { aborted = true }
+        }
+        return aborted
     }
 }
 
