@@ -79,8 +79,11 @@ struct SQLRelation: Sendable {
             case .primaryKeyValue(let value):
                 return try Filter.primaryKey([value]).resolve(db, table: table)
             case .primaryKey(let values):
-                guard let db else { throw DatabaseError.misuse("a filter by key reads the database schema: build its SQL with a connection") }
-                return SQLCollection.array(values.map(\.sqlExpression)).contains(Column(try db.filteringPrimaryKeyColumn(table)).sqlExpression)
+                guard let db else {
+                    throw DatabaseError.misuse("a filter by key reads the database schema: build its SQL with a connection")
+                }
+                return SQLCollection.array(values.map(\.sqlExpression)).contains(
+                    Column(try db.filteringPrimaryKeyColumn(table)).sqlExpression)
             }
         }
     }
@@ -147,12 +150,7 @@ struct SQLRelation: Sendable {
                 let count = try db.columns(in: table).count
                 return (1...max(count, 1)).map { SQL(sql: "\($0)").sqlOrdering }
             })
-        relation.children = children.map { child in
-            var child = child
-            child.relation = child.relation.withStableOrder()
-            return child
-        }
-        return relation
+        return relation.mappingChildren { $0.withStableOrder() }
     }
 
     /// The relation without ordering, its joined tables included (for
@@ -160,12 +158,24 @@ struct SQLRelation: Sendable {
     func unordered() -> SQLRelation {
         var relation = self
         relation.ordering = Ordering()
-        if !children.isEmpty {
-            relation.children = children.map { child in
-                var child = child
-                child.relation = child.relation.unordered()
-                return child
-            }
+        return children.isEmpty ? relation : relation.mappingChildren { $0.unordered() }
+    }
+
+    /// The relation selecting nothing of its own table: a table joined only
+    /// to filter (`joining`), the pivots of an indirect association.
+    func selectingNothing() -> SQLRelation {
+        var relation = self
+        relation.selection = .value([])
+        relation.annotations = []
+        return relation
+    }
+
+    /// The relation with `transform` applied to the relation of each
+    /// joined or prefetched table.
+    func mappingChildren(_ transform: (SQLRelation) -> SQLRelation) -> SQLRelation {
+        var relation = self
+        for index in relation.children.indices {
+            relation.children[index].relation = transform(relation.children[index].relation)
         }
         return relation
     }

@@ -139,8 +139,9 @@ public struct AssociationAggregate<RowDecoder>: Sendable {
         var aliases: [TableAliasBase] = []
         for association in associations {
             let alias = TableAliasBase()
-            var aliased = association.selectingNothing()
-            aliased.destination.relation = aliased.destination.relation.aliased(alias)
+            var aliased = association
+            aliased.destination.relation = association.destination.relation.aliased(alias)
+            // `_joining` selects nothing of the joined table.
             request = request._joining(optional: aliased)
             aliases.append(alias)
         }

@@ -87,16 +87,8 @@ extension JoinableRequest where Self: SelectionRequest {
     {
         let alias = TableAliasBase()
         let aliased = association.aliased(alias)._sqlAssociation
-        let selection = aliased.destination.relation.selection
-        let annotations = aliased.destination.relation.annotations
-        return (
-            aliased,
-            { db in
-                var result = try selection.resolve(db)
-                for annotation in annotations { result += try annotation.resolve(db) }
-                return result.map { $0.qualified(with: .alias(alias)) }
-            }
-        )
+        let relation = aliased.destination.relation
+        return (aliased, { db in try relation.resolvedSelection(db).map { $0.qualified(with: .alias(alias)) } })
     }
 }
 
@@ -140,8 +132,7 @@ extension _SQLAssociation {
     /// The association selecting nothing of its destination (`joining`).
     func selectingNothing() -> _SQLAssociation {
         var association = self
-        association.destination.relation.selection = .value([])
-        association.destination.relation.annotations = []
+        association.destination.relation = destination.relation.selectingNothing()
         return association
     }
 }

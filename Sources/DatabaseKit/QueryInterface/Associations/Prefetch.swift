@@ -20,35 +20,22 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
             return index
         }
 
-        let pivotAlias = TableAliasBase()
-        var sqlAssociation = association
-        var pivotRelation = sqlAssociation.pivot.relation.aliased(pivotAlias)
-        var baseCTE: SQLCTE?
+        var relation: SQLRelation
         if mapping.count == 1 {
             let index = leftIndexes[0]
-            pivotRelation.filters.append(
-                .expression(.value(pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } }))))
+            let filter = pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } })
+            relation = association.prefetchRelation(pivotFilter: filter, pivotColumns: pivotColumns)
         } else {
             var base = originRelation.removingPrefetchedAssociations()
             if base.limit == nil { base = base.unordered() }
+            base = base.selectingNothing().mappingChildren { $0.selectingNothingDeeply() }
             base.selection = .value(leftColumns.map { SQLSelection(.expression(.column($0))) })
-            base.annotations = []
             base.isDistinct = false
-            base.children = base.children.map { child in
-                var child = child
-                child.relation = child.relation.selectingNothing()
-                return child
-            }
-            let cte = SQLCTE(tableName: "grdb_base", columns: nil, subquery: .relation(base), isRecursive: false)
-            baseCTE = cte
             let pivotRow = SQLExpression(.rowValue(pivotColumns.map { SQLExpression.column($0) }))
-            pivotRelation.filters.append(
-                .expression(.value(SQLExpression(.inCollection(pivotRow, .table("grdb_base"), negated: false)))))
+            let filter = SQLExpression(.inCollection(pivotRow, .table("grdb_base"), negated: false))
+            relation = association.prefetchRelation(pivotFilter: filter, pivotColumns: pivotColumns)
+                .with(SQLCTE(tableName: "grdb_base", columns: nil, subquery: .relation(base), isRecursive: false))
         }
-        sqlAssociation.pivot.relation = pivotRelation
-        var relation = sqlAssociation.destinationRelation()
-        relation.annotations.append(.value(pivotColumns.map { pivotAlias[$0].forKey("grdb_\($0)") }))
-        if let baseCTE { relation = relation.with(baseCTE) }
 
         let prefetchedRows = try QueryInterfaceRequest<Row>(relation: relation).fetchAll(db)
 
@@ -86,15 +73,24 @@ private func attach(_ prefetched: [Row], to row: Row, _ keyPath: ArraySlice<Stri
 
 extension SQLRelation {
     /// The relation selecting nothing, its joined tables included.
-    fileprivate func selectingNothing() -> SQLRelation {
-        var relation = self
-        relation.selection = .value([])
-        relation.annotations = []
-        relation.children = children.map { child in
-            var child = child
-            child.relation = child.relation.selectingNothing()
-            return child
-        }
+    fileprivate func selectingNothingDeeply() -> SQLRelation {
+        selectingNothing().mappingChildren { $0.selectingNothingDeeply() }
+    }
+}
+
+extension _SQLAssociation {
+    /// The query of the association's rows: its pivot filtered by
+    /// `pivotFilter` (columns of the pivot, unqualified), the pivot columns
+    /// selected as `grdb_COLUMN` to group the rows by. The prefetch runs
+    /// it; the region of a request reads what it reads.
+    fileprivate func prefetchRelation(pivotFilter: SQLExpression, pivotColumns: [String]) -> SQLRelation {
+        let pivotAlias = TableAliasBase()
+        var association = self
+        var pivot = association.pivot.relation.aliased(pivotAlias)
+        pivot.filters.append(.expression(.value(pivotFilter)))
+        association.pivot.relation = pivot
+        var relation = association.destinationRelation()
+        relation.annotations.append(.value(pivotColumns.map { pivotAlias[$0].forKey("grdb_\($0)") }))
         return relation
     }
 }
@@ -109,11 +105,10 @@ extension QueryInterfaceRequest {
             // The prefetch query, its pivot filtered on a value that stands
             // for the fetched rows' keys: what it reads, whatever the rows.
             let mapping = try association.pivot.condition.joinMapping(db, from: relation.source)
-            var sqlAssociation = association
-            sqlAssociation.pivot.relation.filters.append(
-                .expression(
-                    .value(.associative(.and, mapping.map { SQLExpression.compare(.equal, Column($0.right).sqlExpression, .null) }))))
-            region.formUnion(try QueryInterfaceRequest<Row>(relation: sqlAssociation.destinationRelation()).databaseRegion(db))
+            let filter = SQLExpression.associative(
+                .and, mapping.map { SQLExpression.compare(.equal, Column($0.right).sqlExpression, .null) })
+            let prefetch = association.prefetchRelation(pivotFilter: filter, pivotColumns: mapping.map(\.right))
+            region.formUnion(try QueryInterfaceRequest<Row>(relation: prefetch).databaseRegion(db))
         }
         return region
     }

@@ -75,9 +75,7 @@ public struct _SQLAssociation: Sendable {
         for index in stride(from: steps.count - 2, through: 0, by: -1) {
             let step = steps[index]
             let next = steps[index + 1]
-            var relation = step.relation
-            relation.selection = .value([])
-            relation.annotations = []
+            var relation = step.relation.selectingNothing()
             relation.children = relation.children.filter { !$0.kind.isPrefetched }
             reversed.append(
                 AssociationStep(
@@ -137,10 +135,7 @@ extension SQLRelation {
             key: destination.key.name(singular: isSingular), kind: kind, condition: destination.condition, relation: destination.relation)
         if association.steps.count == 1 { return appendingChild(child) }
         var reduced = _SQLAssociation(steps: Array(association.steps.dropLast()))
-        var pivotRelation = reduced.destination.relation
-        pivotRelation.selection = .value([])
-        pivotRelation.annotations = []
-        reduced.destination.relation = pivotRelation.appendingChild(child)
+        reduced.destination.relation = reduced.destination.relation.selectingNothing().appendingChild(child)
         // The pivots of an indirect including(all:) are fetched with the
         // destination, not decoded: a bridge.
         return appendingChild(for: reduced, kind: kind == .all ? .bridge : kind)
@@ -195,12 +190,9 @@ extension SQLRelation {
             case .oneOptional, .oneRequired, .bridge:
                 return child.relation.prefetchedAssociations.map { association in
                     var through = child
+                    through.relation = child.relation.selectingNothing()
                     through.relation.children.removeAll { $0.key == association.pivot.keyName }
-                    through.relation.selection = .value([])
-                    through.relation.annotations = []
-                    var steps = through.association().steps
-                    steps[0].isToOne = child.kind != .bridge
-                    return association.through(_SQLAssociation(steps: steps))
+                    return association.through(through.association())
                 }
             }
         }
