@@ -240,6 +240,44 @@ struct ReplicateCommandTests {
         }
     }
 
+    @Test("logs: under journald's stream no time and a syslog priority; --log-format json gives one object per line")
+    func serviceLogs() throws {
+        let database = try scratch.makeDatabase()
+        // A service's stderr is journald's stream: $JOURNAL_STREAM names its device and inode.
+        func replicate(_ extra: [String], journal: Bool) throws -> [String] {
+            let log = scratch.file("log-\(UUID().uuidString)")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            let stream = journal ? "JOURNAL_STREAM=$(stat -c %d:%i \"$LOG\") " : "JOURNAL_STREAM=1:2 "
+            process.arguments = ["-c", "exec 2>\"$LOG\"; \(stream)exec \"$0\" \"$@\"", toolURL.path, "replicate", "--database", database,
+                "--to", scratch.file("replica"), "--sync-interval", "0.1"] + extra
+            process.environment = testEnvironment.merging(["LOG": log]) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            #expect(waitUntil { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\n") }, "no log line")
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+
+        let journaled = try replicate([], journal: true)
+        #expect(!journaled.isEmpty && journaled.allSatisfy { $0.hasPrefix("<6>dbtool replicate \(database)/db.sqlite: ") || $0.hasPrefix("<4>") }, "\(journaled)")
+        // A $JOURNAL_STREAM inherited while stderr goes elsewhere keeps the times.
+        let elsewhere = try replicate([], journal: false)
+        #expect(elsewhere.first.map { ISOTime.parse(String($0.prefix { $0 != " " })) != nil } == true, "\(elsewhere)")
+
+        let json = try replicate(["--log-format", "json"], journal: true)
+        #expect(!json.isEmpty)
+        for line in json {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+            #expect(object?["command"] == "replicate" && object?["database"] == database + "/db.sqlite" && object?["level"] == "info", "\(line)")
+            #expect(object?["time"].flatMap(ISOTime.parse) != nil && object?["message"]?.isEmpty == false, "\(line)")
+        }
+        let misplaced = try dbtool(["restore", scratch.file("replica"), scratch.file("copy"), "--log-format", "json"])
+        #expect(misplaced.status == 64 && misplaced.stderr.contains("--follow"), "\(misplaced.stderr)")
+    }
+
     @Test("--follow: a read-only copy that keeps up with the replica; every read sees a whole state, never half of a file")
     func follow() throws {
         let database = try scratch.makeDatabase()

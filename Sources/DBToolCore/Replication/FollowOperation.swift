@@ -22,7 +22,7 @@ public struct FollowOperation: Sendable {
     public var interval: TimeInterval = 1
     public var objectStore = ObjectStoreOptions()
     /// Receives one line per update.
-    public var log: @Sendable (String) -> Void = { _ in }
+    public var log: LogSink = { _, _ in }
 
     public init(replica: String, directory: String, txid: String) {
         self.replica = replica
@@ -94,10 +94,10 @@ public struct FollowOperation: Sendable {
                 waiting = false
                 current = next.last!.name.maxTXID
                 updates += 1
-                if rebuilt { log("the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot") }
-                log("at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)")
+                if rebuilt { log(.warning, "the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot") }
+                log(.info, "at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)")
             } catch let error as DBToolError where error.status == .tempFail {
-                log("the replica does not answer (\(error.message)): retrying")
+                log(.warning, "the replica does not answer (\(error.message)): retrying")
             } catch where Interruption.isRequested {
                 break  // the copy keeps its last whole state
             }

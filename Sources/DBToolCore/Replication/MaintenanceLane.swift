@@ -36,7 +36,7 @@ final class MaintenanceLane: @unchecked Sendable {
     private let compactionLevels: [Compaction.Level]?
     private let retention: TimeInterval
     private let nodeID: UInt64
-    private let log: @Sendable (String) -> Void
+    private let log: LogSink
     private var lastSnapshot: Date
 
     /// - parameters:
@@ -47,7 +47,7 @@ final class MaintenanceLane: @unchecked Sendable {
     ///   - compactionLevels: The levels compacted, nil for none.
     init(
         replica: Replica, scratch: String, localLevelZero: String?, snapshotInterval: TimeInterval, lastSnapshot: Date,
-        compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping @Sendable (String) -> Void
+        compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping LogSink
     ) {
         self.replica = replica
         self.scratch = scratch
@@ -166,7 +166,7 @@ final class MaintenanceLane: @unchecked Sendable {
                 }
                 return
             } catch {
-                if !reported { log("the start image \(name.fileName) could not go up yet (\(error)): retrying") }
+                if !reported { log(.warning, "the start image \(name.fileName) could not go up yet (\(error)): retrying") }
                 reported = true
                 // A second signal, or the shutdown's deadline: give up.
                 if isStopping && Interruption.isRequested { return }
@@ -192,11 +192,11 @@ final class MaintenanceLane: @unchecked Sendable {
                 try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
             }
             lastSnapshot = started
-            log("snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(size)), \(Int(Date().timeIntervalSince(started).rounded())) s)")
+            log(.info, "snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(size)), \(Int(Date().timeIntervalSince(started).rounded())) s)")
         } catch is ImagePlan.Cancelled {
             return
         } catch {
-            log("snapshot failed, trying again later: \(error)")
+            log(.warning, "snapshot failed, trying again later: \(error)")
             lastSnapshot = Date().addingTimeInterval(min(300, snapshotInterval) - snapshotInterval)
         }
     }
@@ -211,15 +211,15 @@ final class MaintenanceLane: @unchecked Sendable {
     /// replica stays restorable from level 0 meanwhile.
     private func maintain(_ compaction: inout Compaction, _ lastRetention: inout Date) {
         do {
-            for name in try compaction.run() { log("compacted: \(name.fileName) at level \(name.level)") }
+            for name in try compaction.run() { log(.info, "compacted: \(name.fileName) at level \(name.level)") }
             // Retention deletes only what a snapshot older than the window covers: a look now and then is enough.
             if Date().timeIntervalSince(lastRetention) >= Self.retentionInterval(for: retention) {
                 lastRetention = Date()
                 let deleted = try compaction.enforceRetention(retention)
-                if !deleted.isEmpty { log("retention: \(deleted.count) files older than \(Int(retention)) s deleted") }
+                if !deleted.isEmpty { log(.info, "retention: \(deleted.count) files older than \(Int(retention)) s deleted") }
             }
         } catch {
-            if !isStopping { log("compaction failed, retrying later: \(error)") }
+            if !isStopping { log(.warning, "compaction failed, retrying later: \(error)") }
         }
     }
 }

@@ -60,7 +60,7 @@ public struct ReplicateOperation: Sendable {
     public var metricsFile: String?
     public var metricsInterval: TimeInterval = 15
     /// Receives one line per event (the CLI prints them on stderr).
-    public var log: @Sendable (String) -> Void = { _ in }
+    public var log: LogSink = { _, _ in }
     /// Called once the replica holds the database's state at the start:
     /// the service is ready.
     public var ready: @Sendable () -> Void = {}
@@ -124,10 +124,10 @@ public struct ReplicateOperation: Sendable {
             // Stopped before it began: nothing to ship, a clean stop.
             let stoppedBy = Interruption.acknowledge()
             try? session.close()
-            log("stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
+            log(.info, "stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
             return Report(database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
-        log(start.description)
+        log(.info, start.description)
         // A replica that starts with the whole database has its first snapshot.
         let maintenance = try startMaintenance(identity: identity, outbox: outbox, replica: replica, imageNow: start.file?.minTXID == 1)
         var uploader = Uploader(replica: replica, outbox: outbox, state: state, log: log, shippedTXID: start.replicaTXID)
@@ -170,7 +170,7 @@ public struct ReplicateOperation: Sendable {
             do {
                 return try body()
             } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && Date() < deadline {
-                if !reported { log("the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s") }
+                if !reported { log(.warning, "the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s") }
                 reported = true
                 try Interruption.sleep(seconds: min(delay, deadline.timeIntervalSinceNow))
                 delay = min(delay * 2, 30)
@@ -216,7 +216,7 @@ public struct ReplicateOperation: Sendable {
             }
             try uploader.upload(retrying: false)
         } catch {
-            log("last sync incomplete: \(error)")
+            log(.warning, "last sync incomplete: \(error)")
         }
         maintenance.stop(deadline: Date().addingTimeInterval(1))
         try? session.close()
@@ -224,7 +224,7 @@ public struct ReplicateOperation: Sendable {
         let report = Report(
             database: database.filePath, replica: replica.description, txid: LTXFileName.hex(uploader.shippedTXID),
             filesShipped: uploader.shippedFiles, filesPending: (try? outbox.files().count) ?? 0, stoppedBy: stoppedBy)
-        log("stopped\(stoppedBy.map { " by \($0)" } ?? ""): TXID \(report.txid) shipped, \(report.filesPending) files not shipped")
+        log(.info, "stopped\(stoppedBy.map { " by \($0)" } ?? ""): TXID \(report.txid) shipped, \(report.filesPending) files not shipped")
         return report
     }
 }
@@ -254,20 +254,20 @@ struct ShippingTick {
         let log = operation.log
         do {
             if outbox.size() < operation.outboxLimit {
-                if outboxFull { log("outbox below \(ByteCount.text(operation.outboxLimit)): syncing again") }
+                if outboxFull { log(.info, "outbox below \(ByteCount.text(operation.outboxLimit)): syncing again") }
                 outboxFull = false
                 try session.sync()
                 if session.walPages() >= operation.checkpointPages { try session.checkpoint() }
                 if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
             } else if !outboxFull {
                 outboxFull = true
-                log("outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
+                log(.warning, "outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
             }
         } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
             // A full disk: nothing is lost, the log stays pinned; try again.
-            log("could not write to the outbox (\(error.message)): retrying")
+            log(.warning, "could not write to the outbox (\(error.message)): retrying")
         } catch let error as FileSystemError where error.errno != .interrupted {
-            log("could not write to the outbox (\(error)): retrying")
+            log(.warning, "could not write to the outbox (\(error)): retrying")
         } catch let replaced as ReplicationSession.LogReplaced {
             // A new database under the same name: its history follows on as a full image.
             maintenance.cancelSnapshot()
@@ -277,7 +277,7 @@ struct ShippingTick {
             session.nodeID = uploader.state.nodeID
             try uploader.state.reset()
             try session.startWithImage(after: next)
-            log("\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
+            log(.warning, "\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
         }
         if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
         try uploader.upload()
@@ -332,7 +332,7 @@ struct ReplicationMetrics {
                 database: operation.database.filePath, replica: replica, lag: pending == 0 ? 0 : now.timeIntervalSince(lastEmpty),
                 pendingBytes: pending, shippedTXID: shippedTXID, now: now, to: path)
         } catch {
-            operation.log("could not write the metrics file: \(error)")
+            operation.log(.warning, "could not write the metrics file: \(error)")
         }
     }
 }

@@ -59,7 +59,7 @@ struct Uploader {
     let state: ReplicaState
     /// Whether uploaded files are kept for level 1's compaction (``Outbox/shipped``).
     var keepsShipped = true
-    let log: @Sendable (String) -> Void
+    let log: LogSink
     private var failing = false
     /// The last TXID the replica holds at level 0, without a gap.
     private(set) var shippedTXID: UInt64
@@ -72,7 +72,7 @@ struct Uploader {
     /// TXIDs uploaded past one still on its way (the handed-off file).
     private var uploadedPast: UInt64 = 0
 
-    init(replica: Replica, outbox: Outbox, state: ReplicaState, log: @escaping @Sendable (String) -> Void, shippedTXID: UInt64) {
+    init(replica: Replica, outbox: Outbox, state: ReplicaState, log: @escaping LogSink, shippedTXID: UInt64) {
         self.replica = replica
         self.outbox = outbox
         self.state = state
@@ -90,11 +90,11 @@ struct Uploader {
                 let timestamp = try Self.timestamp(of: path)
                 try replica.write(name, from: path, timestamp: timestamp)
             } catch let error as DBToolError where retrying && (error.status == .tempFail || error.status == .ioError) {
-                if !failing { log("the replica \(replica.description) does not answer (\(error.message)): files wait in the outbox") }
+                if !failing { log(.warning, "the replica \(replica.description) does not answer (\(error.message)): files wait in the outbox") }
                 failing = true
                 return
             }
-            if failing { log("the replica answers again: uploading the outbox") }
+            if failing { log(.info, "the replica answers again: uploading the outbox") }
             failing = false
             shippedFiles += 1
             landed(name, path: path)
@@ -139,7 +139,7 @@ struct Uploader {
                 defer { file.close() }
                 try state.apply { buffer in try file.read(into: buffer) }
             } catch {
-                log("could not record \(name.fileName) in the replica's state (\(error)): the next restart ships the whole database")
+                log(.warning, "could not record \(name.fileName) in the replica's state (\(error)): the next restart ships the whole database")
                 try? state.reset()
             }
         }

@@ -96,6 +96,7 @@ struct ReplicateRunCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
+    @OptionGroup var log: LogOptions
 
     func validate() throws {
         guard syncInterval >= 0.01 && syncInterval <= 3600 else { throw ValidationError("--sync-interval takes 0.01 to 3600 seconds") }
@@ -126,9 +127,7 @@ struct ReplicateRunCommand: ParsableCommand {
         operation.objectStore = objectStore.options
         let quiet = output.quiet
         let name = operation.database.filePath
-        operation.log = { line in
-            if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool replicate \(name): \(line)\n") }
-        }
+        operation.log = log.sink(command: "replicate", database: name, quiet: quiet)
         let replicate = operation
         try runReporting(output, operation: { try metrics.recorded("replicate", database: handle) { (try replicate.run(), nil) } }) { report in
             "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"

@@ -107,6 +107,7 @@ struct RestoreCommand: ParsableCommand {
 
     func validate() throws {
         try validateTimeout(timeout)
+        if !follow && log.logFormat != .text { throw ValidationError("--log-format shapes the log of --follow: add --follow, or drop it") }
         if follow && ifDbNotExists { throw ValidationError("--follow starts from a restore: it takes no --if-db-not-exists") }
         if follow && (txid != nil || at != nil) { throw ValidationError("--follow follows the latest state: it takes no --txid or --at") }
         guard followInterval >= 0.05 && followInterval <= 3600 else { throw ValidationError("--follow-interval takes 0.05 to 3600 seconds") }
@@ -124,6 +125,7 @@ struct RestoreCommand: ParsableCommand {
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
     @OptionGroup var output: OutputOptions
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         var operation = RestoreOperation(archive: archive, directory: directory)
@@ -172,6 +174,7 @@ struct RestoreCommand: ParsableCommand {
         let quiet = output.quiet
         let objectStore = objectStore.options
         let interval = followInterval
+        let log = log
         try runReporting(
             output,
             operation: { () throws -> Followed in
@@ -188,9 +191,7 @@ struct RestoreCommand: ParsableCommand {
                 follow.interval = interval
                 follow.objectStore = objectStore
                 let name = restored.directory
-                follow.log = { line in
-                    if !quiet { StandardStreams.writeError("\(ISOTime.text(Date())) dbtool restore --follow \(name): \(line)\n") }
-                }
+                follow.log = log.sink(command: "restore --follow", database: name, quiet: quiet)
                 return Followed(restore: restored, follow: try follow.run())
             },
             text: { report in
