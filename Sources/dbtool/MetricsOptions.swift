@@ -26,12 +26,12 @@ struct MetricsOptions: ParsableArguments {
         guard let metricsFile else { return try operation().0 }
         try MetricsFile.check(metricsFile, gate: database.gate)
         let start = Date()
-        func record(_ status: Int32, bytes: Int64?) throws {
+        func record(_ status: Int32, bytes: Int64?, report: Any?) throws {
             let end = Date()
             try MetricsFile.write(
                 RunMetrics(
                     command: command, database: database.location.filePath, exitStatus: status, end: end,
-                    duration: end.timeIntervalSince(start), bytes: bytes),
+                    duration: end.timeIntervalSince(start), bytes: bytes, gauges: (report as? DatabaseGauges)?.gauges ?? [:]),
                 to: metricsFile)
         }
         let result: (Report, bytes: Int64?)
@@ -39,14 +39,14 @@ struct MetricsOptions: ParsableArguments {
             result = try operation()
         } catch {
             do {
-                try record(toolError(error).status.rawValue, bytes: nil)
+                try record(toolError(error).status.rawValue, bytes: nil, report: (error as? PartialFailure)?.partialReport)
             } catch {
                 printNotice("warning: \(toolError(error).message)")
             }
             throw error
         }
         do {
-            try record(0, bytes: result.bytes)
+            try record(0, bytes: result.bytes, report: result.0)
         } catch {
             // The run's report still prints, before the error.
             throw MetricsFailure(report: result.0, error: toolError(error))

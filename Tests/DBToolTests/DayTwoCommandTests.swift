@@ -12,8 +12,8 @@ struct DayTwoCommandTests {
     }
 
     /// A database with a table, its index and a child table.
-    private func makeLibrary(_ scratch: TemporaryDirectory, rows: Int = 5000) throws -> String {
-        let database = try scratch.makeDatabase()
+    private func makeLibrary(_ scratch: TemporaryDirectory, rows: Int = 5000, name: String = "db") throws -> String {
+        let database = try scratch.makeDatabase(name)
         try DatabaseQueue(path: database + "/db.sqlite").write { db in
             try db.execute(
                 sql: """
@@ -64,6 +64,108 @@ struct DayTwoCommandTests {
             #expect(damaged.stdout.contains("DAMAGED") && damaged.stdout.contains("Page \(root)"), "\(damaged.stdout)")
             #expect(damaged.stderr.contains("is damaged"), "\(damaged.stderr)")
         }
+    }
+
+    /// Overwrites page `page` of the database file with a b-tree header
+    /// of `kind` followed by garbage.
+    private func damagePage(_ database: String, _ page: Int, kind: UInt8) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: database + "/db.sqlite"))
+        try handle.seek(toOffset: UInt64((page - 1) * 4096))
+        try handle.write(contentsOf: Data([kind, 0x00, 0x07] + [UInt8](repeating: 0xEE, count: 1000)))
+        try handle.close()
+    }
+
+    /// The library in rollback-journal mode, and a leaf page of `table`.
+    private func leafPage(_ scratch: TemporaryDirectory, of table: String) throws -> (database: String, page: Int) {
+        let database = try makeLibrary(scratch, name: "db-\(UUID().uuidString)")
+        let page = try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            return try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' LIMIT 1 OFFSET 10", arguments: [table])
+        }
+        return (database, try #require(page))
+    }
+
+    @Test("check keeps every line SQLite produced when it stops on damage part-way; --full never says less than the quick check")
+    func checkKeepsFindings() throws {
+        let scratch = TemporaryDirectory()
+        // Garbage in a table page: quick_check names the page, then foreign_key_check stops on it.
+        let (table, tablePage) = try leafPage(scratch, of: "author")
+        try damagePage(table, tablePage, kind: 0x0D)
+        for arguments in [[], ["--full"]] {
+            let damaged = try dbtool(["check", "--database", table, "--format", "json"] + arguments)
+            #expect(damaged.status == 65)
+            let problems = try json(damaged)["problems"] as? [String] ?? []
+            #expect(problems.contains("Page \(tablePage): btreeInitPage() returns error code 11"), "\(arguments): \(problems)")
+        }
+        // Garbage in an index page: integrity_check stops at the index; what quick_check says stays.
+        let (index, indexPage) = try leafPage(scratch, of: "author_name")
+        try damagePage(index, indexPage, kind: 0x0A)
+        let quick = try json(try dbtool(["check", "--database", index, "--format", "json"]))["problems"] as? [String] ?? []
+        let full = try json(try dbtool(["check", "--database", index, "--format", "json", "--full"]))["problems"] as? [String] ?? []
+        #expect(quick.contains { $0.contains("Page \(indexPage)") }, "\(quick)")
+        #expect(Set(quick).isSubset(of: Set(full)), "quick: \(quick), full: \(full)")
+    }
+
+    @Test("check compares the header with the file before SQLite can fail on it: a truncated file, a wrong page count")
+    func checkHeader() throws {
+        let scratch = TemporaryDirectory()
+        let (truncated, _) = try leafPage(scratch, of: "author")
+        let truncatedPages = FileSystemInfo.size(truncated + "/db.sqlite") / 4096
+        #expect(truncate(truncated + "/db.sqlite", 100 * 4096) == 0)
+        let (miscounted, _) = try leafPage(scratch, of: "author")
+        let pages = FileSystemInfo.size(miscounted + "/db.sqlite") / 4096
+        let handle = try #require(FileHandle(forUpdatingAtPath: miscounted + "/db.sqlite"))
+        try handle.seek(toOffset: 28)
+        try handle.write(contentsOf: withUnsafeBytes(of: UInt32(pages + 100).bigEndian) { Data($0) })
+        try handle.close()
+        for (database, counted) in [(truncated, truncatedPages), (miscounted, pages + 100)] {
+            for arguments in [[], ["--full"]] {
+                let result = try dbtool(["check", "--database", database, "--format", "json"] + arguments)
+                #expect(result.status == 65, "\(result.stderr)")
+                let problems = try json(result)["problems"] as? [String] ?? []
+                #expect(problems.first?.contains("header counts \(counted) pages of 4096 bytes: it was truncated") == true, "\(problems)")
+                #expect(problems.contains("SQLite can not read it: database disk image is malformed"), "\(problems)")
+            }
+        }
+    }
+
+    @Test("check warns when the WAL is larger than the database (64 MiB at least) or --max-wal; metrics count problems and free pages")
+    func checkWALAndMetrics() throws {
+        let scratch = TemporaryDirectory()
+        let database = try makeLibrary(scratch, rows: 100)
+        #expect(try dbtool(["check", "--database", database, "--max-wal", "lots"]).status == 64)
+        let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
+        try dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; INSERT INTO author(name) VALUES ('one more')")
+            // A WAL of a few pages: no warning by default, one past --max-wal.
+            let quiet = try json(try dbtool(["check", "--database", database, "--format", "json"]))
+            #expect((quiet["warnings"] as? [String])?.isEmpty == true && (quiet["walSize"] as? Int ?? 0) > 1024, "\(quiet)")
+            let limited = try dbtool(["check", "--database", database, "--max-wal", "1KiB"])
+            #expect(limited.status == 0 && limited.stdout.contains("more than --max-wal (1.0 KiB)"), "\(limited.stdout)")
+
+            // 70 MiB written and deleted while checkpoints are off: the WAL outgrows the file.
+            try db.execute(
+                sql: """
+                    CREATE TABLE bulk(b BLOB);
+                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 70)
+                    INSERT INTO bulk SELECT zeroblob(1048576) FROM n;
+                    DROP TABLE bulk;
+                    """)
+            let metrics = scratch.file("dbtool.prom")
+            let grown = try dbtool(["check", "--database", database, "--metrics-file", metrics])
+            #expect(grown.status == 0 && grown.stdout.contains("warning: the WAL holds") && grown.stdout.contains("more than the database itself"),
+                "\(grown.stdout)")
+            let sound = try parsedMetrics(metrics)
+            #expect(sound["dbtool_check_problems|"] == 0 && sound["dbtool_database_free_pages|"] != nil, "\(sound)")
+        }
+        try dbQueue.close()
+
+        let metrics = scratch.file("damaged.prom")
+        let (damaged, page) = try leafPage(scratch, of: "author")
+        try damagePage(damaged, page, kind: 0x0D)
+        #expect(try dbtool(["check", "--database", damaged, "--metrics-file", metrics]).status == 65)
+        let values = try parsedMetrics(metrics)
+        #expect((values["dbtool_check_problems|"] ?? 0) >= 1 && values["dbtool_last_run_exit_status|check"] == 65, "\(values)")
     }
 
     @Test("a crashed transaction's hot journal: check and stats roll it back and say so (never 77); where they may not write, 65 saying why")

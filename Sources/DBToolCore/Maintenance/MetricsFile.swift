@@ -14,15 +14,30 @@ public struct RunMetrics: Sendable {
     public var duration: TimeInterval
     /// What it wrote (the archive, the snapshot), when it writes something.
     public var bytes: Int64?
+    /// What the run measured in the database (``DatabaseGauges``), by metric name.
+    public var gauges: [String: Int64]
 
-    public init(command: String, database: String, exitStatus: Int32, end: Date, duration: TimeInterval, bytes: Int64? = nil) {
+    public init(
+        command: String, database: String, exitStatus: Int32, end: Date, duration: TimeInterval, bytes: Int64? = nil,
+        gauges: [String: Int64] = [:]
+    ) {
         self.command = command
         self.database = database
         self.exitStatus = exitStatus
         self.end = end
         self.duration = duration
         self.bytes = bytes
+        self.gauges = gauges
     }
+}
+
+/// A report that measures its database for monitoring: `check` counts the
+/// problems it found and the free pages. The values go to the metrics file
+/// labelled with the database, also when the run failed (a damaged database
+/// is when the count matters).
+public protocol DatabaseGauges {
+    /// Metric names (among ``MetricsFile``'s) and their values.
+    var gauges: [String: Int64] { get }
 }
 
 /// A Prometheus text-format file for node_exporter's textfile collector,
@@ -51,6 +66,8 @@ public enum MetricsFile {
         ("dbtool_last_run_bytes", "What the last run wrote (an archive, a snapshot), in bytes."),
         ("dbtool_database_size_bytes", "The size of the database file after the last run."),
         ("dbtool_wal_size_bytes", "The size of the database's WAL file after the last run."),
+        ("dbtool_check_problems", "What the last check found wrong: integrity findings plus foreign key violations (0: sound)."),
+        ("dbtool_database_free_pages", "The database's free pages at the last check."),
         ("dbtool_replicate_updated_timestamp_seconds", "When `dbtool replicate` last wrote its metrics (every 15 s while it runs)."),
         ("dbtool_replicate_lag_seconds", "How long commits have waited to be shipped (0: all shipped)."),
         ("dbtool_replicate_pending_bytes", "The bytes of LTX files waiting in the outbox."),
@@ -99,6 +116,9 @@ public enum MetricsFile {
                 "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database + "-wal")),
             ]
             if let bytes = run.bytes { changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
+            for (name, value) in run.gauges where metricNames.contains(name) {
+                changes["\(name){\(databaseLabel)}"] = String(value)
+            }
             return changes
         }
     }

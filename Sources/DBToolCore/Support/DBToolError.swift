@@ -76,12 +76,16 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     public let message: String
     /// What to do about it, if anything useful can be said.
     public let hint: String?
+    /// The SQLite error this error reports, when SQLite raised it: `check`
+    /// tells damage SQLite met (`SQLITE_CORRUPT`) from other failures by it.
+    public let databaseError: DatabaseError?
 
     /// An error with its exit status, message and hint.
-    public init(_ status: ExitStatus, _ message: String, hint: String? = nil) {
+    public init(_ status: ExitStatus, _ message: String, hint: String? = nil, databaseError: DatabaseError? = nil) {
         self.status = status
         self.message = message
         self.hint = hint
+        self.databaseError = databaseError
     }
 
     /// The error as a JSON report holds it.
@@ -104,7 +108,7 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     }
 
     /// The same error with another hint.
-    public func withHint(_ hint: String?) -> DBToolError { DBToolError(status, message, hint: hint) }
+    public func withHint(_ hint: String?) -> DBToolError { DBToolError(status, message, hint: hint, databaseError: databaseError) }
 
     /// The message, and the hint on its own line.
     public var description: String {
@@ -124,9 +128,11 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
                 .tempFail, "the database \(path) is locked by another connection\(waited)",
                 hint: "Retry later, or wait longer with --timeout SECONDS.")
         case .SQLITE_NOTADB:
-            return DBToolError(.dataError, "\(path) is not a SQLite database", hint: "Check the path given with --database.")
+            return DBToolError(
+                .dataError, "\(path) is not a SQLite database", hint: "Check the path given with --database.", databaseError: error)
         case .SQLITE_CORRUPT:
-            return DBToolError(.dataError, "the database \(path) is corrupt: \(sqliteMessage)", hint: "Restore it from a backup.")
+            return DBToolError(
+                .dataError, "the database \(path) is corrupt: \(sqliteMessage)", hint: "Restore it from a backup.", databaseError: error)
         case .SQLITE_CANTOPEN:
             if !FileSystem.exists(path) {
                 return DBToolError(.noInput, "no database at \(path)", hint: "Create it with `dbtool init`, or check --database.")

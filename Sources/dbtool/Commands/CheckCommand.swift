@@ -6,12 +6,13 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a database: integrity, foreign keys, header and WAL.",
         discussion: """
-            Runs PRAGMA quick_check (--full: integrity_check, which also checks every index \
-            against its table), PRAGMA foreign_key_check, and compares the header with the file \
-            and the WAL with journal_size_limit, in one read transaction: on a WAL database the \
-            application's writers never wait for it. Exits 0 when the database is sound, 65 when \
-            it is damaged (the report names the tables, pages and rows), 75 when a lock was held \
-            past --timeout.
+            Compares the header with the file, then runs PRAGMA quick_check (--full: \
+            integrity_check, which also checks every index against its table) and PRAGMA \
+            foreign_key_check, in one read transaction: on a WAL database the application's \
+            writers never wait for it. Every line SQLite reports is kept, also when it stops on \
+            damage part-way. Warns when the WAL is larger than the database (or --max-wal). \
+            Exits 0 when the database is sound, 65 when it is damaged (the report names the \
+            tables, pages and rows), 75 when a lock was held past --timeout.
 
             Examples:
               dbtool check --database /var/lib/myapp/db
@@ -21,6 +22,16 @@ struct CheckCommand: ParsableCommand {
     @Flag(name: .long, help: "integrity_check instead of quick_check: slower, also checks that indexes match their tables.")
     var full = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Warn when the WAL is larger than this: 256MiB, 1GiB (default: the database's size, 64MiB at least).", valueName: "size"),
+        transform: { text in
+            guard let bytes = ByteCount.parse(text) else { throw ValidationError("--max-wal takes a size such as 256MiB or 1GiB (got \(text))") }
+            return bytes
+        })
+    var maxWal: Int64?
+
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var fleet: FleetOptions
@@ -28,9 +39,11 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let full = self.full
+        let maxWAL = maxWal
         try runOverDatabases("check", database, fleet, output, metrics: metrics) { handle in
             var operation = CheckOperation(database: handle)
             operation.full = full
+            operation.maxWALSize = maxWAL
             return (try operation.run(), nil)
         } text: { report in
             var lines = [
