@@ -20,7 +20,12 @@ install -D -m 0644 completions/dbtool.bash "$package/usr/share/bash-completion/c
 install -D -m 0644 completions/dbtool.zsh "$package/usr/share/zsh/vendor-completions/_dbtool"
 install -D -m 0644 completions/dbtool.fish "$package/usr/share/fish/vendor_completions.d/dbtool.fish"
 install -D -m 0644 man/dbtool.1 "$package/usr/share/man/man1/dbtool.1"
-install -D -m 0644 scripts/systemd/dbtool-replicate@.service "$package/lib/systemd/system/dbtool-replicate@.service"
+for unit in scripts/systemd/*@.service scripts/systemd/*@.timer; do
+    install -D -m 0644 "$unit" "$package/lib/systemd/system/$(basename "$unit")"
+done
+install -D -m 0644 scripts/systemd/dbtool.sysusers "$package/usr/lib/sysusers.d/dbtool.conf"
+install -D -m 0644 scripts/systemd/dbtool.tmpfiles "$package/usr/lib/tmpfiles.d/dbtool.conf"
+install -D -m 0644 scripts/prometheus/dbtool-alerts.yml "$package/usr/share/dbtool/prometheus/dbtool-alerts.yml"
 gzip -9n "$package/usr/share/man/man1/dbtool.1"
 install -D -m 0644 LICENSE "$package/usr/share/doc/dbtool/copyright"
 
@@ -44,6 +49,16 @@ depends_line=$(printf '%s\n' "${depends[@]}" | sort -u | sed "s/^libc6$/libc6 (>
 size=$(du -sk "$package/usr" | cut -f1)
 
 mkdir -p "$package/DEBIAN"
+# The units' user and the default backup directory, made on a host that runs systemd.
+cat > "$package/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && [ -d /run/systemd/system ]; then
+    systemd-sysusers dbtool.conf || true
+    systemd-tmpfiles --create dbtool.conf || true
+fi
+POSTINST
+chmod 0755 "$package/DEBIAN/postinst"
 cat > "$package/DEBIAN/control" <<CONTROL
 Package: dbtool
 Version: $version

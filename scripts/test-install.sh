@@ -22,7 +22,12 @@ output=$(dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb"
     || fail "dpkg could not install $deb into $root: $output"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/man/man1/dbtool.1.gz || fail "the man page is not installed"
 dpkg --root="$root" -L dbtool | grep -qx /usr/share/bash-completion/completions/dbtool || fail "the bash completion is not installed"
-dpkg --root="$root" -L dbtool | grep -qx '/lib/systemd/system/dbtool-replicate@.service' || fail "the replication unit is not installed"
+for unit in dbtool-replicate@.service dbtool-backup@.service dbtool-backup@.timer dbtool-check@.service dbtool-check@.timer \
+    dbtool-optimize@.service dbtool-optimize@.timer; do
+    dpkg --root="$root" -L dbtool | grep -qx "/lib/systemd/system/$unit" || fail "the unit $unit is not installed"
+done
+dpkg --root="$root" -L dbtool | grep -qx /usr/lib/sysusers.d/dbtool.conf || fail "the units' user (sysusers.d) is not installed"
+dpkg --root="$root" -L dbtool | grep -qx /usr/share/dbtool/prometheus/dbtool-alerts.yml || fail "the alert rules are not installed"
 
 binary="$root/usr/bin/dbtool"
 libraries=$(ldd "$binary")
