@@ -28,11 +28,11 @@ struct MetricsOptions: ParsableArguments {
         let start = Date()
         func record(_ status: Int32, bytes: Int64?, report: Any?) throws {
             let end = Date()
-            try MetricsFile.write(
-                RunMetrics(
-                    command: command, database: database.location.filePath, exitStatus: status, end: end,
-                    duration: end.timeIntervalSince(start), bytes: bytes, gauges: (report as? DatabaseGauges)?.gauges ?? [:]),
-                to: metricsFile)
+            var run = RunMetrics(
+                command: command, database: database.location.filePath, exitStatus: status, end: end,
+                duration: end.timeIntervalSince(start), bytes: bytes, gauges: (report as? DatabaseGauges)?.gauges ?? [:])
+            run.formerNames = database.location.formerFilePaths
+            try MetricsFile.write(run, to: metricsFile)
         }
         let result: (Report, bytes: Int64?)
         do {

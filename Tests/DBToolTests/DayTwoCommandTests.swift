@@ -271,6 +271,18 @@ struct DayTwoCommandTests {
         #expect(report["mode"] as? String == "incremental")
         #expect(report["pagesFreed"] as? Int == 10, "\(freed.stdout)")
         #expect((report["freePagesBefore"] as? Int ?? 0) - (report["freePagesAfter"] as? Int ?? 0) == 10)
+        #expect(report["bytesFreed"] as? Int == 10 * 4096, "\(freed.stdout)")
+
+        // On a WAL database the pages go back once the WAL is checkpointed: the file shrinks all the same.
+        try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        let walFreed = try dbtool(["vacuum", "--database", database, "--incremental", "10", "--format", "json"])
+        let walReport = try json(walFreed)
+        #expect(walReport["pagesFreed"] as? Int == 10 && walReport["bytesFreed"] as? Int == 10 * 4096, "\(walFreed.stdout)")
+        #expect(
+            (walReport["fileSizeBefore"] as? Int ?? 0) - (walReport["fileSizeAfter"] as? Int ?? 0) == 10 * 4096, "\(walFreed.stdout)")
+        #expect((walReport["durationMs"] as? Int) != nil)
     }
 
     @Test("optimize: analyses a table without statistics, then nothing, then the table once it grew tenfold")
@@ -320,6 +332,15 @@ struct DayTwoCommandTests {
         let withBackups = try json(try dbtool(["stats", "--database", database, "--backups", backups, "--format", "json"]))
         #expect(archive != nil && withBackups["lastBackup"] as? String == archive, "\(withBackups)")
         #expect((withBackups["lastBackupAt"] as? String)?.hasPrefix("20") == true)
+        let newestReport = try json(newest)
+        #expect(newestReport["durationMs"] as? Int != nil && newestReport["writerStallMs"] as? Int != nil, "\(newest.stdout)")
+        // Where none is, the report says so.
+        let empty = scratch.file("no-backups")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        let none = try dbtool(["stats", "--database", database, "--backups", empty])
+        #expect(none.stdout.contains("last backup: none in \(empty)"), "\(none.stdout)")
+        let noneJSON = try json(try dbtool(["stats", "--database", database, "--backups", empty, "--format", "json"]))
+        #expect(noneJSON["lastBackup"] == nil && noneJSON["backupsSearched"] as? String == empty, "\(noneJSON)")
     }
 
     @Test("--metrics-file: Prometheus's parser reads it; a failure keeps the last success; other commands' samples stay")
@@ -347,6 +368,14 @@ struct DayTwoCommandTests {
         #expect(second["dbtool_last_run_exit_status|backup"] == 0, "the backup's samples stay")
         var attributes = stat()
         #expect(stat(metrics, &attributes) == 0 && attributes.st_mode & 0o777 == 0o644)
+
+        // The database directory gone: the samples keep their label, and the backup wrote nothing.
+        try FileManager.default.moveItem(atPath: database, toPath: database + ".moved")
+        #expect(try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 66)
+        let gone = try String(contentsOfFile: metrics, encoding: .utf8)
+        #expect(!gone.contains("database=\"\(database)\""), "a new label for the same database: \(gone)")
+        let third = try parsedMetrics(metrics)
+        #expect(third["dbtool_last_run_exit_status|backup"] == 66 && third["dbtool_last_run_bytes|backup"] == 0, "\(gone)")
     }
 
     @Test("replicate --metrics-file: the shipped TXID and the lag while it runs, the run's status once stopped")

@@ -80,7 +80,12 @@ public struct BackupOperation: Sendable {
         public var sourceBytes: Int64
         public var files: Int
         public var pageCount: Int
-        /// How long concurrent writers were kept waiting by the copy.
+        /// How long concurrent writers were kept waiting by the copy, and
+        /// how long the backup took, in milliseconds as every report gives
+        /// durations.
+        public var writerStallMs: Int64
+        public var durationMs: Int64
+        /// The same two in seconds, kept for the scripts that read them.
         public var lockSeconds: Double
         public var seconds: Double
         /// Files not archived: symbolic links, sockets, devices, FIFOs,
@@ -221,7 +226,8 @@ public struct BackupOperation: Sendable {
         let source = sourceSize(of: plan)
         return Report(
             database: database.location.filePath, archive: archive, format: format.rawValue, bytes: 0, sourceBytes: source.bytes,
-            files: source.files, pageCount: 0, lockSeconds: 0, seconds: seconds(since: started), skipped: plan.skipped, deleted: [],
+            files: source.files, pageCount: 0, writerStallMs: 0, durationMs: Self.milliseconds(seconds(since: started)), lockSeconds: 0,
+            seconds: seconds(since: started), skipped: plan.skipped, deleted: [],
             deleteFailures: [], dryRun: true, wouldDelete: wouldDelete, encrypted: passphrase != nil, warnings: plan.warnings + warnings)
     }
 
@@ -229,10 +235,13 @@ public struct BackupOperation: Sendable {
         Report(
             database: database.location.filePath, archive: archive, format: format.rawValue, bytes: written.size,
             sourceBytes: written.manifest.files.reduce(0) { $0 + $1.size }, files: written.manifest.files.count,
-            pageCount: written.state.pageCount, lockSeconds: written.state.lockDuration, seconds: seconds(since: started),
+            pageCount: written.state.pageCount, writerStallMs: Self.milliseconds(written.state.lockDuration),
+            durationMs: Self.milliseconds(seconds(since: started)), lockSeconds: written.state.lockDuration, seconds: seconds(since: started),
             skipped: written.skipped, deleted: [], deleteFailures: [], sha256: written.sha256, encrypted: passphrase != nil,
             warnings: written.warnings)
     }
+
+    private static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
     /// `NAME.corrupt.EXT`: where the archive of a corrupt database is kept.
     private func evidenceName(of name: String, format: ArchiveFormat) -> String {

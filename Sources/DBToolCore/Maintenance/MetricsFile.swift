@@ -16,6 +16,10 @@ public struct RunMetrics: Sendable {
     public var bytes: Int64?
     /// What the run measured in the database (``DatabaseGauges``), by metric name.
     public var gauges: [String: Int64]
+    /// The names the database had in earlier runs when it is missing now
+    /// (`DIR/db.sqlite` for a directory that is gone): the samples keep the
+    /// label they had.
+    public var formerNames: [String] = []
 
     public init(
         command: String, database: String, exitStatus: Int32, end: Date, duration: TimeInterval, bytes: Int64? = nil,
@@ -102,20 +106,29 @@ public enum MetricsFile {
     ///
     /// - throws: ``DBToolError`` naming the file when it can not be written.
     public static func write(_ run: RunMetrics, to path: String) throws {
-        let labels = "command=\"\(escape(run.command))\",database=\"\(escape(run.database))\""
-        let databaseLabel = "database=\"\(escape(run.database))\""
         let end = seconds(run.end.timeIntervalSince1970)
         try update(path) { previous in
+            // A database that is gone keeps the label it had while it was there.
+            let database =
+                run.formerNames.first { name in
+                    previous["dbtool_last_run_timestamp_seconds{command=\"\(escape(run.command))\",database=\"\(escape(name))\"}"] != nil
+                } ?? run.database
+            let labels = "command=\"\(escape(run.command))\",database=\"\(escape(database))\""
+            let databaseLabel = "database=\"\(escape(database))\""
             var changes = [
                 "dbtool_last_run_timestamp_seconds{\(labels)}": end,
                 "dbtool_last_success_timestamp_seconds{\(labels)}":
                     run.exitStatus == 0 ? end : previous["dbtool_last_success_timestamp_seconds{\(labels)}"] ?? "0",
                 "dbtool_last_run_duration_seconds{\(labels)}": seconds(run.duration),
                 "dbtool_last_run_exit_status{\(labels)}": String(run.exitStatus),
-                "dbtool_database_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database)),
-                "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(run.database + "-wal")),
+                "dbtool_database_size_bytes{\(databaseLabel)}": String(FileSystem.size(database)),
+                "dbtool_wal_size_bytes{\(databaseLabel)}": String(FileSystem.size(database + "-wal")),
             ]
-            if let bytes = run.bytes { changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes) }
+            if let bytes = run.bytes {
+                changes["dbtool_last_run_bytes{\(labels)}"] = String(bytes)
+            } else if previous["dbtool_last_run_bytes{\(labels)}"] != nil {
+                changes["dbtool_last_run_bytes{\(labels)}"] = "0"  // a failed run wrote nothing
+            }
             for (name, value) in run.gauges where metricNames.contains(name) {
                 changes["\(name){\(databaseLabel)}"] = String(value)
             }

@@ -57,6 +57,9 @@ public struct StatsOperation: Sendable {
         /// this database there, and when it was taken.
         public var lastBackup: String?
         public var lastBackupAt: String?
+        /// With ``StatsOperation/backups``: where the backups were looked
+        /// for; with no ``lastBackup``, none of this database is there.
+        public var backupsSearched: String?
     }
 
     /// - throws: ``DBToolError`` 75 when a lock was held past the timeout;
@@ -87,6 +90,7 @@ public struct StatsOperation: Sendable {
             let newest = try list.run().archives.last { $0.verified && $0.series.map(ids.contains) == true }
             report.lastBackup = newest?.location
             report.lastBackupAt = newest?.created
+            report.backupsSearched = backups
         }
         return report
     }

@@ -37,7 +37,8 @@ public struct VacuumOperation: Sendable {
         public var fileSizeBefore: Int64
         public var fileSizeAfter: Int64
         public var durationMs: Int64
-        /// Pages and bytes given back.
+        /// Pages and bytes given back (the file shrinks by as much once a
+        /// checkpoint copied the WAL back: at once, unless a reader was in its way).
         public var pagesFreed: Int
         public var bytesFreed: Int64
     }
@@ -80,13 +81,13 @@ public struct VacuumOperation: Sendable {
                         )
                     }
                     try db.execute(sql: "VACUUM")
-                    if journalMode == "wal" {
-                        // The rewritten pages are in the WAL: copy them back and
-                        // shrink the file, unless a reader is in the way.
-                        try? db.execute(sql: "PRAGMA busy_timeout = 0")
-                        _ = try? db.checkpoint(.truncate)
-                        try? db.execute(sql: "PRAGMA busy_timeout = \(Int(database.timeout * 1000))")
-                    }
+                }
+                if journalMode == "wal" {
+                    // The rewritten or freed pages are in the WAL: copy them
+                    // back and shrink the file, unless a reader is in the way.
+                    try? db.execute(sql: "PRAGMA busy_timeout = 0")
+                    _ = try? db.checkpoint(.truncate)
+                    try? db.execute(sql: "PRAGMA busy_timeout = \(Int(database.timeout * 1000))")
                 }
                 let after = (pages: try pageCount(db), free: try freePages(db), size: FileSystem.size(path))
                 return Report(
@@ -94,7 +95,7 @@ public struct VacuumOperation: Sendable {
                     pagesAfter: after.pages, freePagesBefore: before.free, freePagesAfter: after.free, fileSizeBefore: before.size,
                     fileSizeAfter: after.size,
                     durationMs: Int64((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000),
-                    pagesFreed: before.pages - after.pages, bytesFreed: before.size - after.size)
+                    pagesFreed: before.pages - after.pages, bytesFreed: Int64(before.pages - after.pages) * Int64(pageSize))
             }
         }
     }

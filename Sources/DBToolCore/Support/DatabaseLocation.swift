@@ -21,6 +21,8 @@ public struct DatabaseLocation: Sendable, Equatable {
     /// True when the path named the directory (the layout of `dbtool init`),
     /// false when it named the file.
     public let namesDirectory: Bool
+    /// The name of the database file inside a directory (`--file-name`).
+    public let fileName: String
 
     /// The name of this database among others: the folder of its archives
     /// and snapshots when a command runs over a fleet. Its directory's path
@@ -48,9 +50,17 @@ public struct DatabaseLocation: Sendable, Equatable {
     ///
     /// - throws: ``DBToolError`` 64 for an empty path, or a `fileName` that
     ///   is not one file name.
+    /// The file this location may have named in earlier runs when nothing is
+    /// at its path now: a database directory that is gone named the file
+    /// inside it. Metrics keep the label the database had.
+    public var formerFilePaths: [String] {
+        namesDirectory || FileSystem.exists(filePath) ? [] : [filePath + "/" + fileName]
+    }
+
     public init(path: String, fileName: String = DatabaseLocation.defaultFileName) throws {
         let path = try LocalPath.resolve(path, what: "--database")
         try LocalPath.checkFileName(fileName, what: "--file-name")
+        self.fileName = fileName
         if FileSystem.isDirectory(path) {
             directoryPath = path
             filePath = path == "/" ? "/" + fileName : path + "/" + fileName

@@ -43,7 +43,7 @@ struct CreateBackupCommand: ParsableCommand {
             (.dbtool-manifest.json: versions, page count, migrations, size and SHA-256 of each file). \
             The database file streams into the archive under a read transaction while the \
             application keeps writing; only the -wal and -shm are copied under SQLite's write lock, \
-            which writers wait for during that copy alone (reported as lockSeconds).
+            which writers wait for during that copy alone (reported as writerStallMs).
 
             The archive is written to a temp file beside its destination (mode 0600), fsynced and \
             renamed: a crash or signal never leaves a partial archive under its final name, and the \

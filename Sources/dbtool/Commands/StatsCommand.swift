@@ -52,7 +52,11 @@ struct StatsCommand: ParsableCommand {
                 "  journal_mode \(report.journalMode), auto_vacuum \(report.autoVacuum)",
                 "  last migration: \(report.lastMigration.map { "\($0) (\(report.lastMigrationAt ?? "?"))" } ?? "none")",
             ]
-            if let backup = report.lastBackup { lines.append("  last backup: \(backup) (\(report.lastBackupAt ?? "?"))") }
+            if let backup = report.lastBackup {
+                lines.append("  last backup: \(backup) (\(report.lastBackupAt ?? "?"))")
+            } else if let searched = report.backupsSearched {
+                lines.append("  last backup: none in \(searched)")
+            }
             if let snapshot = report.lastSnapshot { lines.append("  last pre-migration snapshot: \(snapshot)") }
             let width = report.objects.map(\.name.count).max() ?? 4
             lines.append("")
