@@ -67,6 +67,37 @@ struct InputSafetyTests {
         #expect(closedError.status == 65)
     }
 
+    @Test(
+        "--timeout N is the sum of a command's waits: a lock held by another process ends it after N s (within 0.5), whatever steps meet it",
+        arguments: ["hold-exclusive-lock", "hold-write-lock"])
+    func timeoutIsHonoured(_ workload: String) throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        let signals = scratch.file("signals")
+        try FileManager.default.createDirectory(atPath: signals, withIntermediateDirectories: false)
+        let holder = try startWorkload([workload, database + "/db.sqlite", signals])
+        defer {
+            _ = FileManager.default.createFile(atPath: signals + "/release", contents: nil)
+            holder.waitUntilExit()
+        }
+        #expect(waitUntil { FileManager.default.fileExists(atPath: signals + "/held") })
+        let directory = try migrations(scratch, ["1_t.sql": Data("CREATE TABLE t(x);".utf8)])
+        // An exclusive lock of a rollback-journal database stops readers too;
+        // a WAL database's write lock stops only what writes.
+        let runs =
+            workload == "hold-exclusive-lock"
+            ? [["check"], ["stats"], ["backup", "--output", scratch.file("b.tar.zst")], ["snapshot", "--output", scratch.file("s.sqlite")],
+                ["optimize", "--analyze"]]
+            : [["checkpoint", "--mode", "truncate"], ["migrate", "--migrations", directory], ["vacuum", "--live"]]
+        for arguments in runs {
+            let started = Date()
+            let result = try dbtool(arguments + ["--database", database, "--timeout", "1.5"])
+            let took = Date().timeIntervalSince(started)
+            #expect(result.status == 75, "\(arguments[0]): \(result.status) \(result.stderr)")
+            #expect(took >= 1.5 && took < 2.0, "\(arguments[0]) with --timeout 1.5 took \(took) s")
+        }
+    }
+
     @Test("SIGTERM and SIGINT end a wait for a lock within moments: 130, nothing left behind", arguments: [SIGTERM, SIGINT])
     func signalsDuringWaits(_ signal: Int32) throws {
         let scratch = TemporaryDirectory()

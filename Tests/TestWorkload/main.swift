@@ -68,6 +68,23 @@ func holdWriteLock(path: String, signals: String) throws {
     try dbQueue.close()
 }
 
+/// Switches the database to a rollback journal and holds its exclusive lock
+/// mid-transaction (its journal written), until `SIGNALS/release`: readers
+/// wait too, as they do for any writer of a rollback-journal database.
+func holdExclusiveLock(path: String, signals: String) throws {
+    var config = Configuration()
+    config.allowsUnsafeTransactions = true  // the lock is held across accesses, on purpose
+    let dbQueue = try DatabaseQueue(path: path, configuration: config)
+    try dbQueue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA journal_mode = DELETE; CREATE TABLE IF NOT EXISTS lock_probe(x)")
+        try db.execute(sql: "BEGIN EXCLUSIVE; INSERT INTO lock_probe VALUES (1)")
+    }
+    _ = FileManager.default.createFile(atPath: signals + "/held", contents: nil)
+    while !FileManager.default.fileExists(atPath: signals + "/release") { usleep(10_000) }
+    try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+    try dbQueue.close()
+}
+
 /// Inserts a row every 10 ms through one open connection, as an application does.
 func appWriter(path: String, signals: String) throws {
     var config = Configuration()
@@ -175,6 +192,7 @@ do {
     switch (arguments.first, arguments.count) {
     case ("transfer", 3): try transfer(path: arguments[2], until: arguments[3])
     case ("hold-write-lock", 3): try holdWriteLock(path: arguments[2], signals: arguments[3])
+    case ("hold-exclusive-lock", 3): try holdExclusiveLock(path: arguments[2], signals: arguments[3])
     case ("app-writer", 3): try appWriter(path: arguments[2], signals: arguments[3])
     case ("hold-open", 3): try holdOpen(path: arguments[2], signals: arguments[3])
     case ("hold-read", 3): try holdRead(path: arguments[2], signals: arguments[3])
@@ -183,7 +201,7 @@ do {
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|app-writer|ack-writer|hold-open|hold-read DATABASE SIGNALS\n"
+                "usage: TestWorkload transfer DATABASE STOPFILE | hold-write-lock|hold-exclusive-lock|app-writer|ack-writer|hold-open|hold-read DATABASE SIGNALS\n"
                     .utf8))
         exit(64)
     }

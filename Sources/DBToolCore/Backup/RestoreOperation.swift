@@ -215,7 +215,10 @@ public struct RestoreOperation: Sendable {
             throw liveWithoutDatabase(target)
         }
         // No migration of DIR's database runs while it is restored.
+        let waiting = DispatchTime.now()
         let migrationLock = state == .missing ? nil : try ExclusiveLock(directory: target, purpose: .restoreDatabase, timeout: timeout)
+        // --timeout is the sum of the waits: what the lock took is not waited again.
+        let waitLeft = max(0, timeout - seconds(since: waiting))
         defer { withExtendedLifetime(migrationLock) {} }
 
         removeStaleTempFiles(in: workPath, prefix: Self.tempPrefix)
@@ -271,7 +274,7 @@ public struct RestoreOperation: Sendable {
             archive: sourceName, directory: target, database: target + "/" + databaseFile, manifest: manifest, replica: replicaPoint,
             integrity: integrity, replaced: state != .missing && state != .empty, live: false)
         if live, let database = try liveDatabase(in: target, named: databaseFile) {
-            let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: timeout).run()
+            let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: waitLeft).run()
             report.live = true
             report.database = database
             report.writerStallMs = Int64((stall * 1000).rounded())

@@ -85,9 +85,7 @@ public struct VacuumOperation: Sendable {
                 if journalMode == "wal" {
                     // The rewritten or freed pages are in the WAL: copy them
                     // back and shrink the file, unless a reader is in the way.
-                    try? db.execute(sql: "PRAGMA busy_timeout = 0")
-                    _ = try? db.checkpoint(.truncate)
-                    try? db.execute(sql: "PRAGMA busy_timeout = \(Int(database.timeout * 1000))")
+                    _ = database.waits.withoutWaiting { try? db.checkpoint(.truncate) }
                 }
                 let after = (pages: try pageCount(db), free: try freePages(db), size: FileSystem.size(path))
                 return Report(

@@ -54,9 +54,7 @@ public struct CheckpointOperation: Sendable {
                         hint: "Switch it with `dbtool exec \"PRAGMA journal_mode = WAL\"` if WAL is wanted.")
                 }
                 let sizeBefore = FileSystem.size(walPath)
-                try db.execute(sql: "PRAGMA busy_timeout = 0")
-                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(database.timeout * 1000))") }
-                let (walFrames, checkpointed, attempts, waited) = try checkpointWithoutBlocking(db)
+                let (walFrames, checkpointed, attempts, waited) = try database.waits.withoutWaiting { try checkpointWithoutBlocking(db) }
                 return Report(
                     database: database.location.filePath, mode: "\(mode)", walFrames: walFrames, checkpointedFrames: checkpointed,
                     walSizeBefore: sizeBefore, walSizeAfter: FileSystem.size(walPath), attempts: attempts,
@@ -68,7 +66,9 @@ public struct CheckpointOperation: Sendable {
     /// Attempts until success or the deadline; SQLite never waits inside.
     private func checkpointWithoutBlocking(_ db: Database) throws -> (walFrames: Int, checkpointed: Int, attempts: Int, waited: TimeInterval) {
         let start = Date()
-        let deadline = start.addingTimeInterval(database.timeout)
+        let waiting = DispatchTime.now()
+        defer { database.waits.spend(since: waiting) }
+        let deadline = start.addingTimeInterval(database.waits.remaining)
         var pause: TimeInterval = 0.002
         var attempts = 0
         while true {

@@ -170,11 +170,15 @@ public struct SnapshotOperation: Sendable {
     }
 
     /// How the copy is opened: the temp file dbtool created, never created
-    /// again by SQLite, nor reached through a link.
+    /// again by SQLite, nor reached through a link. Its busy timeout is 0:
+    /// the backup then gives up as soon as the source's wait (``--timeout``,
+    /// drawn on by the source's busy handler) is spent, without a second of
+    /// retries of its own.
     private static var copyConfiguration: Configuration {
         var configuration = Configuration()
         configuration.createsMissingFile = false
         configuration.followsSymbolicLinks = false
+        configuration.busyMode = .timeout(0)
         return configuration
     }
 

@@ -19,12 +19,19 @@ public struct DatabaseHandle: Sendable, Equatable {
     /// What the run may not write onto: this database's files and
     /// directory, and, when the run works on several, every one's.
     public var gate: WriteGate
+    /// The waits of this command on this database, counted against ``timeout``.
+    let waits: WaitBudget
 
     /// A handle on the database at `location`.
     public init(location: DatabaseLocation, timeout: TimeInterval = DatabaseHandle.defaultTimeout) {
         self.location = location
         self.timeout = timeout
         gate = WriteGate(protecting: [location])
+        waits = WaitBudget(timeout: timeout)
+    }
+
+    public static func == (lhs: DatabaseHandle, rhs: DatabaseHandle) -> Bool {
+        lhs.location == rhs.location && lhs.timeout == rhs.timeout && lhs.gate == rhs.gate
     }
 
     /// Opens a connection to the existing database, waiting up to ``timeout``
@@ -34,7 +41,7 @@ public struct DatabaseHandle: Sendable, Equatable {
     public func openQueue(readonly: Bool = false) throws -> DatabaseQueue {
         try location.checkExists()
         var config = Configuration()
-        config.busyMode = .callback(Self.busyHandler(timeout: timeout))
+        config.busyMode = .callback(waits.busyHandler)
         config.readonly = readonly
         config.label = "dbtool"
         let queue = try reportingErrors { try DatabaseQueue(path: location.filePath, configuration: config) }
@@ -118,25 +125,6 @@ public struct DatabaseHandle: Sendable, Equatable {
         return "file:" + encoded + "?immutable=1"
     }
 
-    /// SQLite's busy handler for a wait of `timeout`: sleeps as SQLite's own
-    /// does (1 ms, growing to 20 ms), and gives up past the timeout or as
-    /// soon as a signal was received.
-    static func busyHandler(timeout: TimeInterval) -> Database.BusyCallback {
-        let start = Locked(DispatchTime.now())
-        let limit = UInt64(max(0, min(timeout, DatabaseLocation.maximumTimeout)) * 1e9)
-        return { tries in
-            let now = DispatchTime.now()
-            if tries == 0 { start.withLock { $0 = now } }
-            let waited = now.uptimeNanoseconds &- start.withLock { $0 }.uptimeNanoseconds
-            guard !Interruption.isRequested, waited < limit else { return false }
-            let delays: [UInt64] = [1, 2, 5, 10, 20]
-            let delay = min(delays[min(tries, delays.count - 1)] * 1_000_000, limit - waited)
-            var request = timespec(tv_sec: 0, tv_nsec: Int(delay))
-            _ = nanosleep(&request, nil)
-            return !Interruption.isRequested
-        }
-    }
-
     /// Runs `body`, turning database errors into dbtool errors about this
     /// database (a lock names the wait).
     public func reportingErrors<T>(_ body: () throws -> T) throws -> T {
@@ -148,7 +136,9 @@ public struct DatabaseHandle: Sendable, Equatable {
     /// to finish (then 75).
     func withExclusiveLock<T>(_ purpose: ExclusiveLock.Purpose, _ body: (DatabaseQueue) throws -> T) throws -> T {
         try location.checkExists()
-        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: purpose, timeout: timeout)
+        let waiting = DispatchTime.now()
+        let lock = try ExclusiveLock(directory: location.directoryPath, purpose: purpose, timeout: waits.remaining)
+        waits.spend(since: waiting)
         return try withExtendedLifetime(lock) {
             let dbQueue = try openQueue()
             return try reportingErrors { try body(dbQueue) }
