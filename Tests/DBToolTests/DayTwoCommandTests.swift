@@ -304,6 +304,43 @@ struct DayTwoCommandTests {
         #expect((all["analyzed"] as? [[String: Any]])?.first?["reason"] as? String == "asked")
     }
 
+    @Test("optimize gives the planner what a full ANALYZE gives: a key repeated 40,000 times is not counted as 1,000")
+    func optimizeMatchesFullAnalyze() throws {
+        let scratch = TemporaryDirectory()
+        let database = try scratch.makeDatabase()
+        let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
+        try dbQueue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE event(id INTEGER PRIMARY KEY, kind INT, user INT);
+                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 200000)
+                    INSERT INTO event SELECT x, x % 5, x % 20000 FROM n;
+                    CREATE INDEX event_kind ON event(kind);
+                    CREATE INDEX event_user ON event(user);
+                    """)
+        }
+        func statistics() throws -> [String: String] {
+            try dbQueue.read { db in
+                var statistics: [String: String] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT idx, stat FROM sqlite_stat1 WHERE idx IS NOT NULL") {
+                    statistics[row["idx"] as String? ?? ""] = row["stat"] as String? ?? ""
+                }
+                return statistics
+            }
+        }
+        let report = try json(try dbtool(["optimize", "--database", database, "--format", "json"]))
+        #expect(report["analysisLimit"] as? Int == 0, "\(report)")
+        let ours = try statistics()
+        try dbQueue.write { db in try db.execute(sql: "PRAGMA analysis_limit = 0; ANALYZE") }
+        #expect(ours == (try statistics()), "optimize: \(ours)")
+        #expect(ours["event_kind"] == "200000 40000", "\(ours)")
+
+        // A limit asked for is used, with what it costs the estimates.
+        let limited = try json(try dbtool(["optimize", "--database", database, "--analyze", "--analysis-limit", "1000", "--format", "json"]))
+        #expect(limited["analysisLimit"] as? Int == 1000)
+        #expect(try statistics()["event_kind"]?.hasSuffix(" 1001") == true)
+    }
+
     @Test("stats: space per table and index, row counts on request, settings and the last migration")
     func stats() throws {
         let scratch = TemporaryDirectory()

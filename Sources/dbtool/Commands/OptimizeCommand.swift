@@ -9,12 +9,15 @@ struct OptimizeCommand: ParsableCommand {
             Analyses the tables with indexes whose statistics are missing, or whose row count \
             moved tenfold since they were taken (estimated from their largest rowid: no table is \
             read whole), as PRAGMA optimize does from SQLite 3.46 on; --analyze analyses every \
-            table. Each ANALYZE reads at most --analysis-limit rows per index (0: all), so it is \
-            cheap enough for a nightly cron job. The report names each table analysed, and why.
+            table. Each ANALYZE reads every row of the table's indexes, as a full ANALYZE does, on \
+            databases up to 1 GiB (about 3 s); above, 100000 rows per index unless \
+            --analysis-limit says otherwise. A limit caps each index's rows per key: a value \
+            repeated more often than the limit looks more selective than it is. The report names \
+            each table analysed, and why.
 
             Examples:
               dbtool optimize --database /var/lib/myapp/db
-              dbtool optimize --database /var/lib/myapp/db --analyze --analysis-limit 0
+              dbtool optimize --database /var/lib/myapp/db --analyze
             """)
 
     @Flag(name: .long, help: "ANALYZE every table, not only those whose statistics are stale.")
@@ -22,15 +25,15 @@ struct OptimizeCommand: ParsableCommand {
 
     @Option(
         name: .long, parsing: .unconditional,
-        help: ArgumentHelp("Rows read per index by ANALYZE (0: all; default 1000).", valueName: "rows"))
-    var analysisLimit = 1000
+        help: ArgumentHelp("Rows read per index by ANALYZE (0: all; default: all up to 1 GiB, 100000 above).", valueName: "rows"))
+    var analysisLimit: Int?
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var fleet: FleetOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if analysisLimit < 0 { throw ValidationError("--analysis-limit must be 0 or more (got \(analysisLimit))") }
+        if let analysisLimit, analysisLimit < 0 { throw ValidationError("--analysis-limit must be 0 or more (got \(analysisLimit))") }
     }
 
     func run() throws {
