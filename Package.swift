@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // YAML: Litestream's configuration file, read by `--config`.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Tests only: property-based checks of value round-trips.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -63,6 +65,7 @@ let package = Package(
                 "DBToolLZ4",
                 // SHA-256 checksums of migration files.
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
             ]),
         .executableTarget(
             name: "dbtool",

@@ -25,14 +25,22 @@ func runOverDatabases<Report: Encodable & Sendable>(
     _ command: String, _ options: DatabaseOptions, _ fleet: FleetOptions, _ output: OutputOptions, metrics: MetricsOptions? = nil,
     operation: @escaping @Sendable (DatabaseHandle) throws -> (Report, bytes: Int64?), text: (Report) -> String
 ) throws {
+    let configuration = try options.configuration
+    /// `--metrics-file`, else the configuration file's for this database.
+    @Sendable func metricsOptions(_ handle: DatabaseHandle) -> MetricsOptions? {
+        guard var metrics, metrics.metricsFile == nil else { return metrics }
+        metrics.metricsFile = configuration?.database(at: handle.location)?.dbtool.metricsFile
+        return metrics
+    }
     guard options.namesFleet else {
         let handle = try options.handle
+        let metrics = metricsOptions(handle)
         return try runReporting(
             output, operation: { try metrics?.recorded(command, database: handle) { try operation(handle) } ?? operation(handle).0 }, text: text)
     }
     let handles = try options.handles
     let run = { @Sendable (handle: DatabaseHandle) throws -> Report in
-        guard let metrics else { return try operation(handle).0 }
+        guard let metrics = metricsOptions(handle) else { return try operation(handle).0 }
         return try metrics.recorded(command, database: handle) { try operation(handle) }
     }
     try runFleet(command, names: handles.map(\.location.filePath), fleet, output, text: text) { index in try run(handles[index]) }

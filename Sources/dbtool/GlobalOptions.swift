@@ -1,6 +1,10 @@
 import ArgumentParser
 import DBToolCore
+import DatabaseKit
 import Foundation
+
+/// The configuration files read in this run, by path.
+private let loadedConfigurations = Locked<[String: LitestreamConfig]>([:])
 
 /// Where the database is, and how long to wait for it.
 struct DatabaseOptions: ParsableArguments {
@@ -22,10 +26,21 @@ struct DatabaseOptions: ParsableArguments {
             valueName: "seconds"))
     var timeout: Double = DatabaseHandle.defaultTimeout
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A Litestream configuration file, such as /etc/litestream.yml: its dbs are the databases (its dbtool: section, their metrics file and retention).",
+            valueName: "file"),
+        completion: .file(), transform: nonEmptyPath)
+    var config: String?
+
     func validate() throws {
         try validateTimeout(timeout)
-        if patterns.isEmpty {
-            throw ValidationError("no database: pass --database PATH or set DBTOOL_DATABASE")
+        if config != nil && !database.isEmpty {
+            throw ValidationError("--config and --database exclude each other: the configuration file names the databases")
+        }
+        if config == nil && patterns.isEmpty {
+            throw ValidationError("no database: pass --database PATH (or --config FILE) or set DBTOOL_DATABASE")
         }
     }
 
@@ -35,26 +50,58 @@ struct DatabaseOptions: ParsableArguments {
         return ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : [$0] } ?? []
     }
 
-    /// True when several databases are named (or a glob).
-    var namesFleet: Bool { Fleet.namesSeveral(patterns) }
+    /// The configuration file named by `--config`, read once per run; its
+    /// warnings go to stderr the first time.
+    var configuration: LitestreamConfig? {
+        get throws {
+            guard let config else { return nil }
+            return try loadedConfigurations.withLock { loaded in
+                if let known = loaded[config] { return known }
+                let read = try LitestreamConfig.read(config)
+                for warning in read.warnings { StandardStreams.writeError("dbtool: warning: \(warning)\n") }
+                loaded[config] = read
+                return read
+            }
+        }
+    }
+
+    /// The paths of the databases, from `--config` or the patterns.
+    private var names: [String] {
+        get throws { try configuration.map { $0.databases.map(\.path) } ?? patterns }
+    }
+
+    /// True when several databases are named (or a glob, or a configuration file).
+    var namesFleet: Bool { config != nil || Fleet.namesSeveral(patterns) }
 
     /// The database these options name, with their wait.
     ///
     /// - throws: 64 when they name several (the command works on one).
     var handle: DatabaseHandle {
         get throws {
-            if namesFleet {
+            let names = try self.names
+            if config != nil ? names.count > 1 : namesFleet {
                 throw DBToolError(
-                    .usage, "this command works on one database, and --database names several: \(patterns.joined(separator: " "))",
+                    .usage, "this command works on one database, and \(config != nil ? "--config" : "--database") names several: \(names.joined(separator: " "))",
                     hint: "init, migrate, backup, snapshot, checkpoint, check, optimize and stats run over several.")
             }
-            return DatabaseHandle(location: try DatabaseLocation(path: patterns.first ?? "", fileName: fileName), timeout: timeout)
+            return DatabaseHandle(location: try DatabaseLocation(path: names.first ?? "", fileName: fileName), timeout: timeout)
         }
     }
 
     /// Every database these options name, globs expanded.
     var handles: [DatabaseHandle] {
-        get throws { try Fleet.databases(matching: patterns, fileName: fileName, timeout: timeout) }
+        get throws {
+            guard let configuration = try configuration else {
+                return try Fleet.databases(matching: patterns, fileName: fileName, timeout: timeout)
+            }
+            // Listed, not matched: a database that is missing is reported as such.
+            var handles = try configuration.databases.map {
+                DatabaseHandle(location: try DatabaseLocation(path: $0.path, fileName: fileName), timeout: timeout)
+            }
+            let gate = WriteGate(protecting: handles.map(\.location))
+            for index in handles.indices { handles[index].gate = gate }
+            return handles
+        }
     }
 }
 

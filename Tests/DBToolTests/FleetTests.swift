@@ -24,6 +24,43 @@ struct FleetTests {
         return tenants
     }
 
+    @Test("--config names the fleet: backup keeps each database's retention of the dbtool section, check writes each one's metrics file")
+    func configuredFleet() throws {
+        let scratch = TemporaryDirectory()
+        let tenants = try makeTenants(scratch, count: 2)
+        let file = scratch.file("litestream.yml")
+        try """
+            dbtool:
+              keep-last: 1
+            dbs:
+              - path: \(tenants[0])
+              - path: \(tenants[1])
+                dbtool:
+                  keep-last: 3
+                  metrics-file: \(scratch.file("t01.prom"))
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let backups = scratch.file("backups")
+        for _ in 0..<4 {
+            let backup = try dbtool(["backup", "--config", file, "--output-dir", backups, "--quiet"])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            Thread.sleep(forTimeInterval: 1.1)  // archive names carry the second
+        }
+        // A folder per database (named after its path: t00's sorts first).
+        let kept = try FileManager.default.contentsOfDirectory(atPath: backups).sorted().map { folder in
+            try FileManager.default.contentsOfDirectory(atPath: backups + "/" + folder).filter { $0.hasSuffix(".tar.zst") }.count
+        }
+        #expect(kept == [1, 3], "\(kept)")
+        let check = try dbtool(["check", "--config", file, "--format", "json"])
+        let checked = try json(check)
+        #expect(check.status == 0 && checked["total"] as? Int == 2, "\(check.stdout)\(check.stderr)")
+        #expect((try? String(contentsOfFile: scratch.file("t01.prom"), encoding: .utf8))?.contains("command=\"check\"") == true)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("t00.prom")))
+        let both = try dbtool(["check", "--config", file, "--database", tenants[0]])
+        #expect(both.status == 64 && both.stderr.contains("--config"), "\(both.stderr)")
+        let single = try dbtool(["exec", "--config", file, "SELECT 1"])
+        #expect(single.status == 64 && single.stderr.contains("names several"), "\(single.stderr)")
+    }
+
     @Test("migrate over a glob: a broken database fails alone (65), the others migrate; a second run applies only what is missing")
     func migrateResumable() throws {
         let scratch = TemporaryDirectory()

@@ -647,6 +647,85 @@ struct ReplicateCommandTests {
         #expect(FileManager.default.fileExists(atPath: scratch.file("replica") + "/ltx/0/0000000000000001-0000000000000001.ltx"))
     }
 
+    @Test("--config: Litestream's YAML file replicates two databases in one process; dbtool and Litestream 0.5.17 restore both")
+    func configurationFile() throws {
+        let server = try ObjectStorageServer()
+        let first = try scratch.makeDatabase("first")
+        let second = try scratch.makeDatabase("second")
+        let firstApp = try AckWriter(database: first, scratch: scratch)
+        let secondApp = try AckWriter(database: second, scratch: scratch)
+        let directoryReplica = scratch.file("second-replica")
+        let metrics = scratch.file("second.prom")
+        // Global S3 settings, one replica per database in each of Litestream's
+        // spellings, a dbtool section, and keys dbtool does not use.
+        let file = scratch.file("litestream.yml")
+        try """
+            addr: ":9090"
+            access-key-id: \(server.accessKeyId)
+            secret-access-key: ${CONFIG_TEST_SECRET}
+            endpoint: \(server.endpoint)
+            region: us-east-1
+            force-path-style: true
+            snapshot:
+              interval: 1h
+              retention: 24h
+            dbs:
+              - path: \(first)/db.sqlite
+                replica:
+                  type: s3
+                  bucket: backups
+                  path: configured/first
+                  sync-interval: 200ms
+              - path: \(second)/db.sqlite
+                monitor-interval: 1s
+                replicas:
+                  - url: file://\(directoryReplica)
+                    sync-interval: 200ms
+                dbtool:
+                  metrics-file: \(metrics)
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let secret = ["CONFIG_TEST_SECRET": server.secretAccessKey]
+        let replicate = try BackgroundTool(["replicate", "--config", file], environment: secret, scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: directoryReplica + "/ltx/0") && ((try? server.keys("configured/first/")) ?? []).count > 1 })
+        Thread.sleep(forTimeInterval: 1.5)
+        firstApp.stop()
+        secondApp.stop()
+        Thread.sleep(forTimeInterval: 0.5)
+        replicate.send(SIGTERM)
+        let stopped = replicate.wait()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("litestream.yml:1: addr is not used by dbtool"), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("litestream.yml:18: monitor-interval is not used by dbtool"), "\(stopped.stderr)")
+        #expect(stopped.stdout.contains("Replicated \(first)/db.sqlite") && stopped.stdout.contains("Replicated \(second)/db.sqlite"), "\(stopped.stdout)")
+        #expect((try? String(contentsOfFile: metrics, encoding: .utf8))?.contains("dbtool_replicate_shipped_txid") == true)
+
+        // dbtool restores both replicas...
+        let firstCopy = scratch.file("first-copy")
+        #expect(try dbtool(["restore", "s3://backups/configured/first/", firstCopy], environment: server.environment).status == 0)
+        #expect(try events(firstCopy) == events(first))
+        let secondCopy = scratch.file("second-copy")
+        #expect(try dbtool(["restore", directoryReplica, secondCopy]).status == 0)
+        #expect(try events(secondCopy) == events(second))
+        // ...and so does Litestream, from the same file.
+        for database in [first, second] {
+            let restored = scratch.file(UUID().uuidString + ".db")
+            let result = try litestream(["restore", "-config", file, "-o", restored, database + "/db.sqlite"], environment: secret)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(try events(restored) == events(database))
+        }
+
+        // A wrong type is 64 naming the line; a setting dbtool can not honour is refused.
+        try "dbs:\n  - path: \(first)\n    replica:\n      url: s3://backups/x\n      sync-interval: [1]\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let wrong = try dbtool(["replicate", "--config", file])
+        #expect(wrong.status == 64 && wrong.stderr.contains("litestream.yml:5: sync-interval takes a duration"), "\(wrong.stderr)")
+        try "dbs:\n  - path: \(first)\n    replica:\n      url: s3://backups/x\n      sse-kms-key-id: k\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let refused = try dbtool(["replicate", "--config", file])
+        #expect(refused.status == 64 && refused.stderr.contains("litestream.yml:5: sse-kms-key-id"), "\(refused.stderr)")
+        #expect(try dbtool(["replicate", "--config", file, "--to", directoryReplica]).status == 64)
+    }
+
     @Test("object storage both ways: Litestream restores what dbtool replicates to S3, dbtool restores what Litestream replicates")
     func objectStorageInterop() throws {
         let server = try ObjectStorageServer()

@@ -64,6 +64,14 @@ public struct ReplicateOperation: Sendable {
     /// Called once the replica holds the database's state at the start:
     /// the service is ready.
     public var ready: @Sendable () -> Void = {}
+    /// Whether the operation tells systemd it is ready (`READY=1`); one of
+    /// several databases replicated by one process leaves that to the
+    /// ``ReplicateFleet``, which says so once every one is.
+    public var notifiesReady = true
+    /// Whether the operation takes SIGTERM and SIGINT itself
+    /// (`Interruption.acknowledge()`): one of a ``ReplicateFleet`` leaves
+    /// that to the fleet, which stops them all through `run(until:)`.
+    public var acknowledgesSignals = true
     /// What the run may not write onto: the database's files are added to it.
     public var gate = WriteGate()
 
@@ -116,13 +124,13 @@ public struct ReplicateOperation: Sendable {
         session.nodeID = identity.nodeID
         let start: ReplicationStart.Outcome
         do {
-            start = try waitingForStore {
+            start = try waitingForStore(stop) {
                 try ReplicaRecord.claim(replica, for: identity)
                 return try ReplicationStart(replica: replica, session: session, state: state, nodeID: identity.nodeID).run()
             }
-        } catch where Interruption.isRequested {
+        } catch where Interruption.isRequested || stop() {
             // Stopped before it began: nothing to ship, a clean stop.
-            let stoppedBy = Interruption.acknowledge()
+            let stoppedBy = acknowledgesSignals ? Interruption.acknowledge() : nil
             try? session.close()
             log(.info, "stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
             return Report(database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
@@ -146,7 +154,7 @@ public struct ReplicateOperation: Sendable {
             }
             lane.sleepUntilNextSync(stop: stop)
         }
-        return finish(session: session, uploader: &uploader, maintenance: maintenance, outbox: outbox, lane: &lane, replica: replica)
+        return finish(session: session, uploader: &uploader, maintenance: maintenance, outbox: outbox, lane: &lane, replica: replica, stop: stop)
     }
 
     /// The state of what the replica holds, beside the database.
@@ -162,17 +170,19 @@ public struct ReplicateOperation: Sendable {
 
     /// Runs `body` until the store answers: a store away at start-up is
     /// waited for, logged once, with backoff, up to ``startupTimeout``.
-    private func waitingForStore<T>(_ body: () throws -> T) throws -> T {
+    private func waitingForStore<T>(_ stop: () -> Bool, _ body: () throws -> T) throws -> T {
         let deadline = Date().addingTimeInterval(startupTimeout)
         var delay = 1.0
         var reported = false
         while true {
             do {
                 return try body()
-            } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && Date() < deadline {
+            } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && !stop() && Date() < deadline {
                 if !reported { log(.warning, "the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s") }
                 reported = true
-                try Interruption.sleep(seconds: min(delay, deadline.timeIntervalSinceNow))
+                let wake = Date().addingTimeInterval(min(delay, deadline.timeIntervalSinceNow))
+                while Date() < wake && !stop() { try Interruption.sleep(seconds: min(0.2, max(0, wake.timeIntervalSinceNow))) }
+                if stop() { throw error }
                 delay = min(delay * 2, 30)
             }
         }
@@ -198,9 +208,14 @@ public struct ReplicateOperation: Sendable {
     /// (a second signal stops at once), the maintenance lane ended, the report.
     private func finish(
         session: ReplicationSession, uploader: inout Uploader, maintenance: MaintenanceLane, outbox: Outbox, lane: inout ShippingTick,
-        replica: Replica
+        replica: Replica, stop: () -> Bool
     ) -> Report {
-        let stoppedBy = Interruption.acknowledge()
+        if !acknowledgesSignals {
+            // The fleet takes the signal for all: wait for it, so that the
+            // last sync does not see it as a second signal.
+            while Interruption.isRequested && !stop() { usleep(10_000) }
+        }
+        let stoppedBy = acknowledgesSignals ? Interruption.acknowledge() : nil
         ServiceManager.notify("STOPPING=1")
         let deadline = DispatchTime.now() + shutdownTimeout
         let timer = DispatchWorkItem { Interruption.requestAgain() }
@@ -284,7 +299,7 @@ struct ShippingTick {
         if !isReady && uploader.shippedTXID >= readyAt {
             isReady = true
             operation.ready()
-            ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)")
+            if operation.notifiesReady { ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)") }
         }
         metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
     }

@@ -225,9 +225,14 @@ struct CreateBackupCommand: ParsableCommand {
     private func runFleet(passphrase: String?) throws {
         guard let first = try database.handles.first else { return }
         let shared = operation(first, passphrase: passphrase)
+        let configuration = try database.configuration
         try runOverDatabases("backup", database, fleet, output, metrics: metrics) { handle in
             var operation = shared
             operation.database = handle
+            // No --keep given: the configuration file's retention of this database.
+            if shared.retention.isEmpty, let policy = configuration?.database(at: handle.location)?.dbtool.retention {
+                operation.retention = policy
+            }
             operation.outputDirectory = shared.outputDirectory.map { $0 + "/" + handle.location.fleetName }
             operation.outputRoot = shared.outputDirectory
             operation.objectPrefix = shared.objectPrefix.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + handle.location.fleetName + "/" }

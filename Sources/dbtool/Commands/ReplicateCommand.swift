@@ -46,14 +46,15 @@ struct ReplicateRunCommand: ParsableCommand {
             Examples:
               dbtool replicate --database /var/lib/myapp/db --to s3://backups/myapp-replica/
               dbtool replicate --database /var/lib/myapp/db --to /mnt/replica/myapp
+              dbtool replicate --config /etc/litestream.yml
               dbtool replicate status s3://backups/myapp-replica/
               dbtool restore s3://backups/myapp-replica/ ./db --at 2026-11-26T21:55:21Z
             """)
 
     @Option(
-        name: .long, help: ArgumentHelp("The replica: s3://BUCKET/PREFIX/ or a directory.", valueName: "replica"),
+        name: .long, help: ArgumentHelp("The replica: s3://BUCKET/PREFIX/ or a directory (with --config: each database's replica).", valueName: "replica"),
         completion: .directory, transform: nonEmptyPath)
-    var to: String
+    var to: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds between syncs: the most a crash loses (default 1).", valueName: "seconds"))
     var syncInterval: Double = 1
@@ -99,6 +100,8 @@ struct ReplicateRunCommand: ParsableCommand {
     @OptionGroup var log: LogOptions
 
     func validate() throws {
+        if database.config == nil && to == nil { throw ValidationError("no replica: pass --to s3://BUCKET/PREFIX/ or a directory (or --config FILE)") }
+        if database.config != nil && to != nil { throw ValidationError("--config names each database's replica: it takes no --to") }
         guard syncInterval >= 0.01 && syncInterval <= 3600 else { throw ValidationError("--sync-interval takes 0.01 to 3600 seconds") }
         guard checkpointPages >= 1 else { throw ValidationError("--checkpoint-pages takes a positive number of pages") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval takes a positive number of hours") }
@@ -111,8 +114,9 @@ struct ReplicateRunCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let configuration = try database.configuration { return try run(configuration) }
         let handle = try database.handle
-        var operation = ReplicateOperation(database: handle.location, replica: to)
+        var operation = ReplicateOperation(database: handle.location, replica: to ?? "")
         operation.metricsFile = metrics.metricsFile
         operation.gate = handle.gate
         operation.syncInterval = syncInterval
@@ -133,6 +137,57 @@ struct ReplicateRunCommand: ParsableCommand {
             "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
                 + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
         }
+    }
+}
+
+extension ReplicateRunCommand {
+    /// Every database of a Litestream configuration file, in one process:
+    /// the file's settings where it gives them, the command line's elsewhere.
+    private func run(_ configuration: LitestreamConfig) throws {
+        let listed = configuration.databases.compactMap { entry in entry.replica.map { (entry, $0) } }
+        for database in configuration.databases where database.replica == nil {
+            StandardStreams.writeError("dbtool: warning: \(configuration.file):\(database.line): \(database.path) has no replica: not replicated\n")
+        }
+        guard !listed.isEmpty else {
+            throw DBToolError(.usage, "\(configuration.file) gives no database a replica: nothing to replicate", hint: "Give each database a replica: with its url.")
+        }
+        let locations = try listed.map { try DatabaseLocation(path: $0.0.path, fileName: database.fileName) }
+        let quiet = output.quiet
+        let operations = zip(listed, locations).map { listing, location -> ReplicateOperation in
+            let (entry, replica) = listing
+            var operation = ReplicateOperation(database: location, replica: replica.location)
+            operation.gate = WriteGate(protecting: locations)
+            operation.metricsFile = metrics.metricsFile ?? entry.dbtool.metricsFile
+            operation.syncInterval = replica.syncInterval ?? syncInterval
+            operation.checkpointPages = entry.checkpointPages ?? checkpointPages
+            operation.snapshotInterval = replica.snapshotInterval ?? configuration.snapshotInterval ?? snapshotInterval * 3600
+            operation.outboxLimit = outboxLimit << 20
+            operation.shutdownTimeout = configuration.shutdownTimeout ?? shutdownTimeout
+            operation.startupTimeout = startupTimeout
+            operation.retention = replica.retention ?? configuration.retention ?? retention
+            operation.compacts = !noCompaction
+            operation.compactionIntervals = configuration.compactionLevels ?? compactionLevels
+            operation.objectStore = replica.objectStore(over: objectStore.options)
+            operation.log = log.sink(command: "replicate", database: location.filePath, quiet: quiet)
+            return operation
+        }
+        var fleet = ReplicateFleet(operations)
+        let format = log.logFormat
+        fleet.failed = { operation, error in
+            let line = ServiceLog(format: format, command: "replicate", database: operation.database.filePath)
+            StandardStreams.writeError(line.line(.warning, "stopped: \(error.message)" + (error.hint.map { " (\($0))" } ?? "")))
+        }
+        let report = fleet.run()
+        try runReporting(output, operation: { report }) { report in
+            report.databases.map { outcome in
+                if let error = outcome.error { return "\(outcome.database): error \(error.status): \(error.message)" }
+                guard let report = outcome.report, !report.txid.isEmpty else {
+                    return "\(outcome.database): stopped before replication to \(outcome.replica) began."
+                }
+                return "Replicated \(outcome.database) to \(outcome.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped."
+            }.joined(separator: "\n") + "\n"
+        }
+        if report.status != 0 { throw ExitCode(report.status) }
     }
 }
 
