@@ -229,7 +229,7 @@ _dbtool_migrate() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -254,6 +254,10 @@ _dbtool_migrate() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--jobs')
@@ -285,7 +289,7 @@ _dbtool_migrate_up() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --allow-out-of-order --snapshot --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--to --migrations --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -312,6 +316,10 @@ _dbtool_migrate_up() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--jobs')
         return
         ;;
@@ -326,7 +334,7 @@ _dbtool_migrate_status() {
     repeating_flags=()
     non_repeating_flags=(--exit-code --allow-out-of-order --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--migrations --file-name --timeout --format)
+    non_repeating_options=(--migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -345,6 +353,10 @@ _dbtool_migrate_status() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -356,7 +368,7 @@ _dbtool_migrate_rollback() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--steps --migrations --file-name --timeout --format)
+    non_repeating_options=(--steps --migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -379,6 +391,10 @@ _dbtool_migrate_rollback() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -390,7 +406,7 @@ _dbtool_migrate_repair() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--migrations --file-name --timeout --format)
+    non_repeating_options=(--migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -407,6 +423,10 @@ _dbtool_migrate_repair() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--format')
@@ -428,7 +448,7 @@ _dbtool_migrate_baseline() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--migrations --file-name --timeout --format)
+    non_repeating_options=(--migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -445,6 +465,10 @@ _dbtool_migrate_baseline() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--format')
@@ -466,7 +490,7 @@ _dbtool_migrate_adopt() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--migrations --file-name --timeout --format)
+    non_repeating_options=(--migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -483,6 +507,10 @@ _dbtool_migrate_adopt() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--format')
@@ -516,7 +544,7 @@ _dbtool_migrate_restore-snapshot() {
     repeating_flags=()
     non_repeating_flags=(--quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--snapshot --migrations --file-name --timeout --format)
+    non_repeating_options=(--snapshot --migrations --file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -539,6 +567,10 @@ _dbtool_migrate_restore-snapshot() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -550,7 +582,7 @@ _dbtool_exec() {
     repeating_flags=()
     non_repeating_flags=(--no-transaction --readonly --quiet -q --version -h --help)
     repeating_options=(--arg --database)
-    non_repeating_options=(--file --format --file-name --timeout)
+    non_repeating_options=(--file --format --file-name --timeout --config)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -576,6 +608,10 @@ _dbtool_exec() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     esac
 }
 
@@ -583,7 +619,7 @@ _dbtool_checkpoint() {
     repeating_flags=()
     non_repeating_flags=(--fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--mode --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--mode --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -606,6 +642,10 @@ _dbtool_checkpoint() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--jobs')
         return
         ;;
@@ -620,7 +660,7 @@ _dbtool_snapshot() {
     repeating_flags=()
     non_repeating_flags=(--force --vacuum --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--output --output-dir --keep --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--output --output-dir --keep --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 1
 
     # Offer option value completions
@@ -650,6 +690,10 @@ _dbtool_snapshot() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--jobs')
         return
         ;;
@@ -672,7 +716,7 @@ _dbtool_backup() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -772,6 +816,10 @@ _dbtool_backup() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--jobs')
         return
         ;;
@@ -801,7 +849,7 @@ _dbtool_backup_create() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --encrypt --allow-insecure-endpoint --force --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--output --output-dir --archive-format --level --threads --to --keep --keep-hourly --keep-daily --keep-weekly --keep-monthly --keep-yearly --keep-within --passphrase-file --passphrase-command --part-size --upload-threads --storage-class --sse --sse-kms-key-id --endpoint --region --profile --ca-bundle --retries --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -899,6 +947,10 @@ _dbtool_backup_create() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--jobs')
@@ -1070,7 +1122,7 @@ _dbtool_restore() {
     repeating_flags=()
     non_repeating_flags=(--force --live --keep-modes --if-db-not-exists --if-replica-exists --follow --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=()
-    non_repeating_options=(--timeout --txid --at --follow-interval --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--timeout --txid --at --follow-interval --passphrase-file --passphrase-command --endpoint --region --profile --ca-bundle --retries --format --log-format)
     __dbtool_offer_flags_options 2
 
     # Offer option value completions
@@ -1111,6 +1163,10 @@ _dbtool_restore() {
         return
         ;;
     '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    '--log-format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
         ;;
@@ -1156,7 +1212,7 @@ _dbtool_replicate_run() {
     repeating_flags=()
     non_repeating_flags=(--no-compaction --allow-insecure-endpoint --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --startup-timeout --retention --compaction-levels --metrics-file --file-name --timeout --endpoint --region --profile --ca-bundle --retries --format)
+    non_repeating_options=(--to --sync-interval --checkpoint-pages --snapshot-interval --outbox-limit --shutdown-timeout --startup-timeout --retention --compaction-levels --metrics-file --file-name --timeout --config --endpoint --region --profile --ca-bundle --retries --format --log-format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1203,6 +1259,10 @@ _dbtool_replicate_run() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--endpoint')
         return
         ;;
@@ -1220,6 +1280,10 @@ _dbtool_replicate_run() {
         return
         ;;
     '--format')
+        __dbtool_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    '--log-format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
         ;;
@@ -1310,7 +1374,7 @@ _dbtool_schema() {
     repeating_flags=()
     non_repeating_flags=(--sql --quiet -q --version -h --help)
     repeating_options=(--table --database)
-    non_repeating_options=(--file-name --timeout --format)
+    non_repeating_options=(--file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1328,6 +1392,10 @@ _dbtool_schema() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -1339,11 +1407,14 @@ _dbtool_check() {
     repeating_flags=()
     non_repeating_flags=(--full --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--metrics-file --file-name --timeout --jobs --format)
+    non_repeating_options=(--max-wal --metrics-file --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--max-wal')
+        return
+        ;;
     '--metrics-file')
         __dbtool_add_completions -f
         return
@@ -1356,6 +1427,10 @@ _dbtool_check() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--jobs')
@@ -1372,7 +1447,7 @@ _dbtool_vacuum() {
     repeating_flags=()
     non_repeating_flags=(--live --force --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--into --incremental --metrics-file --file-name --timeout --format)
+    non_repeating_options=(--into --incremental --metrics-file --file-name --timeout --config --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1398,6 +1473,10 @@ _dbtool_vacuum() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--format')
         __dbtool_add_completions -W 'text'$'\n''json'
         return
@@ -1409,7 +1488,7 @@ _dbtool_optimize() {
     repeating_flags=()
     non_repeating_flags=(--analyze --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--analysis-limit --file-name --timeout --jobs --format)
+    non_repeating_options=(--analysis-limit --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1427,6 +1506,10 @@ _dbtool_optimize() {
     '--timeout')
         return
         ;;
+    '--config')
+        __dbtool_add_completions -f
+        return
+        ;;
     '--jobs')
         return
         ;;
@@ -1441,7 +1524,7 @@ _dbtool_stats() {
     repeating_flags=()
     non_repeating_flags=(--rows --allow-insecure-endpoint --fail-fast --quiet -q --version -h --help)
     repeating_options=(--database)
-    non_repeating_options=(--backups --endpoint --region --profile --ca-bundle --retries --file-name --timeout --jobs --format)
+    non_repeating_options=(--backups --endpoint --region --profile --ca-bundle --retries --file-name --timeout --config --jobs --format)
     __dbtool_offer_flags_options 0
 
     # Offer option value completions
@@ -1474,6 +1557,10 @@ _dbtool_stats() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--config')
+        __dbtool_add_completions -f
         return
         ;;
     '--jobs')

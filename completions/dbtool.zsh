@@ -114,6 +114,7 @@ _dbtool_migrate() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -163,6 +164,7 @@ _dbtool_migrate_up() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate up -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -185,6 +187,7 @@ _dbtool_migrate_status() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate status -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -204,6 +207,7 @@ _dbtool_migrate_rollback() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate rollback -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -223,6 +227,7 @@ _dbtool_migrate_repair() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate repair -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -242,6 +247,7 @@ _dbtool_migrate_baseline() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate baseline -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -260,6 +266,7 @@ _dbtool_migrate_adopt() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate adopt -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -295,6 +302,7 @@ _dbtool_migrate_restore-snapshot() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion migrate restore-snapshot -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -319,6 +327,7 @@ _dbtool_exec() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion exec -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -337,6 +346,7 @@ _dbtool_checkpoint() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion checkpoint -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -362,6 +372,7 @@ _dbtool_snapshot() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion snapshot -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -413,6 +424,7 @@ _dbtool_backup() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion backup -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -484,6 +496,7 @@ _dbtool_backup_create() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion backup create -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -575,6 +588,7 @@ _dbtool_backup_prune() {
 _dbtool_restore() {
     local -i ret=1
     local -ar ___format=('text' 'json')
+    local -ar ___log_format=('text' 'json')
     local -ar arg_specs=(
         ':archive:{__dbtool_custom_complete ---completion restore -- positional@0 "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         ':directory:_files -/'
@@ -598,6 +612,7 @@ _dbtool_restore() {
         '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--log-format[Log lines on stderr\: text (no time under systemd'\''s journal) or json, one object per line.]:format:{__dbtool_complete "${___log_format[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -639,8 +654,9 @@ _dbtool_replicate() {
 _dbtool_replicate_run() {
     local -i ret=1
     local -ar ___format=('text' 'json')
+    local -ar ___log_format=('text' 'json')
     local -ar arg_specs=(
-        '--to[The replica\: s3\://BUCKET/PREFIX/ or a directory.]:replica:_files -/'
+        '--to[The replica\: s3\://BUCKET/PREFIX/ or a directory (with --config\: each database'\''s replica).]:replica:_files -/'
         '--sync-interval[Seconds between syncs\: the most a crash loses (default 1).]:seconds:'
         '--checkpoint-pages[Checkpoint once the write-ahead log holds this many pages (default 1000).]:pages:'
         '--snapshot-interval[Hours between snapshots of the whole database (default 24).]:hours:'
@@ -654,6 +670,7 @@ _dbtool_replicate_run() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion replicate run -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--endpoint[An S3-compatible endpoint, such as https\://minio.example.com\:9000 (default\: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the profile'\''s endpoint_url, else AWS).]:url:'
         '--region[The bucket'\''s region (default\: $AWS_REGION, the profile'\''s, else us-east-1).]:region:'
         '--profile[The profile of ~/.aws/credentials and ~/.aws/config to use; it outranks $AWS_ACCESS_KEY_ID (default\: $AWS_DEFAULT_PROFILE, else $AWS_PROFILE, else default).]:name:'
@@ -662,6 +679,7 @@ _dbtool_replicate_run() {
         '--retries[Retries of a request after a network error, 5xx or SlowDown, with backoff, before exiting with 75 (default 5).]:retries:'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
+        '--log-format[Log lines on stderr\: text (no time under systemd'\''s journal) or json, one object per line.]:format:{__dbtool_complete "${___log_format[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -721,6 +739,7 @@ _dbtool_schema() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion schema -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -736,10 +755,12 @@ _dbtool_check() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--full[integrity_check instead of quick_check\: slower, also checks that indexes match their tables.]'
+        '--max-wal[Warn when the WAL is larger than this\: 256MiB, 1GiB (default\: the database'\''s size, 64MiB at least).]:size:'
         '--metrics-file[Write Prometheus metrics of this run to FILE (atomically, mode 0644; other runs'\'' samples in it are kept).]:file:_files'
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion check -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -764,6 +785,7 @@ _dbtool_vacuum() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion vacuum -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
         '(--quiet -q)'{--quiet,-q}'[Print nothing but errors.]'
         '--version[Show the version.]'
@@ -779,10 +801,11 @@ _dbtool_optimize() {
     local -ar ___format=('text' 'json')
     local -ar arg_specs=(
         '--analyze[ANALYZE every table, not only those whose statistics are stale.]'
-        '--analysis-limit[Rows read per index by ANALYZE (0\: all; default 1000).]:rows:'
+        '--analysis-limit[Rows read per index by ANALYZE (0\: all; default\: all up to 1 GiB, 100000 above).]:rows:'
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion optimize -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
@@ -810,6 +833,7 @@ _dbtool_stats() {
         '*--database[The database directory created by `dbtool init`, or a database file (default\: $DBTOOL_DATABASE); repeated, or a quoted glob, where the command runs over several.]:path:{__dbtool_custom_complete ---completion stats -- --database "${current_word_index}" "$(__dbtool_cursor_index_in_current_word)"}'
         '--file-name[The name of the database file inside its directory.]:file-name:'
         '--timeout[How long to wait for a locked database before exiting with 75 (0 to 86400; default 5).]:seconds:'
+        '--config[A Litestream configuration file, such as /etc/litestream.yml\: its dbs are the databases (its dbtool\: section, their metrics file and retention).]:file:_files'
         '--jobs[With several databases\: how many at once (default\: the number of cores).]:n:'
         '--fail-fast[With several databases\: stop at the first failure (the others are reported as skipped).]'
         '--format[text for people, json for machines (exactly one JSON document on stdout).]:format:{__dbtool_complete "${___format[@]}"}'
