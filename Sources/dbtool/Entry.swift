@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import DBToolCore
 
 /// The entry point: a run parses with ``DBTool`` (see ``CommandRunner``);
@@ -36,7 +37,16 @@ enum Entry {
     static func exit(with error: (any Error)?, of command: any ParsableCommand.Type = DBTool.self) -> Never {
         guard let error else { DBTool.exit() }
         if error is ExitCode { DBTool.exit(withError: error) }
-        guard command.exitCode(for: error) == .success else { command.exit(withError: error) }
+        let code = command.exitCode(for: error)
+        guard code == .success else {
+            // A usage error, in dbtool's one style: `dbtool: error: ...`, then
+            // where the command's help is (ArgumentParser's "See ..." line).
+            let message = command.message(for: error)
+            let help = command.fullMessage(for: error).split(separator: "\n").last { $0.contains("--help") }
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? "See 'dbtool --help'."
+            StandardStreams.writeError("dbtool: error: \(message)\n\(help)\n")
+            DBTool.exit(withError: ExitCode(code.rawValue))
+        }
         do {
             let message = command.fullMessage(for: error)
             if !message.isEmpty { try StandardStreams.write(message + "\n") }

@@ -130,8 +130,9 @@ struct ShellCompletionTests {
     func backup(kind: InteractiveShell.Kind) throws {
         let workspace = try CompletionWorkspace()
         let shell = try InteractiveShell(kind, in: workspace.path)
-        let options = try shell.complete("dbtool backup --")
+        // By a prefix each: the whole list outgrows a terminal's pager.
         for option in ["--output-dir", "--keep", "--archive-format", "--database"] {
+            let options = try shell.complete("dbtool backup " + option.prefix(4))
             #expect(options.contains(option), "\(kind): \(option) missing from\n\(options)")
         }
         let directories = try shell.complete("dbtool backup --output-dir ")

@@ -46,14 +46,32 @@ enum CredentialChain {
         if let container = try ContainerCredentials(environment: environment, caBundle: caBundle) {
             return try CredentialProvider(source: container)
         }
-        if let instance = InstanceMetadataCredentials(environment: environment, profile: profile),
-            let first = try instance.fetchIfAvailable()
-        {
-            return CredentialProvider(first: first, source: instance)
+        var instanceAnswer = "disabled (AWS_EC2_METADATA_DISABLED)"
+        if let instance = InstanceMetadataCredentials(environment: environment, profile: profile) {
+            do {
+                if let first = try instance.fetchIfAvailable() { return CredentialProvider(first: first, source: instance) }
+                instanceAnswer = "no metadata service answered at \(instance.endpoint): this machine is not an EC2 instance"
+            } catch let noRole as InstanceMetadataCredentials.NoRole {
+                instanceAnswer = "the metadata service at \(instance.endpoint) answered, but gives no role (HTTP \(noRole.status))"
+            }
         }
-        throw DBToolError(
-            .noPermission,
-            "no credentials for object storage: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set, no web identity or container credentials are configured, the \(profile.description) has no key in \(profile.credentialsFile) or \(profile.configFile), and no EC2 instance role answered",
+        throw noCredentials(environment, profile: profile, instance: instanceAnswer)
+    }
+
+    /// Every place the chain looked, in its order, and what each lacked.
+    private static func noCredentials(_ environment: [String: String], profile: AWSProfile, instance: String) -> DBToolError {
+        let keyVariables = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"].filter { environment.awsVariable($0) == nil }
+        let sources = [
+            "1. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: " + (profile.isNamedByOption
+                ? "skipped, --profile outranks them" : "\(keyVariables.joined(separator: " and ")) not set"),
+            "2. a role of the \(profile.description) (role_arn with source_profile or credential_source): none",
+            "3. a web identity (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN): not set",
+            "4. keys of the \(profile.description) in \(profile.credentialsFile), its credential_process, keys in \(profile.configFile): none",
+            "5. container credentials (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI): not set",
+            "6. the EC2 instance's role: \(instance)",
+        ]
+        return DBToolError(
+            .noPermission, "no credentials for object storage; dbtool looked, in this order:\n  " + sources.joined(separator: "\n  "),
             hint:
                 "Export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name a profile with keys, a credential_process or a role (--profile, AWS_PROFILE)."
         )

@@ -123,7 +123,17 @@ struct InstanceMetadataCredentials: CredentialSource {
             return try fetchOrUnreachable()
         } catch is MetadataClient.Unreachable {
             throw DBToolError(.tempFail, "no credentials from \(source): it did not answer", hint: "Check the instance's metadata options.")
+        } catch let noRole as NoRole {
+            throw DBToolError(
+                .noPermission, "no credentials from \(source): the instance has no role (HTTP \(noRole.status))",
+                hint: "Attach an instance profile with a role to the instance, or give dbtool keys another way.")
         }
+    }
+
+    /// A metadata service that answered, for an instance without a role
+    /// (or a machine that is no EC2 instance and answers at that address).
+    struct NoRole: Error {
+        var status: Int
     }
 
     private func fetchOrUnreachable() throws -> ObjectCredentials {
@@ -138,11 +148,7 @@ struct InstanceMetadataCredentials: CredentialSource {
         let path = "/latest/meta-data/iam/security-credentials/"
         let roles = try client.request("GET", path, headers: headers)
         let role = String(decoding: roles.body, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)
-        guard roles.status == 200, let role, !role.isEmpty else {
-            throw DBToolError(
-                .noPermission, "no credentials from \(source): the instance has no role (HTTP \(roles.status))",
-                hint: "Attach an instance profile with a role to the instance, or give dbtool keys another way.")
-        }
+        guard roles.status == 200, let role, !role.isEmpty else { throw NoRole(status: roles.status) }
         let keys = try client.request("GET", path + ObjectEndpoint.encode(role), headers: headers)
         let source = "role \(role) of the EC2 metadata service at \(endpoint)"
         guard keys.status == 200 else {
