@@ -213,7 +213,7 @@ demo-library: deps
 bench: bench-deps
 	$(SWIFT) build -c release --package-path Benchmarks
 	$(BENCH_BIN) timings --repetitions 7 --results Benchmarks/RESULTS.md
-	$(BENCH_BIN) instructions --results Benchmarks/RESULTS.md --readme README.md
+	$(BENCH_BIN) instructions --results Benchmarks/RESULTS.md --readme docs/performance.md
 	$(SWIFT) build -c release --product dbtool
 	$(BENCH_BIN) tools --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md
 	$(BENCH_BIN) backup --dbtool $$($(SWIFT) build -c release --show-bin-path)/dbtool --results Benchmarks/RESULTS.md

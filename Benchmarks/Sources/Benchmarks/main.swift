@@ -2,7 +2,7 @@ import Foundation
 
 // Usage:
 //   Benchmarks timings [--repetitions N] [--only id,id] [--results FILE]
-//   Benchmarks instructions [--only id,id] [--results FILE] [--readme README.md]
+//   Benchmarks instructions [--only id,id] [--results FILE] [--readme docs/performance.md]
 //   Benchmarks tools --dbtool PATH [--repetitions N] [--results FILE]
 //   Benchmarks backup --dbtool PATH [--repetitions N] [--results FILE] [--s3-server COMMAND]
 //   Benchmarks pipeline --dbtool PATH [--repetitions N] [--results FILE]
