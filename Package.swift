@@ -34,14 +34,15 @@ let package = Package(
         .target(
             name: "GRDB",
             dependencies: ["DatabaseKit"]),
-        // The system libarchive; only DBToolCore's Archive/ folder calls it.
+        // The system libarchive; only DBToolCore's ArchiveReader and ArchiveWriter
+        // (Backup/) call it.
         .systemLibrary(
             name: "DBToolLibArchive",
             path: "Sources/DBToolLibArchive",
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]),
-        // The system libcurl (HTTP, TLS, AWS Signature V4); only DBToolCore's
-        // ObjectStorage/Curl folder calls it.
+        // The system libcurl (HTTP, TLS); only DBToolCore's Storage/Curl folder
+        // calls it (AWS Signature V4 is DBToolCore's own, in Storage/S3).
         .systemLibrary(
             name: "DBToolCurl",
             path: "Sources/DBToolCurl",

@@ -48,7 +48,9 @@ enum Entry {
             DBTool.exit(withError: ExitCode(code.rawValue))
         }
         do {
-            let message = command.fullMessage(for: error)
+            var message = command.fullMessage(for: error)
+            // Help (not a version or a completion script): a page that fits a terminal.
+            if message.contains("\nUSAGE: ") || message.hasPrefix("USAGE: ") { message = HelpLayout.compact(message) }
             if !message.isEmpty { try StandardStreams.write(message + "\n") }
             try StandardStreams.flush()
         } catch {

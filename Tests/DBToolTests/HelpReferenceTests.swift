@@ -9,7 +9,11 @@ struct HelpReferenceTests {
     struct Command {
         var path: [String]
         var longOptions: Set<String>
+        /// Those the help shows (not `.hidden`).
+        var visibleLongOptions: Set<String>
         var defaultSubcommand: String?
+        /// The command's discussion: what `--help` leaves to the man page and this reference.
+        var discussion: String?
         var texts: [String]
         var subcommands: [Command]
 
@@ -19,7 +23,11 @@ struct HelpReferenceTests {
             longOptions = Set(
                 arguments.flatMap { ($0["names"] as? [[String: Any]]) ?? [] }
                     .filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String })
+            visibleLongOptions = Set(
+                arguments.filter { $0["shouldDisplay"] as? Bool != false }.flatMap { ($0["names"] as? [[String: Any]]) ?? [] }
+                    .filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String })
             defaultSubcommand = json["defaultSubcommand"] as? String
+            discussion = json["discussion"] as? String
             texts = [json["abstract"] as? String, json["discussion"] as? String].compactMap { $0 }
                 + arguments.compactMap { $0["abstract"] as? String }
             subcommands = ((json["subcommands"] as? [[String: Any]]) ?? []).map {
@@ -91,6 +99,23 @@ struct HelpReferenceTests {
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    @Test("every command's --help fits a terminal: at most 60 lines, usage within the first 10, every option named")
+    func helpFits() throws {
+        for command in try Self.commandTree().all {
+            let words = Array(command.path.dropFirst())
+            let help = try dbtool(words + ["--help"])
+            #expect(help.status == 0, "\(words): \(help.stderr)")
+            let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count <= 60, "dbtool \(words.joined(separator: " ")) --help has \(lines.count) lines")
+            let usage = lines.firstIndex { $0.hasPrefix("USAGE: ") }
+            #expect(usage.map { $0 < 10 } == true, "dbtool \(words.joined(separator: " ")) --help: USAGE on line \(usage.map { $0 + 1 } ?? 0)")
+            // Shortened, never lost: each option is there, described or by name.
+            for option in command.visibleLongOptions where option != "experimental-dump-help" && option != "generate-completion-script" {
+                #expect(help.stdout.contains("--" + option), "dbtool \(words.joined(separator: " ")) --help lost --\(option)")
+            }
+        }
+    }
+
     @Test("every example of every help fits in 80 columns, so that it pastes as one command")
     func examplesFit() throws {
         var tooLong: [String] = []
@@ -115,15 +140,19 @@ struct HelpReferenceTests {
         var text = """
             # dbtool command reference
 
-            Generated from `dbtool --help` of every command at 80 columns by `make completions`;
-            a test fails when it is stale. The operator's guide is [dbtool.md](dbtool.md); the
-            man page is `man/dbtool.1` (`man dbtool` once installed).
+            Generated from `dbtool --help` of every command at 80 columns, and the whole
+            discussion `--help` leaves out, by `make completions`; a test fails when it is
+            stale. The operator's guide is [dbtool.md](dbtool.md); the man page is
+            `man/dbtool.1` (`man dbtool` once installed).
 
             """
         for command in try Self.commandTree().all where command.path.last != "help" {
             let help = try dbtool(Array(command.path.dropFirst()) + ["--help"], environment: ["COLUMNS": "80"])
             #expect(help.status == 0)
             text += "\n## \(command.path.joined(separator: " "))\n\n```text\n\(help.stdout.trimmingCharacters(in: .newlines))\n```\n"
+            if let discussion = command.discussion?.trimmingCharacters(in: .whitespacesAndNewlines), !discussion.isEmpty {
+                text += "\nHow it works:\n\n```text\n\(discussion)\n```\n"
+            }
         }
         if ProcessInfo.processInfo.environment["DBTOOL_UPDATE_GENERATED"] == "1" {
             try text.write(toFile: Self.referencePath, atomically: true, encoding: .utf8)

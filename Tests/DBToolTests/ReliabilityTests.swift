@@ -41,7 +41,7 @@ private func isSound(_ path: String) throws -> Bool {
 }
 
 /// Fault injection with real processes and real signals: the promises of
-/// the README's "Guarantees" section. `make stress` runs more trials.
+/// docs/guarantees.md. `make stress` runs more trials.
 @Suite("Reliability: crashes, signals and concurrency")
 struct ReliabilityTests {
 

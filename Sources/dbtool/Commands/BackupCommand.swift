@@ -3,7 +3,6 @@ import DBToolCore
 import Foundation
 
 extension ArchiveFormat: ExpressibleByArgument {}
-extension ServerSideEncryption: ExpressibleByArgument {}
 
 /// `dbtool backup` (creates an archive: `create` is the default) and `dbtool backup verify`.
 struct BackupCommand: ParsableCommand {
@@ -126,28 +125,7 @@ struct CreateBackupCommand: ParsableCommand {
 
     @OptionGroup(title: "Passphrase (with --encrypt)") var passphrase: PassphraseOptions
 
-    @Option(
-        name: .long, parsing: .unconditional,
-        help: ArgumentHelp("With --to: the upload's part size in MiB, 5 to 5120 (default 16).", valueName: "mib"))
-    var partSize: Int = 16
-
-    @Option(name: .long, parsing: .unconditional, help: "With --to: parts uploaded at once; memory holds one part more (default 4).")
-    var uploadThreads: Int = 4
-
-    @Option(name: .long, help: "With --to: the objects' storage class (STANDARD_IA, GLACIER_IR...; default: the bucket's).")
-    var storageClass: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "With --to: server-side encryption of every object written: AES256, or aws:kms with the account's S3 key (default: the bucket's).",
-            valueName: "algorithm"))
-    var sse: ServerSideEncryption?
-
-    @Option(
-        name: .customLong("sse-kms-key-id"),
-        help: ArgumentHelp("With --sse aws:kms: the KMS key (id, ARN or alias) instead of the account's S3 key.", valueName: "key"))
-    var sseKMSKeyID: String?
+    @OptionGroup(title: "Upload (with --to)") var upload: UploadOptions
 
     @OptionGroup(title: "Object storage options") var objectStore: ObjectStoreArguments
 
@@ -180,18 +158,10 @@ struct CreateBackupCommand: ParsableCommand {
             throw ValidationError("--encrypt needs a passphrase: --passphrase-file FILE, --passphrase-command CMD, or $DBTOOL_PASSPHRASE")
         }
         if !encrypt && passphrase.isGiven { throw ValidationError("--passphrase-file and --passphrase-command work with --encrypt") }
-        if sse != nil && to == nil { throw ValidationError("--sse works with --to s3://BUCKET/PREFIX/") }
+        if upload.sse != nil && to == nil { throw ValidationError("--sse works with --to s3://BUCKET/PREFIX/") }
         if database.namesFleet && outputPath != nil {
             throw ValidationError("--output names one file: with several databases, give --output-dir DIR or --to (a folder per database)")
         }
-        if let sseKMSKeyID {
-            if sse != .kms { throw ValidationError("--sse-kms-key-id works with --sse aws:kms") }
-            if sseKMSKeyID.isEmpty || sseKMSKeyID.contains(where: { $0.isWhitespace || $0.isNewline }) {
-                throw ValidationError("--sse-kms-key-id: not a KMS key id, ARN or alias: \(sseKMSKeyID.debugDescription)")
-            }
-        }
-        if !(5...5120).contains(partSize) { throw ValidationError("--part-size must be from 5 to 5120 MiB (got \(partSize))") }
-        if !(1...64).contains(uploadThreads) { throw ValidationError("--upload-threads must be from 1 to 64 (got \(uploadThreads))") }
         if let threads, !(0...256).contains(threads) {
             throw ValidationError("--threads must be from 0 to 256 (got \(threads))")
         }
@@ -210,11 +180,11 @@ struct CreateBackupCommand: ParsableCommand {
         operation.dryRun = dryRun
         operation.objectPrefix = to
         operation.objectStore = objectStore.options
-        operation.upload.partSize = partSize << 20
-        operation.upload.threads = uploadThreads
-        operation.upload.storageClass = storageClass
-        operation.upload.serverSideEncryption = sse
-        operation.upload.serverSideEncryptionKeyID = sseKMSKeyID
+        operation.upload.partSize = upload.partSize << 20
+        operation.upload.threads = upload.uploadThreads
+        operation.upload.storageClass = upload.storageClass
+        operation.upload.serverSideEncryption = upload.sse
+        operation.upload.serverSideEncryptionKeyID = upload.sseKMSKeyID
         operation.passphrase = passphrase
         return operation
     }

@@ -57,8 +57,8 @@ struct BackupInterface: ParsableCommand {
     static let configuration: CommandConfiguration = {
         var configuration = BackupCommand.configuration
         configuration.usage = """
-            dbtool backup --database <path> (--output <file> | --output-dir <dir>) [<options>]
-              dbtool backup verify <archive> [<options>]
+            dbtool backup --database <path> (--output <file> | --output-dir <dir> | --to <s3://bucket/prefix/>) [<options>]
+              dbtool backup list|verify|prune <archive or place> [<options>]
             """
         return configuration
     }()
