@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import DBToolCore
+import Foundation
 
 /// The entry point: a run parses with ``DBTool`` (see ``CommandRunner``);
 /// help, completion and the man page's tool description come from
@@ -42,7 +42,8 @@ enum Entry {
             // A usage error, in dbtool's one style: `dbtool: error: ...`, then
             // where the command's help is (ArgumentParser's "See ..." line).
             let message = command.message(for: error)
-            let help = command.fullMessage(for: error).split(separator: "\n").last { $0.contains("--help") }
+            let help =
+                command.fullMessage(for: error).split(separator: "\n").last { $0.contains("--help") }
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? "See 'dbtool --help'."
             StandardStreams.writeError("dbtool: error: \(message)\n\(help)\n")
             DBTool.exit(withError: ExitCode(code.rawValue))

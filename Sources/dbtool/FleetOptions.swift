@@ -36,7 +36,8 @@ func runOverDatabases<Report: Encodable & Sendable>(
         let handle = try options.handle
         let metrics = metricsOptions(handle)
         return try runReporting(
-            output, operation: { try metrics?.recorded(command, database: handle) { try operation(handle) } ?? operation(handle).0 }, text: text)
+            output, operation: { try metrics?.recorded(command, database: handle) { try operation(handle) } ?? operation(handle).0 },
+            text: text)
     }
     let handles = try options.handles
     let run = { @Sendable (handle: DatabaseHandle) throws -> Report in
@@ -66,7 +67,9 @@ func runFleet<Report: Encodable & Sendable>(
         switch output.format {
         case .json:
             try StandardStreams.write(
-                jsonDocument(FleetReport(command: command, databases: outcomes, total: outcomes.count, failed: failed, skipped: skipped, status: worst))
+                jsonDocument(
+                    FleetReport(
+                        command: command, databases: outcomes, total: outcomes.count, failed: failed, skipped: skipped, status: worst))
                     + "\n")
         case .text:
             var lines: [String] = []

@@ -81,7 +81,8 @@ struct DatabaseOptions: ParsableArguments {
             let names = try self.names
             if config != nil ? names.count > 1 : namesFleet {
                 throw DBToolError(
-                    .usage, "this command works on one database, and \(config != nil ? "--config" : "--database") names several: \(names.joined(separator: " "))",
+                    .usage,
+                    "this command works on one database, and \(config != nil ? "--config" : "--database") names several: \(names.joined(separator: " "))",
                     hint: "init, migrate, backup, snapshot, checkpoint, check, optimize and stats run over several.")
             }
             return DatabaseHandle(location: try DatabaseLocation(path: names.first ?? "", fileName: fileName), timeout: timeout)

@@ -1,7 +1,7 @@
 import DBToolCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Litestream's configuration file as dbtool reads it: what it takes, what
 /// it warns about (with the line), what it refuses.

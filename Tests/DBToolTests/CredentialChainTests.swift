@@ -1,7 +1,7 @@
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The credential chain end to end: the built binary against real servers
 /// on loopback — moto for S3 and STS (authentication on: a key it does not
@@ -75,7 +75,9 @@ struct CredentialChainTests {
         environment["AWS_WEB_IDENTITY_TOKEN_FILE"] = scratch.file("no-such-token")
         let missing = try backup("wi", environment)
         #expect(missing.status == 77, "\(missing.stderr)")
-        #expect(missing.stderr.contains("web identity of role \(server.roleArn)") && missing.stderr.contains("no-such-token"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("web identity of role \(server.roleArn)") && missing.stderr.contains("no-such-token"),
+            "\(missing.stderr)")
     }
 
     @Test("role_arn + source_profile: a key that may only assume the role gets S3 through it; a bad source key is refused naming the role")
@@ -115,9 +117,11 @@ struct CredentialChainTests {
         environment["AWS_CONFIG_FILE"] = scratch.file("config")
         environment["AWS_SHARED_CREDENTIALS_FILE"] = scratch.file("credentials")
 
-        let direct = try dbtool(["backup", "--database", database, "--to", "s3://backups/direct/"], environment: environment.merging([
-            "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
-        ]) { $1 })
+        let direct = try dbtool(
+            ["backup", "--database", database, "--to", "s3://backups/direct/"],
+            environment: environment.merging([
+                "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
+            ]) { $1 })
         #expect(direct.status == 77, "the source key alone may not use S3: \(direct.stderr)")
 
         for profile in ["ops", "chained"] {
@@ -175,7 +179,9 @@ struct CredentialChainTests {
         environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = "http://127.0.0.1:9"
         let none = try backup("imds", environment)
         #expect(none.status == 77 && none.stderr.contains("dbtool looked, in this order:"), "\(none.stderr)")
-        #expect(none.stderr.contains("1. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY not set"), "\(none.stderr)")
+        #expect(
+            none.stderr.contains("1. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY not set"),
+            "\(none.stderr)")
         #expect(none.stderr.contains("6. the EC2 instance's role: no metadata service answered at http://127.0.0.1:9"), "\(none.stderr)")
         #expect(!none.stderr.contains("instance profile"), "no advice for an EC2 instance off EC2: \(none.stderr)")
     }
@@ -231,7 +237,8 @@ struct CredentialChainTests {
         environment["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = credentials.base + "/container/credentials"
         environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] = scratch.file("container-token")
         let started = Date()
-        let result = try backup("slow/refresh", environment, extra: ["--archive-format", "tar", "--part-size", "5", "--upload-threads", "1"])
+        let result = try backup(
+            "slow/refresh", environment, extra: ["--archive-format", "tar", "--part-size", "5", "--upload-threads", "1"])
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
         let issued = try credentials.requests().filter { $0.issued != nil }
@@ -250,7 +257,8 @@ struct CredentialChainTests {
             let time = request["time"] as? Double ?? 0
             #expect(time < (expiry[key] ?? 0), "a request at \(time) was signed with \(key), expired at \(expiry[key] ?? 0)")
         }
-        let restore = try dbtool(["restore", "s3://backups/slow/refresh/latest", scratch.file("restored")], environment: server.environment)
+        let restore = try dbtool(
+            ["restore", "s3://backups/slow/refresh/latest", scratch.file("restored")], environment: server.environment)
         #expect(restore.status == 0, "\(restore.stderr)")
     }
 }

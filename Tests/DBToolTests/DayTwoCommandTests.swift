@@ -1,7 +1,7 @@
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `check`, `vacuum`, `optimize`, `stats` and `--metrics-file`, on real
 /// databases, damaged ones and live ones, through the real binary.
@@ -80,7 +80,8 @@ struct DayTwoCommandTests {
         let database = try makeLibrary(scratch, name: "db-\(UUID().uuidString)")
         let page = try DatabaseQueue(path: database + "/db.sqlite").writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = DELETE")
-            return try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' LIMIT 1 OFFSET 10", arguments: [table])
+            return try Int.fetchOne(
+                db, sql: "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' LIMIT 1 OFFSET 10", arguments: [table])
         }
         return (database, try #require(page))
     }
@@ -153,7 +154,9 @@ struct DayTwoCommandTests {
                     """)
             let metrics = scratch.file("dbtool.prom")
             let grown = try dbtool(["check", "--database", database, "--metrics-file", metrics])
-            #expect(grown.status == 0 && grown.stdout.contains("warning: the WAL holds") && grown.stdout.contains("more than the database itself"),
+            #expect(
+                grown.status == 0 && grown.stdout.contains("warning: the WAL holds")
+                    && grown.stdout.contains("more than the database itself"),
                 "\(grown.stdout)")
             let sound = try parsedMetrics(metrics)
             #expect(sound["dbtool_check_problems|"] == 0 && sound["dbtool_database_free_pages|"] != nil, "\(sound)")
@@ -168,7 +171,8 @@ struct DayTwoCommandTests {
         #expect((values["dbtool_check_problems|"] ?? 0) >= 1 && values["dbtool_last_run_exit_status|check"] == 65, "\(values)")
     }
 
-    @Test("a crashed transaction's hot journal: check and stats roll it back and say so (never 77); where they may not write, 65 saying why")
+    @Test(
+        "a crashed transaction's hot journal: check and stats roll it back and say so (never 77); where they may not write, 65 saying why")
     func hotJournal() throws {
         for command in ["check", "stats"] {
             let scratch = TemporaryDirectory()
@@ -220,7 +224,9 @@ struct DayTwoCommandTests {
     func vacuum() throws {
         let scratch = TemporaryDirectory()
         let database = try makeLibrary(scratch, rows: 20000)
-        try DatabaseQueue(path: database + "/db.sqlite").write { db in try db.execute(sql: "DELETE FROM book; DELETE FROM author WHERE id % 2 = 0") }
+        try DatabaseQueue(path: database + "/db.sqlite").write { db in
+            try db.execute(sql: "DELETE FROM book; DELETE FROM author WHERE id % 2 = 0")
+        }
         let before = try Data(contentsOf: URL(fileURLWithPath: database + "/db.sqlite"))
         let refused = try dbtool(["vacuum", "--database", database])
         #expect(refused.status == 64)
@@ -239,7 +245,9 @@ struct DayTwoCommandTests {
         #expect((report["pagesFreed"] as? Int ?? 0) > 100, "\(live.stdout)")
         #expect((report["bytesFreed"] as? Int ?? 0) > 100 * 4096, "\(live.stdout)")
         #expect(report["freePagesAfter"] as? Int == 0)
-        #expect(try DatabaseQueue(path: database + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM author") } == 10000)
+        #expect(
+            try DatabaseQueue(path: database + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM author") }
+                == 10000)
 
         // With an application writing: it waits for the VACUUM, and loses nothing.
         let application = try Application(database: database + "/db.sqlite", scratch: scratch)
@@ -295,7 +303,10 @@ struct DayTwoCommandTests {
         #expect((second["analyzed"] as? [Any])?.isEmpty == true, "\(second)")
         #expect(second["current"] as? [String] == ["author"])
         try DatabaseQueue(path: database + "/db.sqlite").write { db in
-            try db.execute(sql: "INSERT INTO author(name) SELECT name || 'x' FROM author, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10)")
+            try db.execute(
+                sql:
+                    "INSERT INTO author(name) SELECT name || 'x' FROM author, (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10)"
+            )
         }
         let grown = try json(try dbtool(["optimize", "--database", database, "--format", "json"]))
         let reason = (grown["analyzed"] as? [[String: Any]])?.first?["reason"] as? String
@@ -336,7 +347,8 @@ struct DayTwoCommandTests {
         #expect(ours["event_kind"] == "200000 40000", "\(ours)")
 
         // A limit asked for is used, with what it costs the estimates.
-        let limited = try json(try dbtool(["optimize", "--database", database, "--analyze", "--analysis-limit", "1000", "--format", "json"]))
+        let limited = try json(
+            try dbtool(["optimize", "--database", database, "--analyze", "--analysis-limit", "1000", "--format", "json"]))
         #expect(limited["analysisLimit"] as? Int == 1000)
         #expect(try statistics()["event_kind"]?.hasSuffix(" 1001") == true)
     }
@@ -386,7 +398,8 @@ struct DayTwoCommandTests {
         let database = try makeLibrary(scratch)
         let metrics = scratch.file("dbtool.prom")
         #expect(try dbtool(["check", "--database", database, "--metrics-file", metrics]).status == 0)
-        #expect(try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 0)
+        #expect(
+            try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 0)
         let first = try parsedMetrics(metrics)
         let checkSuccess = try #require(first["dbtool_last_success_timestamp_seconds|check"])
         #expect(first["dbtool_last_run_exit_status|check"] == 0)
@@ -408,7 +421,8 @@ struct DayTwoCommandTests {
 
         // The database directory gone: the samples keep their label, and the backup wrote nothing.
         try FileManager.default.moveItem(atPath: database, toPath: database + ".moved")
-        #expect(try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 66)
+        #expect(
+            try dbtool(["backup", "--database", database, "--output-dir", scratch.file("backups"), "--metrics-file", metrics]).status == 66)
         let gone = try String(contentsOfFile: metrics, encoding: .utf8)
         #expect(!gone.contains("database=\"\(database)\""), "a new label for the same database: \(gone)")
         let third = try parsedMetrics(metrics)

@@ -1,8 +1,8 @@
 import DBToolCore
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Commands over several databases (`--database` repeated or a glob, `init
 /// DIR...`): one report, a folder per database for what they write, the
@@ -30,15 +30,15 @@ struct FleetTests {
         let tenants = try makeTenants(scratch, count: 2)
         let file = scratch.file("litestream.yml")
         try """
+        dbtool:
+          keep-last: 1
+        dbs:
+          - path: \(tenants[0])
+          - path: \(tenants[1])
             dbtool:
-              keep-last: 1
-            dbs:
-              - path: \(tenants[0])
-              - path: \(tenants[1])
-                dbtool:
-                  keep-last: 3
-                  metrics-file: \(scratch.file("t01.prom"))
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+              keep-last: 3
+              metrics-file: \(scratch.file("t01.prom"))
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let backups = scratch.file("backups")
         for _ in 0..<4 {
             let backup = try dbtool(["backup", "--config", file, "--output-dir", backups, "--quiet"])
@@ -88,7 +88,8 @@ struct FleetTests {
         }
         #expect(steps == [0, 0, 5, 0, 0, 0])
         for tenant in tenants {
-            #expect(try DatabaseQueue(path: tenant + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") } == 3)
+            #expect(
+                try DatabaseQueue(path: tenant + "/db.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM book") } == 3)
         }
     }
 
@@ -119,7 +120,9 @@ struct FleetTests {
         #expect(lines.contains { $0.hasPrefix("dbtool: error: \(busy):") }, "\(result.stderr)")
         #expect(lines.last == "dbtool: migrate: 2 of 3 database(s) failed (exit 65): \(damaged), \(busy)", "\(result.stderr)")
         // The locked one alone: 75, retry later.
-        let locked = try dbtool(["migrate", "--database", tenants[1], "--database", tenants[2], "--migrations", migrations, "--timeout", "1", "--quiet"])
+        let locked = try dbtool([
+            "migrate", "--database", tenants[1], "--database", tenants[2], "--migrations", migrations, "--timeout", "1", "--quiet",
+        ])
         #expect(locked.status == 75, "\(locked.stderr)")
     }
 
@@ -133,7 +136,9 @@ struct FleetTests {
         let report = try json(result)
         #expect(report["skipped"] as? Int == 3 && report["failed"] as? Int == 1, "\(report)")
         let text = try dbtool(["check"] + tenants.flatMap { ["--database", $0] } + ["--jobs", "1", "--fail-fast"])
-        #expect(text.stdout.contains("skipped (--fail-fast)") && text.stdout.contains("4 database(s): 0 succeeded, 1 failed, 3 skipped (exit 65)."))
+        #expect(
+            text.stdout.contains("skipped (--fail-fast)")
+                && text.stdout.contains("4 database(s): 0 succeeded, 1 failed, 3 skipped (exit 65)."))
     }
 
     @Test("backup and snapshot over a fleet: a folder per database, retention per database; metrics of each in one file")
@@ -144,7 +149,10 @@ struct FleetTests {
         let metrics = scratch.file("dbtool.prom")
         try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: false)
         for _ in 0..<2 {
-            let result = try dbtool(["backup", "--database", scratch.file("tenants") + "/*/db", "--output-dir", backups, "--keep", "1", "--metrics-file", metrics])
+            let result = try dbtool([
+                "backup", "--database", scratch.file("tenants") + "/*/db", "--output-dir", backups, "--keep", "1", "--metrics-file",
+                metrics,
+            ])
             #expect(result.status == 0, "\(result.stderr)")
         }
         let folders = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
@@ -164,7 +172,8 @@ struct FleetTests {
         let snapshot = try dbtool(["snapshot"] + tenants.flatMap { ["--database", $0] } + ["--output-dir", snapshots])
         #expect(snapshot.status == 0, "\(snapshot.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: snapshots).count == 3)
-        #expect(try dbtool(["snapshot", "--database", tenants[0], "--database", tenants[1], "--output", scratch.file("x.sqlite")]).status == 64)
+        #expect(
+            try dbtool(["snapshot", "--database", tenants[0], "--database", tenants[1], "--output", scratch.file("x.sqlite")]).status == 64)
     }
 
     @Test("a glob that matches nothing is 66; a command of one database given several is 64")

@@ -28,7 +28,8 @@ struct HelpReferenceTests {
                     .filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String })
             defaultSubcommand = json["defaultSubcommand"] as? String
             discussion = json["discussion"] as? String
-            texts = [json["abstract"] as? String, json["discussion"] as? String].compactMap { $0 }
+            texts =
+                [json["abstract"] as? String, json["discussion"] as? String].compactMap { $0 }
                 + arguments.compactMap { $0["abstract"] as? String }
             subcommands = ((json["subcommands"] as? [[String: Any]]) ?? []).map {
                 Command($0, path: path + [$0["commandName"] as? String ?? "?"])
@@ -84,7 +85,9 @@ struct HelpReferenceTests {
                         for option in Self.options(in: commandText[...]) {
                             mentioned.remove(option)
                             if !target.longOptions.union(always).contains(option) {
-                                problems.append("\(command.path.joined(separator: " ")): `dbtool \(commandText)` uses --\(option), which `\(target.path.joined(separator: " "))` does not have")
+                                problems.append(
+                                    "\(command.path.joined(separator: " ")): `dbtool \(commandText)` uses --\(option), which `\(target.path.joined(separator: " "))` does not have"
+                                )
                             }
                         }
                     }
@@ -108,7 +111,8 @@ struct HelpReferenceTests {
             let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(lines.count <= 60, "dbtool \(words.joined(separator: " ")) --help has \(lines.count) lines")
             let usage = lines.firstIndex { $0.hasPrefix("USAGE: ") }
-            #expect(usage.map { $0 < 10 } == true, "dbtool \(words.joined(separator: " ")) --help: USAGE on line \(usage.map { $0 + 1 } ?? 0)")
+            #expect(
+                usage.map { $0 < 10 } == true, "dbtool \(words.joined(separator: " ")) --help: USAGE on line \(usage.map { $0 + 1 } ?? 0)")
             // Shortened, never lost: each option is there, described or by name.
             for option in command.visibleLongOptions where option != "experimental-dump-help" && option != "generate-completion-script" {
                 #expect(help.stdout.contains("--" + option), "dbtool \(words.joined(separator: " ")) --help lost --\(option)")

@@ -1,7 +1,7 @@
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Bad input, hostile input, and a hostile environment: NUL bytes in SQL,
 /// full and closed output streams, signals during waits, passphrases from
@@ -86,8 +86,11 @@ struct InputSafetyTests {
         // a WAL database's write lock stops only what writes.
         let runs =
             workload == "hold-exclusive-lock"
-            ? [["check"], ["stats"], ["backup", "--output", scratch.file("b.tar.zst")], ["snapshot", "--output", scratch.file("s.sqlite")],
-                ["optimize", "--analyze"]]
+            ? [
+                ["check"], ["stats"], ["backup", "--output", scratch.file("b.tar.zst")],
+                ["snapshot", "--output", scratch.file("s.sqlite")],
+                ["optimize", "--analyze"],
+            ]
             : [["checkpoint", "--mode", "truncate"], ["migrate", "--migrations", directory], ["vacuum", "--live"]]
         for arguments in runs {
             let started = Date()
@@ -138,12 +141,17 @@ struct InputSafetyTests {
         let database = try scratch.makeDatabase()
         let archive = scratch.file("b.zip")
         let fromPipe = try run(
-            "/bin/bash", ["-c", "\"$0\" backup --database \"$1\" --output \"$2\" --encrypt --passphrase-file <(printf 'secret\\r\\n')", toolURL.path, database, archive])
+            "/bin/bash",
+            [
+                "-c", "\"$0\" backup --database \"$1\" --output \"$2\" --encrypt --passphrase-file <(printf 'secret\\r\\n')", toolURL.path,
+                database, archive,
+            ])
         #expect(fromPipe.status == 0, "\(fromPipe.stderr)")
         let key = scratch.file("key")
         try Data("secret\n".utf8).write(to: URL(fileURLWithPath: key))
         #expect(try dbtool(["backup", "verify", archive, "--passphrase-file", key]).status == 0)
-        let stdin = try run("/bin/sh", ["-c", "echo secret | \"$0\" backup verify \"$1\" --passphrase-file /dev/stdin", toolURL.path, archive])
+        let stdin = try run(
+            "/bin/sh", ["-c", "echo secret | \"$0\" backup verify \"$1\" --passphrase-file /dev/stdin", toolURL.path, archive])
         #expect(stdin.status == 0, "\(stdin.stderr)")
         let missing = try dbtool(["backup", "verify", archive, "--passphrase-file", scratch.file("none")])
         #expect(missing.status == 66, "\(missing.stderr)")
@@ -151,17 +159,25 @@ struct InputSafetyTests {
         try Data("\n".utf8).write(to: URL(fileURLWithPath: empty))
         #expect(try dbtool(["backup", "verify", archive, "--passphrase-file", empty]).status == 64)
         let unreadable = try run(
-            "/usr/bin/setpriv", ["--reuid", "nobody", "--regid", "nogroup", "--clear-groups", toolURL.path, "backup", "verify", archive, "--passphrase-file", key])
+            "/usr/bin/setpriv",
+            [
+                "--reuid", "nobody", "--regid", "nogroup", "--clear-groups", toolURL.path, "backup", "verify", archive, "--passphrase-file",
+                key,
+            ])
         #expect(unreadable.status == 77, "\(unreadable.stderr)")
         #expect(!missing.stderr.contains("Error:"), "ArgumentParser's generic error")
     }
 
     /// Runs dbtool as `nobody`.
     private func asNobody(_ arguments: [String]) throws -> ToolResult {
-        try run("/usr/bin/setpriv", ["--reuid", "nobody", "--regid", "nogroup", "--clear-groups", toolURL.path] + arguments, environment: ["TMPDIR": "/tmp", "PATH": "/usr/bin:/bin"])
+        try run(
+            "/usr/bin/setpriv", ["--reuid", "nobody", "--regid", "nogroup", "--clear-groups", toolURL.path] + arguments,
+            environment: ["TMPDIR": "/tmp", "PATH": "/usr/bin:/bin"])
     }
 
-    @Test("permission denied is 77 with the path, for every command; reads of a database dbtool may not write to work", .enabled(if: getuid() == 0))
+    @Test(
+        "permission denied is 77 with the path, for every command; reads of a database dbtool may not write to work",
+        .enabled(if: getuid() == 0))
     func permissions() throws {
         let scratch = TemporaryDirectory()
         chmod(scratch.path, 0o755)
@@ -222,7 +238,9 @@ struct InputSafetyTests {
         #expect(pending.stderr.contains("WAL"), "\(pending.stderr)")
     }
 
-    @Test("a database on read-only media: exec --readonly, schema and backup work; a write says the media is read-only", .enabled(if: getuid() == 0))
+    @Test(
+        "a database on read-only media: exec --readonly, schema and backup work; a write says the media is read-only",
+        .enabled(if: getuid() == 0))
     func readOnlyMedia() throws {
         let scratch = TemporaryDirectory()
         let media = scratch.file("media")
@@ -264,7 +282,8 @@ struct InputSafetyTests {
         let scratch = TemporaryDirectory()
         let database = try scratch.makeDatabase()
         let secret = scratch.file("secret")
-        try Data(("root:$6$secrethash" + String(repeating: "x", count: 500) + ":19000:0:99999:7:::\n").utf8).write(to: URL(fileURLWithPath: secret))
+        try Data(("root:$6$secrethash" + String(repeating: "x", count: 500) + ":19000:0:99999:7:::\n").utf8).write(
+            to: URL(fileURLWithPath: secret))
         let directory = try migrations(scratch, [:])
         #expect(symlink(secret, directory + "/1_shadow.sql") == 0)
         let linked = try dbtool(["migrate", "--database", database, "--migrations", directory])

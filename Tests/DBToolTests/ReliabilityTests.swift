@@ -1,7 +1,7 @@
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The number of trials of a fault-injection test: `fast` in `make test`,
 /// multiplied by `DBTOOL_STRESS` in `make stress`.
@@ -97,7 +97,9 @@ struct ReliabilityTests {
         #expect(outcomes.contains(true) && outcomes.contains(false), "\(outcomes)")
     }
 
-    @Test("SIGINT or SIGTERM during a migration statement: 130, the migration named as not applied, the database as it was", arguments: [SIGINT, SIGTERM])
+    @Test(
+        "SIGINT or SIGTERM during a migration statement: 130, the migration named as not applied, the database as it was",
+        arguments: [SIGINT, SIGTERM])
     func migrateInterrupted(signal: Int32) throws {
         let scratch = TemporaryDirectory()
         let (database, migrations) = try makeMigrationProject(scratch)

@@ -1,8 +1,8 @@
 import DBToolCore
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `dbtool replicate` and `dbtool restore` of a replica, end to end: the
 /// built binary, an application process that logs every commit it was told
@@ -141,7 +141,9 @@ struct ReplicateCommandTests {
         // Times as every report writes them: RFC 3339, and Unix seconds beside.
         let time = try #require(report["time"] as? String)
         let unix = try #require(report["timeUnix"] as? Double)
-        #expect(abs((ISOTime.parse(time)?.timeIntervalSince1970 ?? 0) - unix) < 0.01 && abs(unix - Date().timeIntervalSince1970) < 600, "\(report)")
+        #expect(
+            abs((ISOTime.parse(time)?.timeIntervalSince1970 ?? 0) - unix) < 0.01 && abs(unix - Date().timeIntervalSince1970) < 600,
+            "\(report)")
         let text = try dbtool(["replicate", "status", replica])
         #expect(text.stdout.contains("level 0:"), "\(text.stdout)")
 
@@ -217,7 +219,8 @@ struct ReplicateCommandTests {
     func bootRestore() throws {
         let database = try scratch.makeDatabase()
         let replica = scratch.file("replica")
-        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
         replicate.send(SIGTERM)
         #expect(replicate.wait().status == 0)
@@ -228,7 +231,9 @@ struct ReplicateCommandTests {
         #expect(fresh.status == 0 && fresh.stdout.contains("Restored"), "\(fresh.stdout)\(fresh.stderr)")
 
         try FileManager.default.createDirectory(atPath: scratch.file("empty-replica"), withIntermediateDirectories: false)
-        let nothing = try dbtool(["restore", scratch.file("empty-replica"), scratch.file("none"), "--if-replica-exists", "--format", "json"])
+        let nothing = try dbtool([
+            "restore", scratch.file("empty-replica"), scratch.file("none"), "--if-replica-exists", "--format", "json",
+        ])
         #expect(nothing.status == 0 && nothing.stdout.contains("\"skipped\""), "\(nothing.stdout)\(nothing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("none")))
         let refused = try dbtool(["restore", scratch.file("empty-replica"), scratch.file("none")])
@@ -249,8 +254,11 @@ struct ReplicateCommandTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             let stream = journal ? "JOURNAL_STREAM=$(stat -c %d:%i \"$LOG\") " : "JOURNAL_STREAM=1:2 "
-            process.arguments = ["-c", "exec 2>\"$LOG\"; \(stream)exec \"$0\" \"$@\"", toolURL.path, "replicate", "--database", database,
-                "--to", scratch.file("replica"), "--sync-interval", "0.1"] + extra
+            process.arguments =
+                [
+                    "-c", "exec 2>\"$LOG\"; \(stream)exec \"$0\" \"$@\"", toolURL.path, "replicate", "--database", database,
+                    "--to", scratch.file("replica"), "--sync-interval", "0.1",
+                ] + extra
             process.environment = testEnvironment.merging(["LOG": log]) { _, new in new }
             process.standardOutput = FileHandle.nullDevice
             try process.run()
@@ -262,7 +270,10 @@ struct ReplicateCommandTests {
         }
 
         let journaled = try replicate([], journal: true)
-        #expect(!journaled.isEmpty && journaled.allSatisfy { $0.hasPrefix("<6>dbtool replicate \(database)/db.sqlite: ") || $0.hasPrefix("<4>") }, "\(journaled)")
+        #expect(
+            !journaled.isEmpty
+                && journaled.allSatisfy { $0.hasPrefix("<6>dbtool replicate \(database)/db.sqlite: ") || $0.hasPrefix("<4>") },
+            "\(journaled)")
         // A $JOURNAL_STREAM inherited while stderr goes elsewhere keeps the times.
         let elsewhere = try replicate([], journal: false)
         #expect(elsewhere.first.map { ISOTime.parse(String($0.prefix { $0 != " " })) != nil } == true, "\(elsewhere)")
@@ -271,7 +282,9 @@ struct ReplicateCommandTests {
         #expect(!json.isEmpty)
         for line in json {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
-            #expect(object?["command"] == "replicate" && object?["database"] == database + "/db.sqlite" && object?["level"] == "info", "\(line)")
+            #expect(
+                object?["command"] == "replicate" && object?["database"] == database + "/db.sqlite" && object?["level"] == "info", "\(line)"
+            )
             #expect(object?["time"].flatMap(ISOTime.parse) != nil && object?["message"]?.isEmpty == false, "\(line)")
         }
         let misplaced = try dbtool(["restore", scratch.file("replica"), scratch.file("copy"), "--log-format", "json"])
@@ -283,7 +296,8 @@ struct ReplicateCommandTests {
         let database = try scratch.makeDatabase()
         let replica = scratch.file("replica")
         let app = try AckWriter(database: database, scratch: scratch)
-        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
         let copy = scratch.file("copy")
         let follower = try BackgroundTool(
@@ -324,24 +338,32 @@ struct ReplicateCommandTests {
         #expect(try events(copy) == events(database), "the copy did not catch up")
     }
 
-    @Test("--follow of a 20 MB database: each update writes about what changed, the copy has no log, a reader that stays open sees every state and waits under 300 ms")
+    @Test(
+        "--follow of a 20 MB database: each update writes about what changed, the copy has no log, a reader that stays open sees every state and waits under 300 ms"
+    )
     func followInPlace() throws {
         let database = try scratch.makeDatabase()
         let bulk = try DatabaseQueue(path: database + "/db.sqlite")
         try bulk.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
-            try db.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c")
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
+            )
         }
         let replica = scratch.file("replica")
-        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
         let copy = scratch.file("copy")
         let follower = try BackgroundTool(["restore", replica, copy, "--follow", "--follow-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { follower.stderrSoFar.contains("following") })
         let written = { () -> Int64 in
             let io = (try? String(contentsOfFile: "/proc/\(follower.process.processIdentifier)/io", encoding: .utf8)) ?? ""
-            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap { Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? -1
+            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
+                Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces))
+            } ?? -1
         }
         let before = written()
         var configuration = Configuration()
@@ -351,14 +373,19 @@ struct ReplicateCommandTests {
         var seen = Set<Int>()
         var longest = 0.0
         for round in 1...30 {
-            try bulk.write { db in try db.execute(sql: "UPDATE blob SET data = randomblob(4000) WHERE id = ?; INSERT INTO account VALUES (?, 1)", arguments: [round, 1000 + round]) }
+            try bulk.write { db in
+                try db.execute(
+                    sql: "UPDATE blob SET data = randomblob(4000) WHERE id = ?; INSERT INTO account VALUES (?, 1)",
+                    arguments: [round, 1000 + round])
+            }
             let start = Date()
             let accounts = try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") ?? 0 }
             longest = max(longest, Date().timeIntervalSince(start))
             seen.insert(accounts)
             Thread.sleep(forTimeInterval: 0.1)
         }
-        #expect(waitUntil(timeout: 10) { ((try? reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") }) ?? 0) == 40 })
+        #expect(
+            waitUntil(timeout: 10) { ((try? reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account") }) ?? 0) == 40 })
         try reader.close()
         let after = written()
         replicate.send(SIGTERM)
@@ -383,21 +410,30 @@ struct ReplicateCommandTests {
         try bulk.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
-            try db.execute(sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 15000) INSERT INTO blob SELECT i, randomblob(4000) FROM c")
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 15000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
+            )
         }
         try bulk.close()
         let app = try AckWriter(database: database, scratch: scratch)
         // Every request under backups/slow/ takes 0.5 s more: the 60 MB snapshot takes seconds to go up.
         let replicate = try BackgroundTool(
-            ["replicate", "--database", database, "--to", "s3://backups/slow/lanes/", "--sync-interval", "0.2", "--snapshot-interval", "0.004",
-             "--no-compaction"], environment: server.environment, scratch: scratch)
+            [
+                "replicate", "--database", database, "--to", "s3://backups/slow/lanes/", "--sync-interval", "0.2", "--snapshot-interval",
+                "0.004",
+                "--no-compaction",
+            ], environment: server.environment, scratch: scratch)
         let requests = { () -> [(time: Double, path: String, query: String, method: String)] in
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
-                guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let time = json["time"] as? Double else { return nil }
+                guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let time = json["time"] as? Double
+                else { return nil }
                 return (time, json["path"] as? String ?? "", json["query"] as? String ?? "", json["method"] as? String ?? "")
             }
         }
-        #expect(waitUntil(timeout: 90) { requests().contains { $0.path.contains("/0009/") } }, "no snapshot went up: \(replicate.stderrSoFar)")
+        #expect(
+            waitUntil(timeout: 90) { requests().contains { $0.path.contains("/0009/") } }, "no snapshot went up: \(replicate.stderrSoFar)")
         let snapshotStart = requests().first { $0.path.contains("/0009/") }!.time
         Thread.sleep(forTimeInterval: 2.5)
         replicate.send(SIGKILL)
@@ -407,7 +443,9 @@ struct ReplicateCommandTests {
         // Level-0 files went up while the snapshot did: the longest stretch without one.
         let levelZero = requests().filter { $0.path.contains("/0000/") && $0.method == "PUT" && $0.time >= snapshotStart - 1 }.map(\.time)
         let gaps = zip(levelZero, levelZero.dropFirst()).map { $1 - $0 } + [killedAt - (levelZero.last ?? 0)]
-        #expect(levelZero.count >= 3 && (gaps.max() ?? 99) < 1.5, "level-0 uploads while the snapshot went up: \(levelZero.count), gaps \(gaps)")
+        #expect(
+            levelZero.count >= 3 && (gaps.max() ?? 99) < 1.5, "level-0 uploads while the snapshot went up: \(levelZero.count), gaps \(gaps)"
+        )
         let restored = scratch.file("restored")
         let restore = try dbtool(["restore", "s3://backups/slow/lanes/", restored], environment: server.environment)
         #expect(restore.status == 0, "\(restore.stderr)")
@@ -424,7 +462,8 @@ struct ReplicateCommandTests {
         let database = try scratch.makeDatabase()
         let app = try AckWriter(database: database, scratch: scratch)
         let replicate = try BackgroundTool(
-            ["replicate", "--database", database, "--to", "s3://backups/count/economy/", "--sync-interval", "1"], environment: server.environment,
+            ["replicate", "--database", database, "--to", "s3://backups/count/economy/", "--sync-interval", "1"],
+            environment: server.environment,
             scratch: scratch)
         #expect(waitUntil { replicate.stderrSoFar.contains("snapshot: TXID 1") })
         Thread.sleep(forTimeInterval: 3)
@@ -444,7 +483,9 @@ struct ReplicateCommandTests {
         #expect((methods["PUT"] ?? 0) >= 30, "\(methods)")
     }
 
-    @Test("the store away (seconds; minutes in make stress): files wait in the outbox, within its limit, go up in order when it answers, and nothing is lost")
+    @Test(
+        "the store away (seconds; minutes in make stress): files wait in the outbox, within its limit, go up in order when it answers, and nothing is lost"
+    )
     func storeAway() throws {
         // `make stress` keeps the store away for three minutes.
         let stress = ProcessInfo.processInfo.environment["DBTOOL_STRESS"] != nil
@@ -488,14 +529,18 @@ struct ReplicateCommandTests {
         proxy.standardOutput = output
         try proxy.run()
         defer { if proxy.isRunning { kill(proxy.processIdentifier, SIGKILL) } }
-        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         var environment = server.environment
         environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(port)"
 
         let database = try scratch.makeDatabase()
         let app = try AckWriter(database: database, scratch: scratch)
         let replicate = try BackgroundTool(
-            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "1", "--outbox-limit", "1"],
+            [
+                "replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "1",
+                "--outbox-limit", "1",
+            ],
             environment: environment, scratch: scratch)
         #expect(waitUntil { (try? server.keys("away/0000/").count) ?? 0 > 0 })
         _ = FileManager.default.createFile(atPath: blocked, contents: nil)
@@ -510,7 +555,8 @@ struct ReplicateCommandTests {
         #expect(try dbtool(["exec", "--database", database, "CREATE TABLE bulk(b BLOB)"]).status == 0)
         var largest = 0
         for _ in 0..<40 {
-            let insert = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) INSERT INTO bulk SELECT randomblob(4000) FROM n"
+            let insert =
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) INSERT INTO bulk SELECT randomblob(4000) FROM n"
             #expect(try dbtool(["exec", "--database", database, insert]).status == 0)
             largest = max(largest, outboxBytes())
         }
@@ -541,8 +587,10 @@ struct ReplicateCommandTests {
 
         // SIGTERM while an upload waits out the store's retries: still a clean stop (0), the files left in the outbox said.
         let again = try BackgroundTool(
-            ["replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "5",
-             "--shutdown-timeout", "2", "--format", "json"],
+            [
+                "replicate", "--database", database, "--to", "s3://backups/away/", "--sync-interval", "0.2", "--retries", "5",
+                "--shutdown-timeout", "2", "--format", "json",
+            ],
             environment: environment, scratch: scratch)
         Thread.sleep(forTimeInterval: 1.5)  // started: the next uploads meet the store away
         _ = FileManager.default.createFile(atPath: blocked, contents: nil)
@@ -555,18 +603,21 @@ struct ReplicateCommandTests {
         #expect(interrupted.stdout.contains("\"stoppedBy\" : \"SIGTERM\""), "\(interrupted.stdout)")
     }
 
-    @Test("a full disk under the database: syncs wait, the log keeps the commits, and all of them ship once space is back",
+    @Test(
+        "a full disk under the database: syncs wait, the log keeps the commits, and all of them ship once space is back",
         .enabled(if: getuid() == 0))
     func fullDisk() throws {
         let disk = scratch.file("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        try #require(OperatorSafetyTests.mountFullDisk(disk, kilobytes: 4096), "mounting a tmpfs failed: this test needs root with CAP_SYS_ADMIN")
+        try #require(
+            OperatorSafetyTests.mountFullDisk(disk, kilobytes: 4096), "mounting a tmpfs failed: this test needs root with CAP_SYS_ADMIN")
         defer { OperatorSafetyTests.unmount(disk) }
         let database = disk + "/db"
         #expect(try dbtool(["init", database, "--quiet"]).status == 0)
         #expect(try dbtool(["exec", "--database", database, "CREATE TABLE event(seq INTEGER PRIMARY KEY, at REAL)"]).status == 0)
         let replica = scratch.file("replica")
-        let replicate = try BackgroundTool(["replicate", "--database", database, "--to", replica, "--sync-interval", "1"], scratch: scratch)
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "1"], scratch: scratch)
         #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
         // Commits, then the disk fills before the next sync can write its file.
         // A sync may slip in between (it then ships them all, and finds nothing
@@ -660,33 +711,37 @@ struct ReplicateCommandTests {
         // spellings, a dbtool section, and keys dbtool does not use.
         let file = scratch.file("litestream.yml")
         try """
-            addr: ":9090"
-            access-key-id: \(server.accessKeyId)
-            secret-access-key: ${CONFIG_TEST_SECRET}
-            endpoint: \(server.endpoint)
-            region: us-east-1
-            force-path-style: true
-            snapshot:
-              interval: 1h
-              retention: 24h
-            dbs:
-              - path: \(first)/db.sqlite
-                replica:
-                  type: s3
-                  bucket: backups
-                  path: configured/first
-                  sync-interval: 200ms
-              - path: \(second)/db.sqlite
-                monitor-interval: 1s
-                replicas:
-                  - url: file://\(directoryReplica)
-                    sync-interval: 200ms
-                dbtool:
-                  metrics-file: \(metrics)
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        addr: ":9090"
+        access-key-id: \(server.accessKeyId)
+        secret-access-key: ${CONFIG_TEST_SECRET}
+        endpoint: \(server.endpoint)
+        region: us-east-1
+        force-path-style: true
+        snapshot:
+          interval: 1h
+          retention: 24h
+        dbs:
+          - path: \(first)/db.sqlite
+            replica:
+              type: s3
+              bucket: backups
+              path: configured/first
+              sync-interval: 200ms
+          - path: \(second)/db.sqlite
+            monitor-interval: 1s
+            replicas:
+              - url: file://\(directoryReplica)
+                sync-interval: 200ms
+            dbtool:
+              metrics-file: \(metrics)
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let secret = ["CONFIG_TEST_SECRET": server.secretAccessKey]
         let replicate = try BackgroundTool(["replicate", "--config", file], environment: secret, scratch: scratch)
-        #expect(waitUntil { FileManager.default.fileExists(atPath: directoryReplica + "/ltx/0") && ((try? server.keys("configured/first/")) ?? []).count > 1 })
+        #expect(
+            waitUntil {
+                FileManager.default.fileExists(atPath: directoryReplica + "/ltx/0")
+                    && ((try? server.keys("configured/first/")) ?? []).count > 1
+            })
         Thread.sleep(forTimeInterval: 1.5)
         firstApp.stop()
         secondApp.stop()
@@ -696,7 +751,9 @@ struct ReplicateCommandTests {
         #expect(stopped.status == 0, "\(stopped.stderr)")
         #expect(stopped.stderr.contains("litestream.yml:1: addr is not used by dbtool"), "\(stopped.stderr)")
         #expect(stopped.stderr.contains("litestream.yml:18: monitor-interval is not used by dbtool"), "\(stopped.stderr)")
-        #expect(stopped.stdout.contains("Replicated \(first)/db.sqlite") && stopped.stdout.contains("Replicated \(second)/db.sqlite"), "\(stopped.stdout)")
+        #expect(
+            stopped.stdout.contains("Replicated \(first)/db.sqlite") && stopped.stdout.contains("Replicated \(second)/db.sqlite"),
+            "\(stopped.stdout)")
         #expect((try? String(contentsOfFile: metrics, encoding: .utf8))?.contains("dbtool_replicate_shipped_txid") == true)
 
         // dbtool restores both replicas...
@@ -745,19 +802,19 @@ struct ReplicateCommandTests {
         func config(_ path: String, prefix: String) throws -> String {
             let file = scratch.file("litestream-\(prefix).yml")
             try """
-                dbs:
-                  - path: \(path)
-                    replicas:
-                      - type: s3
-                        bucket: backups
-                        path: \(prefix)
-                        endpoint: \(server.endpoint)
-                        region: us-east-1
-                        force-path-style: true
-                        access-key-id: \(server.accessKeyId)
-                        secret-access-key: \(server.secretAccessKey)
-                        sync-interval: 200ms
-                """.write(toFile: file, atomically: true, encoding: .utf8)
+            dbs:
+              - path: \(path)
+                replicas:
+                  - type: s3
+                    bucket: backups
+                    path: \(prefix)
+                    endpoint: \(server.endpoint)
+                    region: us-east-1
+                    force-path-style: true
+                    access-key-id: \(server.accessKeyId)
+                    secret-access-key: \(server.secretAccessKey)
+                    sync-interval: 200ms
+            """.write(toFile: file, atomically: true, encoding: .utf8)
             return file
         }
         // A moment in the middle: object stores list upload times to the second only.
@@ -765,15 +822,22 @@ struct ReplicateCommandTests {
         let target = acks[acks.count / 2].time
         let atDirectory = scratch.file("at-s3")
         let at = try dbtool(
-            ["restore", "s3://backups/ours/", atDirectory, "--at", ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: target))],
+            [
+                "restore", "s3://backups/ours/", atDirectory, "--at",
+                ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: target)),
+            ],
             environment: server.environment)
         #expect(at.status == 0, "\(at.stderr)")
         let rowsAt = Set(try events(atDirectory))
         #expect(acks.filter { $0.time < target - 1 && !rowsAt.contains($0.seq) }.isEmpty, "commits before --at are missing")
-        #expect(rowsAt.filter { seq in acks.first { $0.seq == seq }.map { $0.time > target + 0.2 } ?? true }.isEmpty, "rows acknowledged after --at")
+        #expect(
+            rowsAt.filter { seq in acks.first { $0.seq == seq }.map { $0.time > target + 0.2 } ?? true }.isEmpty,
+            "rows acknowledged after --at")
 
         let theirs = scratch.file("from-ours.db")
-        let restoredByLitestream = try litestream(["restore", "-config", try config(database + "/db.sqlite", prefix: "ours"), "-o", theirs, database + "/db.sqlite"])
+        let restoredByLitestream = try litestream([
+            "restore", "-config", try config(database + "/db.sqlite", prefix: "ours"), "-o", theirs, database + "/db.sqlite",
+        ])
         #expect(restoredByLitestream.status == 0, "\(restoredByLitestream.stdout)\(restoredByLitestream.stderr)")
         #expect(try events(theirs) == events(database))
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A directory to complete in: migrations, a database with two of them
 /// applied and two snapshots, two archives of different ages beside a text
@@ -57,10 +57,12 @@ struct DynamicCompletionTests {
             try candidates("zsh", ["migrate"], "--to", words, in: workspace)
                 == ["none:roll back every migration", "0001:create_a", "0002:create_b"])
         #expect(
-            try candidates("fish", ["migrate", "repair"], "positional@0", ["dbtool", "migrate", "repair", "--migrations", "migs", ""], in: workspace)
+            try candidates(
+                "fish", ["migrate", "repair"], "positional@0", ["dbtool", "migrate", "repair", "--migrations", "migs", ""], in: workspace)
                 == ["0001\tcreate_a", "0002\tcreate_b"])
         // No directory on the line and none in the environment: nothing, silently.
-        #expect(try candidates("bash", ["migrate", "baseline"], "positional@0", ["dbtool", "migrate", "baseline", ""], in: workspace) == [])
+        #expect(
+            try candidates("bash", ["migrate", "baseline"], "positional@0", ["dbtool", "migrate", "baseline", ""], in: workspace) == [])
     }
 
     @Test("rollback --steps: one per applied migration, saying how far down")
@@ -89,7 +91,8 @@ struct DynamicCompletionTests {
     @Test("--database: directories that hold a db.sqlite, else every directory to walk into")
     func databases() throws {
         let workspace = try CompletionWorkspace()
-        #expect(try candidates("bash", ["migrate"], "--database", ["dbtool", "migrate", "--database", "dbs/"], in: workspace) == ["dbs/app"])
+        #expect(
+            try candidates("bash", ["migrate"], "--database", ["dbtool", "migrate", "--database", "dbs/"], in: workspace) == ["dbs/app"])
         #expect(
             try candidates("bash", ["migrate"], "--database", ["dbtool", "migrate", "--database", ""], in: workspace)
                 == ["backups", "dbs", "migs", "sub"])
@@ -126,7 +129,9 @@ struct ShellCompletionTests {
         #expect(database.contains("dbtool migrate --database dbs/app"), "\(kind):\n\(database)")
     }
 
-    @Test("backup's default subcommand: --output-dir completes directories, --archive-format its formats", arguments: InteractiveShell.Kind.allCases)
+    @Test(
+        "backup's default subcommand: --output-dir completes directories, --archive-format its formats",
+        arguments: InteractiveShell.Kind.allCases)
     func backup(kind: InteractiveShell.Kind) throws {
         let workspace = try CompletionWorkspace()
         let shell = try InteractiveShell(kind, in: workspace.path)
@@ -150,7 +155,8 @@ struct ShellCompletionTests {
         #expect(top.contains("backups/") && !top.contains("backups//"), "\(kind) shows a directory with one slash:\n\(top)")
         let archives = try shell.complete("dbtool restore backups/")
         // fish elides the start of long candidates ("…b-2026...").
-        #expect(archives.contains("20261120T020000.000Z.tar.zst") && archives.contains("20261122T020000.000Z.tar.gz"), "\(kind):\n\(archives)")
+        #expect(
+            archives.contains("20261120T020000.000Z.tar.zst") && archives.contains("20261122T020000.000Z.tar.gz"), "\(kind):\n\(archives)")
         #expect(!archives.contains("notes.txt"), "\(kind):\n\(archives)")
         if kind != .bash, let newer = archives.range(of: "20261120"), let older = archives.range(of: "20261122") {
             #expect(newer.lowerBound < older.lowerBound, "\(kind) lists the newest archive first:\n\(archives)")

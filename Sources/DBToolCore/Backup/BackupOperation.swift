@@ -128,7 +128,9 @@ public struct BackupOperation: Sendable {
         let repository = try ArchiveRepository.at(location, objectStore: objectStore, upload: upload, tempPrefix: Self.tempPrefix)
         let store = repository.store
         if let path = store.localPath { try database.gate.check(path, .directory, what: "--output-dir") }
-        if let outputRoot, store.localPath != nil, !dryRun { try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir")) }
+        if let outputRoot, store.localPath != nil, !dryRun {
+            try createOutputDirectory(try LocalPath.resolve(outputRoot, what: "--output-dir"))
+        }
         if !dryRun { try store.prepareForWriting(creating: true) }
         do {
             return try writeSeries(into: repository, format: format, identity: identity, now: now, started: started)
@@ -139,7 +141,9 @@ public struct BackupOperation: Sendable {
     }
 
     /// `--output FILE`: one archive, no record, no retention.
-    private func writeFile(_ output: String, format: ArchiveFormat, identity: IdentityPlan, now: Date, started: DispatchTime) throws -> Report {
+    private func writeFile(_ output: String, format: ArchiveFormat, identity: IdentityPlan, now: Date, started: DispatchTime) throws
+        -> Report
+    {
         let path = try LocalPath.resolve(output, what: "--output")
         let store = DirectoryStore(path: LocalPath.parent(of: path), tempPrefix: Self.tempPrefix)
         let repository = ArchiveRepository(store)
@@ -167,7 +171,8 @@ public struct BackupOperation: Sendable {
         let name = series(format).name(at: now)
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now)
         if catalog.archives.contains(where: { $0.name == name }) {
-            throw DBToolError(.cantCreate, "\(repository.location(of: name)) already exists", hint: "Wait a millisecond: archive names are timestamps.")
+            throw DBToolError(
+                .cantCreate, "\(repository.location(of: name)) already exists", hint: "Wait a millisecond: archive names are timestamps.")
         }
         if dryRun {
             let pruning = Pruning.run(catalog, series: identity, policy: retention, dryRun: true, now: now, adding: (name, now))
@@ -188,7 +193,9 @@ public struct BackupOperation: Sendable {
         // store knows, found by the archive's key.
         lock.note(StaleUpload(name: name, token: nil).note)
         repository.uploadStarted = { name, token in lock.note(StaleUpload(name: name, token: token).note) }
-        if let progress { repository.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) } }
+        if let progress {
+            repository.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) }
+        }
         var written = try write(
             name, format: format, into: repository, evidence: evidenceName(of: name, format: format), identity: plan, now: now)
         lock.note("")
@@ -199,12 +206,15 @@ public struct BackupOperation: Sendable {
             SeriesRecord.name(of: name),
             try record(written.manifest, series: identity, file: name, size: written.size, sha256: written.sha256).encoded())
         if Interruption.isRequested {
-            throw Interruption.error(keeping: "the archive \(repository.location(of: name)) is whole and was kept with its record; retention did not run")
+            throw Interruption.error(
+                keeping: "the archive \(repository.location(of: name)) is whole and was kept with its record; retention did not run")
         }
         var report = report(written, archive: repository.location(of: name), format: format, started: started)
         report.abortedUploads = aborted
         if !retention.isEmpty {
-            let pruning = Pruning.run(try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now), series: identity, policy: retention, protecting: name, dryRun: false, now: now)
+            let pruning = Pruning.run(
+                try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions, now: now), series: identity, policy: retention,
+                protecting: name, dryRun: false, now: now)
             report.deleted = pruning.deleted
             report.deleteFailures = pruning.failures
         }
@@ -218,7 +228,8 @@ public struct BackupOperation: Sendable {
         catalog.unverified.map { "\($0.location) is not counted by retention, nor deleted: \($0.distrust ?? "")" }
     }
 
-    private func dryRunReport(archive: String, format: ArchiveFormat, wouldDelete: [String], warnings: [String], started: DispatchTime) throws
+    private func dryRunReport(archive: String, format: ArchiveFormat, wouldDelete: [String], warnings: [String], started: DispatchTime)
+        throws
         -> Report
     {
         let plan = try ArchivePlan(location: database.location)
@@ -236,7 +247,8 @@ public struct BackupOperation: Sendable {
             database: database.location.filePath, archive: archive, format: format.rawValue, bytes: written.size,
             sourceBytes: written.manifest.files.reduce(0) { $0 + $1.size }, files: written.manifest.files.count,
             pageCount: written.state.pageCount, writerStallMs: Self.milliseconds(written.state.lockDuration),
-            durationMs: Self.milliseconds(seconds(since: started)), lockSeconds: written.state.lockDuration, seconds: seconds(since: started),
+            durationMs: Self.milliseconds(seconds(since: started)), lockSeconds: written.state.lockDuration,
+            seconds: seconds(since: started),
             skipped: written.skipped, deleted: [], deleteFailures: [], sha256: written.sha256, encrypted: passphrase != nil,
             warnings: written.warnings)
     }
@@ -276,7 +288,8 @@ public struct BackupOperation: Sendable {
             try upload.publish(as: written.state.check == ["ok"] ? nil : evidence)
         } catch {
             upload.abort()
-            throw Self.describing(error, leftBehind: upload.abortFailure.map { "\(repository.location(of: name)) could not be aborted: \($0)" })
+            throw Self.describing(
+                error, leftBehind: upload.abortFailure.map { "\(repository.location(of: name)) could not be aborted: \($0)" })
         }
         if written.state.check != ["ok"] {
             throw Self.corruptSource(database.location.filePath, check: written.state.check, evidence: repository.location(of: evidence))
@@ -309,7 +322,8 @@ public struct BackupOperation: Sendable {
     /// The series of this database's archives: named after its directory,
     /// in any archive format.
     func series(_ format: ArchiveFormat) -> TimestampedName {
-        TimestampedName(stem: archiveStem, fileExtension: format.fileExtension, seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension))
+        TimestampedName(
+            stem: archiveStem, fileExtension: format.fileExtension, seriesExtensions: ArchiveFormat.allCases.map(\.fileExtension))
     }
 
     /// What a backup of `plan` reads, as of now: the plan's files, and the
@@ -338,10 +352,14 @@ public struct BackupOperation: Sendable {
     static func describing(_ error: any Error, leftBehind: String?) -> any Error {
         guard let leftBehind else { return error }
         let toolError = DBToolError.wrapping(error)
-        let message = toolError.status == .interrupted ? "interrupted: stopped, but the upload \(leftBehind)" : "\(toolError.message); the upload \(leftBehind)"
+        let message =
+            toolError.status == .interrupted
+            ? "interrupted: stopped, but the upload \(leftBehind)" : "\(toolError.message); the upload \(leftBehind)"
         return DBToolError(
             toolError.status, message,
-            hint: "Its parts stay in the bucket until the next backup of this database aborts them (or the bucket's lifecycle rule for incomplete uploads).")
+            hint:
+                "Its parts stay in the bucket until the next backup of this database aborts them (or the bucket's lifecycle rule for incomplete uploads)."
+        )
     }
 
     /// What ``writeArchive(_:format:staging:to:named:now:)`` wrote.

@@ -160,7 +160,9 @@ public struct RestoreOperation: Sendable {
                 // `dbtool backup --to BACKUPS_DIR` wrote it: one archive is restored at a time.
                 throw DBToolError(
                     .usage, "\(archive) is a folder of backup archives, not a replica",
-                    hint: "Restore one archive: `dbtool restore \(join(archive, "latest")) \(directory)` for the newest, or choose one with `dbtool backup list \(archive)`.")
+                    hint:
+                        "Restore one archive: `dbtool restore \(join(archive, "latest")) \(directory)` for the newest, or choose one with `dbtool backup list \(archive)`."
+                )
             }
             if ifReplicaExists, try !ReplicaRestore.isReplica(store) {
                 return skipped("\(store.description) holds nothing to restore", target: target)
@@ -169,7 +171,9 @@ public struct RestoreOperation: Sendable {
         } else {
             guard txid == nil && time == nil else {
                 throw DBToolError(
-                    .usage, "--txid and --at restore a replica (a directory or s3://BUCKET/PREFIX/ that `dbtool replicate` writes), not the archive \(archive)")
+                    .usage,
+                    "--txid and --at restore a replica (a directory or s3://BUCKET/PREFIX/ that `dbtool replicate` writes), not the archive \(archive)"
+                )
             }
             let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
             if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
@@ -178,7 +182,8 @@ public struct RestoreOperation: Sendable {
         // Nothing is written onto, into or over what is read: checked before anything changes.
         var gate = self.gate
         switch source {
-        case .archive(let opened): if let path = opened.localPath { gate.protectSource(path, role: "the archive \(path) this restore reads") }
+        case .archive(let opened):
+            if let path = opened.localPath { gate.protectSource(path, role: "the archive \(path) this restore reads") }
         case .replica(let replica):
             if let path = replica.store.localPath { gate.protectSource(path, role: "the replica \(path) this restore reads") }
         }
@@ -241,7 +246,9 @@ public struct RestoreOperation: Sendable {
             let reader = try ArchiveReader(source: opened.source, name: opened.name, passphrase: passphrase)
             let unpacking = try ArchiveUnpacking(
                 archive: opened.name, reader: reader, into: staging, options: .init(keepsModes: keepsModes, isDurable: true))
-            (sourceName, databaseFile, manifest, folderMode) = (opened.name, unpacking.manifest.databaseFile, unpacking.manifest, unpacking.folderMode)
+            (sourceName, databaseFile, manifest, folderMode) = (
+                opened.name, unpacking.manifest.databaseFile, unpacking.manifest, unpacking.folderMode
+            )
         case .replica(let store):
             // DIR's own database name with --live, else the default.
             let existing = live && state != .missing ? try DirectoryDatabases(scanning: target).databases : []
@@ -274,7 +281,8 @@ public struct RestoreOperation: Sendable {
             archive: sourceName, directory: target, database: target + "/" + databaseFile, manifest: manifest, replica: replicaPoint,
             integrity: integrity, replaced: state != .missing && state != .empty, live: false)
         if live, let database = try liveDatabase(in: target, named: databaseFile) {
-            let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: waitLeft).run()
+            let stall = try LiveRestore(staging: staging, target: target, database: database, databaseFile: databaseFile, timeout: waitLeft)
+                .run()
             report.live = true
             report.database = database
             report.writerStallMs = Int64((stall * 1000).rounded())
@@ -318,7 +326,8 @@ public struct RestoreOperation: Sendable {
             // Put the old content back; if even that fails, say where it is.
             if now != .missing && (try? parent.rename(aside, to: parent, as: name)) == nil {
                 throw DBToolError(
-                    .cantCreate, "can not move the restored directory to \(target): \(error.errno); its old content is in \(parent.path(of: aside))",
+                    .cantCreate,
+                    "can not move the restored directory to \(target): \(error.errno); its old content is in \(parent.path(of: aside))",
                     hint: "Move it back with: mv '\(parent.path(of: aside))' '\(target)'")
             }
             throw error.reported(.cantCreate, hint: "Check the permissions of \(parent.path).")

@@ -86,6 +86,7 @@ struct ConfigMapping {
         case .scalar(let scalar): found = "\"\(scalar.string)\""
         case .alias: found = "an alias"
         }
-        return DBToolError(.usage, "\(file):\(line): \(what) takes \(expected), not \(found)", hint: "See docs/replication.md, Configuration file.")
+        return DBToolError(
+            .usage, "\(file):\(line): \(what) takes \(expected), not \(found)", hint: "See docs/replication.md, Configuration file.")
     }
 }

@@ -226,7 +226,8 @@ struct ConfigReader {
         for (key, line) in mapping.keys where !known.contains(key) {
             if let what = Self.refused[key] {
                 throw DBToolError(
-                    .usage, "\(file):\(line): \(key) (\(what)) is not something dbtool can honour: it refuses the file rather than ignore it",
+                    .usage,
+                    "\(file):\(line): \(key) (\(what)) is not something dbtool can honour: it refuses the file rather than ignore it",
                     hint: "Remove the setting, or keep Litestream for this database.")
             }
             if let why = Self.ignored[key] {

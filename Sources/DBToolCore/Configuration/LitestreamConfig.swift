@@ -31,8 +31,11 @@ public struct LitestreamConfig: Sendable {
     public struct Replica: Sendable {
         /// `s3://BUCKET/PREFIX/` or a directory.
         public var location: String
+        /// `endpoint`: an S3-compatible store's URL.
         public var endpoint: String?
+        /// `region`.
         public var region: String?
+        /// `access-key-id` and `secret-access-key`, which go together.
         public var accessKeyID: String?
         public var secretAccessKey: String?
         /// `sync-interval`.
@@ -80,6 +83,7 @@ public struct LitestreamConfig: Sendable {
 
     /// The file read.
     public var file: String
+    /// `dbs:`, in the file's order.
     public var databases: [Database]
     /// `snapshot.interval` (a replica's `snapshot-interval` outranks it).
     public var snapshotInterval: TimeInterval?

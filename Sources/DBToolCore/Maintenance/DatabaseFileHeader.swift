@@ -17,9 +17,10 @@ struct DatabaseFileHeader {
         var bytes = [UInt8](repeating: 0, count: 100)
         var filled = 0
         while filled < bytes.count {
-            let count = (try? bytes.withUnsafeMutableBytes { buffer in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            }) ?? 0
+            let count =
+                (try? bytes.withUnsafeMutableBytes { buffer in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                }) ?? 0
             if count == 0 { break }
             filled += count
         }
@@ -39,7 +40,8 @@ struct DatabaseFileHeader {
             return "the header's page size \(pageSize) is not a power of two from 512 to 65536: the header is damaged"
         }
         if let pageCount, fileSize < Int64(pageCount) * Int64(pageSize) {
-            return "the file holds \(fileSize) bytes where its header counts \(pageCount) pages of \(pageSize) bytes: it was truncated, or its header is wrong"
+            return
+                "the file holds \(fileSize) bytes where its header counts \(pageCount) pages of \(pageSize) bytes: it was truncated, or its header is wrong"
         }
         if fileSize % Int64(pageSize) != 0 {
             return "the file holds \(fileSize) bytes, not a whole number of \(pageSize)-byte pages: it was truncated or extended"

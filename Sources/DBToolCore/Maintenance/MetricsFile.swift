@@ -208,7 +208,8 @@ public enum MetricsFile {
 
     private static func notMetrics(_ path: String, _ reason: String) -> DBToolError {
         DBToolError(
-            .cantCreate, "--metrics-file \(path) holds something other than metrics (\(reason)): dbtool replaces only a metrics file; nothing was changed",
+            .cantCreate,
+            "--metrics-file \(path) holds something other than metrics (\(reason)): dbtool replaces only a metrics file; nothing was changed",
             hint: "Check the path (a typo may name another file); give a new file, or one that holds Prometheus text.")
     }
 
@@ -244,7 +245,8 @@ public enum MetricsFile {
             // The temp file's name does not end in .prom: the collector reads only whole files.
             try writeSmallFile(path, contents: text, mode: 0o644, tempSuffix: ".tmp")
         } catch let error as DBToolError {
-            throw DBToolError(error.status, "can not write the metrics file \(path) (\(error.message))", hint: "Check --metrics-file and its directory.")
+            throw DBToolError(
+                error.status, "can not write the metrics file \(path) (\(error.message))", hint: "Check --metrics-file and its directory.")
         }
     }
 
@@ -304,7 +306,8 @@ enum PrometheusText {
         }
 
         private static func isNameStart(_ byte: UInt8, colons: Bool) -> Bool {
-            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_") || (colons && byte == UInt8(ascii: ":"))
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_")
+                || (colons && byte == UInt8(ascii: ":"))
         }
 
         private static func isNameByte(_ byte: UInt8, colons: Bool) -> Bool {
@@ -341,7 +344,9 @@ enum PrometheusText {
                     advance()
                     if byte == UInt8(ascii: "\"") { break }
                     if byte == UInt8(ascii: "\\") {
-                        guard let escaped = peek, [UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "n")].contains(escaped) else { return false }
+                        guard let escaped = peek, [UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "n")].contains(escaped) else {
+                            return false
+                        }
                         advance()
                     }
                 }

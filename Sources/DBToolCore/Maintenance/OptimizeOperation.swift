@@ -63,7 +63,8 @@ public struct OptimizeOperation: Sendable {
         return try database.reportingErrors {
             try dbQueue.writeWithoutTransaction { db in
                 let start = DispatchTime.now()
-                let limit = analysisLimit.map { max(0, $0) }
+                let limit =
+                    analysisLimit.map { max(0, $0) }
                     ?? (FileSystem.size(path) > Self.fullAnalysisSize ? Self.largeDatabaseLimit : 0)
                 try db.execute(sql: "PRAGMA analysis_limit = \(limit)")
                 let tables = try String.fetchAll(

@@ -64,7 +64,9 @@ public struct CheckpointOperation: Sendable {
     }
 
     /// Attempts until success or the deadline; SQLite never waits inside.
-    private func checkpointWithoutBlocking(_ db: Database) throws -> (walFrames: Int, checkpointed: Int, attempts: Int, waited: TimeInterval) {
+    private func checkpointWithoutBlocking(_ db: Database) throws -> (
+        walFrames: Int, checkpointed: Int, attempts: Int, waited: TimeInterval
+    ) {
         let start = Date()
         let waiting = DispatchTime.now()
         defer { database.waits.spend(since: waiting) }

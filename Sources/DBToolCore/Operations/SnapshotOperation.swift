@@ -88,7 +88,8 @@ public struct SnapshotOperation: Sendable {
         if output != nil {
             guard FileSystem.isDirectory(repository.path) else {
                 throw DBToolError(
-                    .cantCreate, "can not write \(path): the directory \(repository.path) does not exist", hint: "Create it first (mkdir -p).")
+                    .cantCreate, "can not write \(path): the directory \(repository.path) does not exist",
+                    hint: "Create it first (mkdir -p).")
             }
             if FileSystem.exists(path) && !force {
                 throw DBToolError(.cantCreate, "\(path) already exists", hint: "Choose another name, or pass --force to replace it.")

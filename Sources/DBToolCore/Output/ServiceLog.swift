@@ -31,9 +31,13 @@ public typealias LogSink = @Sendable (LogLevel, String) -> Void
 public struct ServiceLog: Sendable {
     /// The shape of each line.
     public enum Format: String, Sendable, CaseIterable {
-        case text, json
+        /// `TIME dbtool COMMAND DATABASE: LINE` (no time under journald).
+        case text
+        /// One JSON object per line.
+        case json
     }
 
+    /// Text or JSON.
     public let format: Format
     /// Whether standard error is journald's stream: lines then go without a time.
     public let toJournal: Bool
@@ -42,6 +46,8 @@ public struct ServiceLog: Sendable {
     /// The database (or copy) the command works on.
     public let database: String
 
+    /// The log of `command` on `database`, as `format`; `toJournal` as
+    /// ``standardErrorIsJournal(environment:)`` finds it, unless given.
     public init(format: Format, command: String, database: String, toJournal: Bool = ServiceLog.standardErrorIsJournal()) {
         self.format = format
         self.command = command

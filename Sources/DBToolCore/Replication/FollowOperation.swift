@@ -94,11 +94,16 @@ public struct FollowOperation: Sendable {
                 waiting = false
                 current = next.last!.name.maxTXID
                 updates += 1
-                if rebuilt { log(.warning, "the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot") }
-                log(.info, "at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)")
+                if rebuilt {
+                    log(.warning, "the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot")
+                }
+                log(
+                    .info,
+                    "at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)"
+                )
             } catch let error as DBToolError where error.status == .tempFail {
                 log(.warning, "the replica does not answer (\(error.message)): retrying")
-            } catch where Interruption.isRequested {
+            } catch  where Interruption.isRequested {
                 break  // the copy keeps its last whole state
             }
         }
@@ -185,7 +190,9 @@ private final class MergedPages {
             file = opened
             for (stored, slot) in slots {
                 try memory.withUnsafeBytes { bytes in
-                    try opened.writeAll(toAbsoluteOffset: Int64(stored - 1) * Int64(pageSize), UnsafeRawBufferPointer(rebasing: bytes[slot..<(slot + pageSize)]))
+                    try opened.writeAll(
+                        toAbsoluteOffset: Int64(stored - 1) * Int64(pageSize),
+                        UnsafeRawBufferPointer(rebasing: bytes[slot..<(slot + pageSize)]))
                 }
             }
             memory = []

@@ -192,7 +192,10 @@ final class MaintenanceLane: @unchecked Sendable {
                 try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
             }
             lastSnapshot = started
-            log(.info, "snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(size)), \(Int(Date().timeIntervalSince(started).rounded())) s)")
+            log(
+                .info,
+                "snapshot: \(plan.name.fileName) at level \(plan.name.level) (\(ByteCount.text(size)), \(Int(Date().timeIntervalSince(started).rounded())) s)"
+            )
         } catch is ImagePlan.Cancelled {
             return
         } catch {

@@ -12,29 +12,35 @@ import Foundation
 /// one replicates. The fleet's status is the most telling of theirs
 /// (``ExitStatus/fleetStatus(_:)``).
 public struct ReplicateFleet: Sendable {
+    /// One operation per database, each set up as for a run of its own.
     public var operations: [ReplicateOperation]
     /// Called with each database's failure, as it happens.
     public var failed: @Sendable (ReplicateOperation, DBToolError) -> Void = { _, _ in }
 
+    /// A fleet of `operations`.
     public init(_ operations: [ReplicateOperation]) {
         self.operations = operations
     }
 
     /// How one database's replication ended.
     public struct Outcome: Encodable, Sendable {
+        /// The database file, and its replica.
         public var database: String
         public var replica: String
         /// 0, or the exit status of its failure.
         public var status: Int32
+        /// Its report once stopped, or its error.
         public var report: ReplicateOperation.Report?
         public var error: DBToolError.Summary?
     }
 
     /// What the fleet did.
     public struct Report: Encodable, Sendable {
+        /// Each database's outcome, in the operations' order.
         public var databases: [Outcome]
         /// The signal that stopped it.
         public var stoppedBy: String?
+        /// The most telling status of the databases' (``ExitStatus/fleetStatus(_:)``).
         public var status: Int32
     }
 
@@ -94,7 +100,8 @@ public struct ReplicateFleet: Sendable {
             case .success(let report):
                 return Outcome(database: operation.database.filePath, replica: operation.replica, status: 0, report: report)
             case .failure(let error):
-                return Outcome(database: operation.database.filePath, replica: operation.replica, status: error.status.rawValue, error: error.summary)
+                return Outcome(
+                    database: operation.database.filePath, replica: operation.replica, status: error.status.rawValue, error: error.summary)
             case nil:
                 return Outcome(database: operation.database.filePath, replica: operation.replica, status: ExitStatus.software.rawValue)
             }

@@ -128,12 +128,13 @@ public struct ReplicateOperation: Sendable {
                 try ReplicaRecord.claim(replica, for: identity)
                 return try ReplicationStart(replica: replica, session: session, state: state, nodeID: identity.nodeID).run()
             }
-        } catch where Interruption.isRequested || stop() {
+        } catch  where Interruption.isRequested || stop() {
             // Stopped before it began: nothing to ship, a clean stop.
             let stoppedBy = acknowledgesSignals ? Interruption.acknowledge() : nil
             try? session.close()
             log(.info, "stopped\(stoppedBy.map { " by \($0)" } ?? "") before replication began")
-            return Report(database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
+            return Report(
+                database: database.filePath, replica: replica.description, txid: "", filesShipped: 0, filesPending: 0, stoppedBy: stoppedBy)
         }
         log(.info, start.description)
         // A replica that starts with the whole database has its first snapshot.
@@ -149,12 +150,13 @@ public struct ReplicateOperation: Sendable {
         while !stopping && !stop() && !Interruption.isRequested {
             do {
                 try lane.tick(&session, &uploader, maintenance: maintenance, replica: replica)
-            } catch where Interruption.isRequested {
+            } catch  where Interruption.isRequested {
                 stopping = true  // a signal cut a read or a write short: the last sync follows
             }
             lane.sleepUntilNextSync(stop: stop)
         }
-        return finish(session: session, uploader: &uploader, maintenance: maintenance, outbox: outbox, lane: &lane, replica: replica, stop: stop)
+        return finish(
+            session: session, uploader: &uploader, maintenance: maintenance, outbox: outbox, lane: &lane, replica: replica, stop: stop)
     }
 
     /// The state of what the replica holds, beside the database.
@@ -178,7 +180,9 @@ public struct ReplicateOperation: Sendable {
             do {
                 return try body()
             } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && !stop() && Date() < deadline {
-                if !reported { log(.warning, "the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s") }
+                if !reported {
+                    log(.warning, "the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s")
+                }
                 reported = true
                 let wake = Date().addingTimeInterval(min(delay, deadline.timeIntervalSinceNow))
                 while Date() < wake && !stop() { try Interruption.sleep(seconds: min(0.2, max(0, wake.timeIntervalSinceNow))) }
@@ -264,7 +268,9 @@ struct ShippingTick {
         metrics = ReplicationMetrics(operation: operation, replica: operation.replica)
     }
 
-    mutating func tick(_ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane, replica: Replica) throws {
+    mutating func tick(_ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane, replica: Replica)
+        throws
+    {
         heartbeat()
         let log = operation.log
         do {
@@ -276,7 +282,10 @@ struct ShippingTick {
                 if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
             } else if !outboxFull {
                 outboxFull = true
-                log(.warning, "outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them")
+                log(
+                    .warning,
+                    "outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them"
+                )
             }
         } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
             // A full disk: nothing is lost, the log stays pinned; try again.

@@ -90,7 +90,9 @@ struct Uploader {
                 let timestamp = try Self.timestamp(of: path)
                 try replica.write(name, from: path, timestamp: timestamp)
             } catch let error as DBToolError where retrying && (error.status == .tempFail || error.status == .ioError) {
-                if !failing { log(.warning, "the replica \(replica.description) does not answer (\(error.message)): files wait in the outbox") }
+                if !failing {
+                    log(.warning, "the replica \(replica.description) does not answer (\(error.message)): files wait in the outbox")
+                }
                 failing = true
                 return
             }
@@ -139,7 +141,9 @@ struct Uploader {
                 defer { file.close() }
                 try state.apply { buffer in try file.read(into: buffer) }
             } catch {
-                log(.warning, "could not record \(name.fileName) in the replica's state (\(error)): the next restart ships the whole database")
+                log(
+                    .warning,
+                    "could not record \(name.fileName) in the replica's state (\(error)): the next restart ships the whole database")
                 try? state.reset()
             }
         }

@@ -21,7 +21,9 @@ public enum ByteCount {
         let digits = text.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let value = Int64(digits) else { return nil }
         let unit = text.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).uppercased()
-        let shifts: [String: Int64] = ["": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30]
+        let shifts: [String: Int64] = [
+            "": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30,
+        ]
         guard let shift = shifts[unit], value <= Int64.max >> shift else { return nil }
         return value << shift
     }

@@ -142,7 +142,8 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
                 hint: "Check the permissions of the file and its directory.")
         case .SQLITE_READONLY where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK:
             return DBToolError(
-                .dataError, "the database \(path) has the journal of a transaction a crash left unfinished: a read-only connection can not roll it back",
+                .dataError,
+                "the database \(path) has the journal of a transaction a crash left unfinished: a read-only connection can not roll it back",
                 hint: "Run any dbtool command that writes (or sqlite3) on it, then again.")
         case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return DBToolError(

@@ -68,7 +68,9 @@ public struct DatabaseHandle: Sendable, Equatable {
             throw DBToolError(
                 .dataError,
                 "the database \(location.filePath) has the journal of a transaction a crash left unfinished: SQLite must roll it back, which needs a connection that may write, and dbtool may not write in \(location.directoryPath)",
-                hint: "Run any dbtool command that writes (or sqlite3) on it as a user who may write \(location.directoryPath), then run this one again.")
+                hint:
+                    "Run any dbtool command that writes (or sqlite3) on it as a user who may write \(location.directoryPath), then run this one again."
+            )
         }
         let queue = try openQueue(readonly: false)
         // Its first read rolls the journal back (or reads, when a live
@@ -77,7 +79,8 @@ public struct DatabaseHandle: Sendable, Equatable {
         try? queue.close()
         if !hasJournalOfCrashedTransaction {
             StandardStreams.writeError(
-                "dbtool: notice: rolled back a transaction a crash left unfinished in \(location.filePath), as SQLite does when it opens a database\n")
+                "dbtool: notice: rolled back a transaction a crash left unfinished in \(location.filePath), as SQLite does when it opens a database\n"
+            )
         }
     }
 
@@ -99,7 +102,8 @@ public struct DatabaseHandle: Sendable, Equatable {
         try location.checkExists()
         let wal = FileSystem.size(location.filePath + "-wal")
         guard wal == 0 else {
-            let media = FileSystem.isOnReadOnlyMedia(location.directoryPath) ? "is on read-only media" : "is in a directory dbtool may not write"
+            let media =
+                FileSystem.isOnReadOnlyMedia(location.directoryPath) ? "is on read-only media" : "is in a directory dbtool may not write"
             throw DBToolError(
                 .noPermission,
                 "the database \(location.filePath) \(media), and its WAL holds \(wal) bytes of commits: SQLite needs to write its WAL index to read them",

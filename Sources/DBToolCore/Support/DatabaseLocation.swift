@@ -97,7 +97,8 @@ public struct DatabaseLocation: Sendable, Equatable {
             let path = filePath + suffix
             guard let found = (try? FileSystem.status(path)) ?? nil, found.kind != .regular else { continue }
             throw DBToolError(
-                .dataError, "\(path) is \(found.kind.description), not \(suffix.isEmpty ? "a database file" : "the database's \(suffix.dropFirst()) file"); nothing was opened",
+                .dataError,
+                "\(path) is \(found.kind.description), not \(suffix.isEmpty ? "a database file" : "the database's \(suffix.dropFirst()) file"); nothing was opened",
                 hint: "Check what put it there.")
         }
     }

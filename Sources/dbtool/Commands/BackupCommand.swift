@@ -209,7 +209,9 @@ struct CreateBackupCommand: ParsableCommand {
             let report = try operation.run()
             return (report, report.dryRun ? nil : report.bytes)
         } text: { report in
-            report.dryRun ? "\(report.database): would write \(report.archive)" : "\(report.database): \(report.archive) (\(ByteCount.text(report.bytes)))"
+            report.dryRun
+                ? "\(report.database): would write \(report.archive)"
+                : "\(report.database): \(report.archive) (\(ByteCount.text(report.bytes)))"
         }
     }
 

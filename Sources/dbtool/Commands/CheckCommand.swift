@@ -27,7 +27,9 @@ struct CheckCommand: ParsableCommand {
         help: ArgumentHelp(
             "Warn when the WAL is larger than this: 256MiB, 1GiB (default: the database's size, 64MiB at least).", valueName: "size"),
         transform: { text in
-            guard let bytes = ByteCount.parse(text) else { throw ValidationError("--max-wal takes a size such as 256MiB or 1GiB (got \(text))") }
+            guard let bytes = ByteCount.parse(text) else {
+                throw ValidationError("--max-wal takes a size such as 256MiB or 1GiB (got \(text))")
+            }
             return bytes
         })
     var maxWal: Int64?

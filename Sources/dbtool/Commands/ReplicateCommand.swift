@@ -52,14 +52,17 @@ struct ReplicateRunCommand: ParsableCommand {
             """)
 
     @Option(
-        name: .long, help: ArgumentHelp("The replica: s3://BUCKET/PREFIX/ or a directory (with --config: each database's replica).", valueName: "replica"),
+        name: .long,
+        help: ArgumentHelp(
+            "The replica: s3://BUCKET/PREFIX/ or a directory (with --config: each database's replica).", valueName: "replica"),
         completion: .directory, transform: nonEmptyPath)
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds between syncs: the most a crash loses (default 1).", valueName: "seconds"))
     var syncInterval: Double = 1
 
-    @Option(name: .long, help: ArgumentHelp("Checkpoint once the write-ahead log holds this many pages (default 1000).", valueName: "pages"))
+    @Option(
+        name: .long, help: ArgumentHelp("Checkpoint once the write-ahead log holds this many pages (default 1000).", valueName: "pages"))
     var checkpointPages: Int64 = 1000
 
     @Option(name: .long, help: ArgumentHelp("Hours between snapshots of the whole database (default 24).", valueName: "hours"))
@@ -68,17 +71,20 @@ struct ReplicateRunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most the outbox holds while the store is away, in MiB (default 1024).", valueName: "mib"))
     var outboxLimit: Int64 = 1024
 
-    @Option(name: .long, help: ArgumentHelp("The longest the last sync takes after SIGTERM, in seconds (default 10).", valueName: "seconds"))
+    @Option(
+        name: .long, help: ArgumentHelp("The longest the last sync takes after SIGTERM, in seconds (default 10).", valueName: "seconds"))
     var shutdownTimeout: Double = 10
 
     @Option(
         name: .long,
-        help: ArgumentHelp("How long to wait for a store that does not answer at start-up, in seconds (default 300; then 75).", valueName: "seconds"))
+        help: ArgumentHelp(
+            "How long to wait for a store that does not answer at start-up, in seconds (default 300; then 75).", valueName: "seconds"))
     var startupTimeout: Double = 300
 
     @Option(
         name: .long,
-        help: ArgumentHelp("How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.", valueName: "duration"),
+        help: ArgumentHelp(
+            "How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.", valueName: "duration"),
         transform: parseDuration)
     var retention: TimeInterval = 86_400
 
@@ -100,7 +106,9 @@ struct ReplicateRunCommand: ParsableCommand {
     @OptionGroup var log: LogOptions
 
     func validate() throws {
-        if database.config == nil && to == nil { throw ValidationError("no replica: pass --to s3://BUCKET/PREFIX/ or a directory (or --config FILE)") }
+        if database.config == nil && to == nil {
+            throw ValidationError("no replica: pass --to s3://BUCKET/PREFIX/ or a directory (or --config FILE)")
+        }
         if database.config != nil && to != nil { throw ValidationError("--config names each database's replica: it takes no --to") }
         guard syncInterval >= 0.01 && syncInterval <= 3600 else { throw ValidationError("--sync-interval takes 0.01 to 3600 seconds") }
         guard checkpointPages >= 1 else { throw ValidationError("--checkpoint-pages takes a positive number of pages") }
@@ -133,7 +141,8 @@ struct ReplicateRunCommand: ParsableCommand {
         let name = operation.database.filePath
         operation.log = log.sink(command: "replicate", database: name, quiet: quiet)
         let replicate = operation
-        try runReporting(output, operation: { try metrics.recorded("replicate", database: handle) { (try replicate.run(), nil) } }) { report in
+        try runReporting(output, operation: { try metrics.recorded("replicate", database: handle) { (try replicate.run(), nil) } }) {
+            report in
             "Replicated \(report.database) to \(report.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped"
                 + (report.filesPending > 0 ? ", \(report.filesPending) left in the outbox" : "") + ".\n"
         }
@@ -146,10 +155,13 @@ extension ReplicateRunCommand {
     private func run(_ configuration: LitestreamConfig) throws {
         let listed = configuration.databases.compactMap { entry in entry.replica.map { (entry, $0) } }
         for database in configuration.databases where database.replica == nil {
-            StandardStreams.writeError("dbtool: warning: \(configuration.file):\(database.line): \(database.path) has no replica: not replicated\n")
+            StandardStreams.writeError(
+                "dbtool: warning: \(configuration.file):\(database.line): \(database.path) has no replica: not replicated\n")
         }
         guard !listed.isEmpty else {
-            throw DBToolError(.usage, "\(configuration.file) gives no database a replica: nothing to replicate", hint: "Give each database a replica: with its url.")
+            throw DBToolError(
+                .usage, "\(configuration.file) gives no database a replica: nothing to replicate",
+                hint: "Give each database a replica: with its url.")
         }
         let locations = try listed.map { try DatabaseLocation(path: $0.0.path, fileName: database.fileName) }
         let quiet = output.quiet
@@ -184,7 +196,8 @@ extension ReplicateRunCommand {
                 guard let report = outcome.report, !report.txid.isEmpty else {
                     return "\(outcome.database): stopped before replication to \(outcome.replica) began."
                 }
-                return "Replicated \(outcome.database) to \(outcome.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped."
+                return
+                    "Replicated \(outcome.database) to \(outcome.replica) up to TXID \(report.txid): \(report.filesShipped) files shipped."
             }.joined(separator: "\n") + "\n"
         }
         if report.status != 0 { throw ExitCode(report.status) }
@@ -225,7 +238,8 @@ struct ReplicateStatusCommand: ParsableCommand {
             if let earliest = report.earliest { text += "; restorable from \(ISOTime.text(earliest))" }
             text += "\n"
             for level in report.levels {
-                text += "  level \(level.level): \(level.files) files, \(ByteCount.text(level.bytes)), TXID \(level.minTXID ?? "-") to \(level.maxTXID ?? "-")\n"
+                text +=
+                    "  level \(level.level): \(level.files) files, \(ByteCount.text(level.bytes)), TXID \(level.minTXID ?? "-") to \(level.maxTXID ?? "-")\n"
             }
             return text
         }

@@ -90,7 +90,8 @@ struct RestoreCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With a replica: the TXID to restore, in hexadecimal as in its file names.", valueName: "txid"))
     var txid: String?
 
-    @Option(name: .long, help: ArgumentHelp("With a replica: the time to restore (ISO 8601, e.g. 2026-11-26T21:55:21Z).", valueName: "time"))
+    @Option(
+        name: .long, help: ArgumentHelp("With a replica: the time to restore (ISO 8601, e.g. 2026-11-26T21:55:21Z).", valueName: "time"))
     var at: String?
 
     @Flag(name: .long, help: "Exit 0 without restoring when DIR already holds a database.")
@@ -110,7 +111,9 @@ struct RestoreCommand: ParsableCommand {
         if !follow && log.logFormat != .text { throw ValidationError("--log-format shapes the log of --follow: add --follow, or drop it") }
         if follow && ifDbNotExists { throw ValidationError("--follow starts from a restore: it takes no --if-db-not-exists") }
         if follow && (txid != nil || at != nil) { throw ValidationError("--follow follows the latest state: it takes no --txid or --at") }
-        guard followInterval >= 0.05 && followInterval <= 3600 else { throw ValidationError("--follow-interval takes 0.05 to 3600 seconds") }
+        guard followInterval >= 0.05 && followInterval <= 3600 else {
+            throw ValidationError("--follow-interval takes 0.05 to 3600 seconds")
+        }
         if txid != nil && at != nil { throw ValidationError("--txid and --at exclude each other: give one target") }
         if let txid, UInt64(txid, radix: 16) == nil {
             throw ValidationError("--txid takes a hexadecimal TXID as in the replica's file names (got \(txid))")
@@ -158,8 +161,11 @@ struct RestoreCommand: ParsableCommand {
             text: { report in
                 if let skipped = report.skipped { return "Nothing restored: \(skipped).\n" }
                 return "Restored \(report.directory) from \(report.archive)"
-                    + (report.replica.map { " at TXID \($0.txid) (\(ISO8601DateFormatter().string(from: $0.time)), \($0.files) files)" } ?? "")
-                    + (report.live ? " in place (live; writers waited \(report.writerStallMs ?? 0) ms)" : report.replaced ? " (its old content replaced)" : "")
+                    + (report.replica.map { " at TXID \($0.txid) (\(ISO8601DateFormatter().string(from: $0.time)), \($0.files) files)" }
+                        ?? "")
+                    + (report.live
+                        ? " in place (live; writers waited \(report.writerStallMs ?? 0) ms)"
+                        : report.replaced ? " (its old content replaced)" : "")
                     + "; integrity_check \(report.integrity).\n" + (report.manifest.map(manifestSummary) ?? "")
             })
     }
@@ -184,7 +190,8 @@ struct RestoreCommand: ParsableCommand {
                     restored = try restore.run()
                 }
                 guard let point = restored.replica else {
-                    throw DBToolError(.usage, "--follow follows a replica (a directory or s3://BUCKET/PREFIX/), not the archive \(restored.archive)")
+                    throw DBToolError(
+                        .usage, "--follow follows a replica (a directory or s3://BUCKET/PREFIX/), not the archive \(restored.archive)")
                 }
                 notice("restored \(restored.directory) at TXID \(point.txid); following \(restored.archive)")
                 var follow = FollowOperation(replica: restore.archive, directory: restored.directory, txid: point.txid)

@@ -36,7 +36,8 @@ enum CredentialChain {
             let roleArn = environment.awsVariable("AWS_ROLE_ARN") ?? profile["role_arn"]
         {
             let sessionName =
-                environment.awsVariable("AWS_ROLE_SESSION_NAME") ?? profile["role_session_name"] ?? SecurityTokenService.defaultSessionName()
+                environment.awsVariable("AWS_ROLE_SESSION_NAME") ?? profile["role_session_name"]
+                ?? SecurityTokenService.defaultSessionName()
             return try CredentialProvider(
                 source: WebIdentityCredentials(
                     roleArn: roleArn, tokenFile: tokenFile, sessionName: sessionName, service: service(),
@@ -62,8 +63,9 @@ enum CredentialChain {
     private static func noCredentials(_ environment: [String: String], profile: AWSProfile, instance: String) -> DBToolError {
         let keyVariables = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"].filter { environment.awsVariable($0) == nil }
         let sources = [
-            "1. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: " + (profile.isNamedByOption
-                ? "skipped, --profile outranks them" : "\(keyVariables.joined(separator: " and ")) not set"),
+            "1. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: "
+                + (profile.isNamedByOption
+                    ? "skipped, --profile outranks them" : "\(keyVariables.joined(separator: " and ")) not set"),
             "2. a role of the \(profile.description) (role_arn with source_profile or credential_source): none",
             "3. a web identity (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN): not set",
             "4. keys of the \(profile.description) in \(profile.credentialsFile), its credential_process, keys in \(profile.configFile): none",
@@ -83,7 +85,8 @@ enum CredentialChain {
             return nil
         }
         return ObjectCredentials(
-            accessKeyId: key, secretAccessKey: secret, sessionToken: environment.awsVariable("AWS_SESSION_TOKEN"), source: "AWS_ACCESS_KEY_ID")
+            accessKeyId: key, secretAccessKey: secret, sessionToken: environment.awsVariable("AWS_SESSION_TOKEN"),
+            source: "AWS_ACCESS_KEY_ID")
     }
 
     /// A profile's own keys, in botocore's order: the credentials file's,
@@ -106,7 +109,8 @@ enum CredentialChain {
         guard let values, let key = values["aws_access_key_id"], let secret = values["aws_secret_access_key"], !key.isEmpty, !secret.isEmpty
         else { return nil }
         return ObjectCredentials(
-            accessKeyId: key, secretAccessKey: secret, sessionToken: values["aws_session_token"], source: "\(profile.description) in \(file)")
+            accessKeyId: key, secretAccessKey: secret, sessionToken: values["aws_session_token"],
+            source: "\(profile.description) in \(file)")
     }
 
     /// The role `roleArn` of `profile`, assumed with the keys of its
@@ -123,8 +127,11 @@ enum CredentialChain {
                     .usage, "the source_profile of the \(profile.description) loops back to the profile \(sourceName)",
                     hint: "End the chain of source_profile settings with a profile that has keys.")
             }
-            let source = try AWSProfile(name: sourceName, selectedBy: "source_profile of the profile \(profile.name)", environment: environment)
-            if sourceName != profile.name, let nextRole = source["role_arn"], source["source_profile"] != nil || source["credential_source"] != nil {
+            let source = try AWSProfile(
+                name: sourceName, selectedBy: "source_profile of the profile \(profile.name)", environment: environment)
+            if sourceName != profile.name, let nextRole = source["role_arn"],
+                source["source_profile"] != nil || source["credential_source"] != nil
+            {
                 base = try assumedRole(nextRole, of: source, options: options, service: service, visited: visited.union([profile.name]))
             } else if let found = try profileKeys(source) {
                 base = found
@@ -150,14 +157,17 @@ enum CredentialChain {
         case "Environment":
             if let keys = environmentKeys(environment) { return CredentialProvider(fixed: keys) }
         case "EcsContainer":
-            if let container = try ContainerCredentials(environment: environment, caBundle: nil) { return try CredentialProvider(source: container) }
+            if let container = try ContainerCredentials(environment: environment, caBundle: nil) {
+                return try CredentialProvider(source: container)
+            }
         case "Ec2InstanceMetadata":
             if let instance = InstanceMetadataCredentials(environment: environment, profile: profile) {
                 return try CredentialProvider(source: instance)
             }
         default:
             throw DBToolError(
-                .usage, "the credential_source \(name) of the \(profile.description) is not Environment, EcsContainer or Ec2InstanceMetadata")
+                .usage,
+                "the credential_source \(name) of the \(profile.description) is not Environment, EcsContainer or Ec2InstanceMetadata")
         }
         throw DBToolError(.noPermission, "the credential_source \(name) of the \(profile.description) has no keys")
     }

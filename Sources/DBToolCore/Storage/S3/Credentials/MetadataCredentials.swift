@@ -68,7 +68,8 @@ struct ContainerCredentials: CredentialSource {
         do {
             response = try client.request("GET", "", headers: headers)
         } catch is MetadataClient.Unreachable {
-            throw DBToolError(.tempFail, "no credentials from the \(source): it did not answer", hint: "Check that the container agent runs.")
+            throw DBToolError(
+                .tempFail, "no credentials from the \(source): it did not answer", hint: "Check that the container agent runs.")
         }
         guard response.status == 200 else {
             throw DBToolError(
