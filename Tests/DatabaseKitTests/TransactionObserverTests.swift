@@ -242,6 +242,17 @@ struct TransactionObserverTests {
             #expect(region.isModified(byEventsOfKind: .update(tableName: "player", columnNames: ["score"])))
             #expect(!region.isModified(byEventsOfKind: .update(tableName: "player", columnNames: ["id"])))
             #expect(!region.isModified(byEventsOfKind: .delete(tableName: "team")))
+            // Table names in any case, as SQLite compares them; a prefix or an extension is another table.
+            #expect(region.isModified(byEventsOfKind: .insert(tableName: "PLAYER")))
+            #expect(region.isModified(byEventsOfKind: .insert(tableName: "Player")))
+            #expect(!region.isModified(byEventsOfKind: .insert(tableName: "playe")))
+            #expect(!region.isModified(byEventsOfKind: .insert(tableName: "players")))
+            #expect(!region.isModified(byEventsOfKind: .insert(tableName: "plAyer_")))
+            let wide = try ["a", "b", "c", "d", "e", "Café"].reduce(DatabaseRegion()) { $0.union(try Table($1).databaseRegion(db)) }
+            #expect(wide.isModified(byEventsOfKind: .insert(tableName: "E")) && wide.isModified(byEventsOfKind: .insert(tableName: "CAFÉ")))
+            #expect(!wide.isModified(byEventsOfKind: .insert(tableName: "f")))
+            let few = try ["Café", "b"].reduce(DatabaseRegion()) { $0.union(try Table($1).databaseRegion(db)) }
+            #expect(few.isModified(byEventsOfKind: .insert(tableName: "café")) && !few.isModified(byEventsOfKind: .insert(tableName: "cafe")))
             let count = try db.makeStatement(sql: "SELECT COUNT(*) FROM team")
             #expect(count.databaseRegion.description == "team(*)")
             #expect(region.union(count.databaseRegion).description == "player(name,score),team(*)")

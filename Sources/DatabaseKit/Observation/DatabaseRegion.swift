@@ -85,6 +85,16 @@ public struct DatabaseRegion: Sendable {
     ///
     /// Asked for each statement that writes, by each observation: one
     /// lookup, no allocation.
+    /// The region of the table named `name` (in any case): a scan of a few
+    /// tables costs less than folding the name and hashing it.
+    private static func region(of name: String, in tableRegions: [CaseInsensitiveIdentifier: TableRegion]) -> TableRegion? {
+        guard tableRegions.count > 4 else {
+            for (table, region) in tableRegions where table.matches(name) { return region }
+            return nil
+        }
+        return tableRegions[CaseInsensitiveIdentifier(name)]
+    }
+
     public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
         let updatedColumns: Set<String>?
         if case .update(_, let columnNames) = eventKind {
@@ -94,7 +104,7 @@ public struct DatabaseRegion: Sendable {
             updatedColumns = nil
         }
         guard let tableRegions else { return true }
-        guard !tableRegions.isEmpty, let region = tableRegions[CaseInsensitiveIdentifier(eventKind.tableName)], !region.isEmpty else {
+        guard !tableRegions.isEmpty, let region = Self.region(of: eventKind.tableName, in: tableRegions), !region.isEmpty else {
             return false
         }
         guard let updatedColumns, let columns = region.columns else { return true }
@@ -107,7 +117,7 @@ public struct DatabaseRegion: Sendable {
     /// virtual tables (FTS4) report their changes on shadow tables.
     public func isModified(by event: DatabaseEvent) -> Bool {
         guard let tableRegions else { return true }
-        guard let region = tableRegions[CaseInsensitiveIdentifier(event.tableName)] else { return true }
+        guard let region = Self.region(of: event.tableName, in: tableRegions) else { return true }
         return region.contains(rowID: event.rowID)
     }
 
@@ -229,6 +239,20 @@ struct CaseInsensitiveIdentifier: Hashable, Sendable {
     init(_ rawValue: String) {
         self.rawValue = rawValue
         self.folded = rawValue.lowercased()
+    }
+
+    /// Whether `name` is this identifier, in any case, without a folded copy
+    /// of `name` (a check that runs for every statement an observation sees).
+    func matches(_ name: String) -> Bool {
+        var candidate = name.utf8.makeIterator()
+        for byte in folded.utf8 {
+            guard let other = candidate.next() else { return false }
+            if other == byte { continue }
+            // ASCII letters in either case; anything else the slow way.
+            if other >= 0x80 || byte >= 0x80 { return folded == name.lowercased() }
+            guard other | 0x20 == byte, byte >= 0x61, byte <= 0x7A else { return false }
+        }
+        return candidate.next() == nil
     }
 
     init(rawValue: String) { self.init(rawValue) }

@@ -268,7 +268,15 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     }
 
     func databaseDidCommit(_ db: Database) {
+        // The commit of a transaction that changed nothing observed is the
+        // common case: it returns before the generic work below, whose
+        // entry instantiates metadata (`Result<Reducer.Value, Error>`).
         guard isChanged else { return }
+        changesDidCommit(db)
+    }
+
+    @inline(never)
+    private func changesDidCommit(_ db: Database) {
         isChanged = false
         events.databaseDidChange?()
         if fetchesInWriterAfterCommit {
