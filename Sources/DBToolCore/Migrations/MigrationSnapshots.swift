@@ -71,7 +71,8 @@ public enum MigrationSnapshots {
                 .noInput, "no snapshot to restore for \(location.filePath)", hint: "Pass --snapshot FILE, or migrate with --snapshot first."
             )
         }
-        let snapshotDatabase = DatabaseHandle(location: try DatabaseLocation(path: snapshot), timeout: database.timeout)
+        // What is left of the command's wait (--timeout is the sum of its waits).
+        let snapshotDatabase = DatabaseHandle(location: try DatabaseLocation(path: snapshot), timeout: database.waits.remaining)
         try snapshotDatabase.location.checkExists()
         let version = try database.withExclusiveLock(.migrate) { destination in
             let source = try snapshotDatabase.openQueue(readonly: true)

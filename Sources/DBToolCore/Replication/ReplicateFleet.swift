@@ -73,6 +73,8 @@ public struct ReplicateFleet: Sendable {
             let job = operation
             group.enter()
             Thread {
+                // Signals go to the thread that waits for them all (below).
+                Interruption.blockInCurrentThread()
                 let result: Result<ReplicateOperation.Report, DBToolError>
                 do {
                     result = .success(try job.run(until: { stopping.withLock { $0.requested } || stop() }))
