@@ -44,11 +44,16 @@ enum HelpLayout {
             if !kept.isEmpty { lines += [""] + [section.lines[0]] + kept }
         }
         if !shared.isEmpty { lines += [""] + wrap("SHARED OPTIONS: " + shared.joined(separator: ", ")) }
-        if let examples = examples(in: sections.first { $0.title == "OVERVIEW" }?.lines ?? []) {
+        let overview = sections.first { $0.title == "OVERVIEW" }?.lines ?? []
+        if let examples = paragraph(startingWith: "Examples:", in: overview) {
             lines += [""] + examples
         }
-        lines += ["", "Every option and how the command works: `man dbtool`, and docs/dbtool.md."]
-        return lines.joined(separator: "\n")
+        let footer = ["", "Every option and how the command works: `man dbtool`, and docs/dbtool.md."]
+        // The exit statuses too, where the page has room for them.
+        if let statuses = paragraph(startingWith: "Exit status", in: overview), lines.count + statuses.count + 1 + footer.count <= maximumLines {
+            lines += [""] + statuses
+        }
+        return (lines + footer).joined(separator: "\n")
     }
 
     private struct Section {
@@ -104,11 +109,14 @@ enum HelpLayout {
         }
     }
 
-    /// The discussion's "Examples:" block.
-    private static func examples(in overview: [String]) -> [String]? {
-        guard let start = overview.firstIndex(of: "Examples:") else { return nil }
-        let block = overview[start...].prefix { !$0.isEmpty }
-        return block.count > 1 ? Array(block) : nil
+    /// The most lines a help page has.
+    static let maximumLines = 60
+
+    /// The discussion's paragraph that starts with `start` ("Examples:").
+    private static func paragraph(startingWith start: String, in overview: [String]) -> [String]? {
+        guard let first = overview.firstIndex(where: { $0.hasPrefix(start) }) else { return nil }
+        let block = overview[first...].prefix { !$0.isEmpty }
+        return block.count > 1 || start != "Examples:" ? Array(block) : nil
     }
 
     /// `text` in lines of at most 80 columns, continuation lines indented.
