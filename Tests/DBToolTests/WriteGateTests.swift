@@ -91,9 +91,10 @@ struct WriteGateTests {
         return found
     }
 
-    /// Options every command shares, read only: the database and the CA bundle.
+    /// Options every command shares, read only: the database, the
+    /// configuration file that names databases, and the CA bundle.
     static func isSharedInput(_ option: PathOption) -> Bool {
-        option.name == "--database" || option.name == "--ca-bundle"
+        option.name == "--database" || option.name == "--config" || option.name == "--ca-bundle"
     }
 
     @Test("every option of the command tree that takes a path is an input or an output the gate is tested with")
