@@ -45,8 +45,11 @@ final class JournaledPageWriter {
     private static let reservedByte: Int64 = pendingByte + 1
     private static let sharedFirst: Int64 = pendingByte + 2
     private static let sharedSize: Int64 = 510
-    /// The sector size written in the journal's header (SQLite's default on Linux).
-    private static let sectorSize = 4096
+    /// The sector size written in the journal's header, which pads the
+    /// header to it: SQLite's smallest (its playback reads the records from
+    /// the size the header gives), so that an update of a few pages does not
+    /// write a 4 KiB header of zeros (SQLite's own default on Linux).
+    static let sectorSize = 512
     private static let journalMagic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
 
     /// Opens the database file `name` of `folder` for updates.

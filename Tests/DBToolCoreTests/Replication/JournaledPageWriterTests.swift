@@ -1,0 +1,91 @@
+import DatabaseKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import DBToolCore
+
+/// A follower's update is one transaction of SQLite's rollback journal: an
+/// update that stops half-way leaves a journal SQLite itself rolls back, so
+/// the copy's next reader sees the state before, never half of the update.
+@Suite("Follower: pages written in place under SQLite's journal")
+struct JournaledPageWriterTests {
+    /// A rollback-journal database of `rows` rows, and its rows.
+    private func makeDatabase(_ path: String, rows: Int) throws {
+        let dbQueue = try DatabaseQueue(path: path)
+        try dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+            try db.execute(
+                sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT hex(randomblob(60)) FROM c"
+            )
+        }
+        try dbQueue.close()
+    }
+
+    private func contents(_ path: String) throws -> (rows: [String], check: String) {
+        let dbQueue = try DatabaseQueue(path: path)
+        defer { try? dbQueue.close() }
+        return try dbQueue.read { db in
+            (try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id"), try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "")
+        }
+    }
+
+    /// The pages of `newer` that differ from `older`'s, read from `newer`.
+    private func update(from older: String, to newer: String, failingAfter limit: Int = .max) throws -> JournaledPageWriter.Update {
+        let old = try Data(contentsOf: URL(fileURLWithPath: older))
+        let new = try Data(contentsOf: URL(fileURLWithPath: newer))
+        let pageSize = 4096
+        let pages = (1...(new.count / pageSize)).filter { number in
+            let range = (number - 1) * pageSize..<number * pageSize
+            return range.upperBound > old.count || old[range] != new[range]
+        }.map { UInt32($0) }
+        var served = 0
+        return JournaledPageWriter.Update(
+            pages: pages,
+            read: { number, buffer in
+                served += 1
+                // A disk that fails in the middle of the update.
+                if served > limit { throw DBToolError(.ioError, "the disk went away after \(limit) pages") }
+                let start = Int(number - 1) * pageSize
+                new[start..<start + pageSize].withUnsafeBytes { buffer.copyMemory(from: $0) }
+            },
+            commit: UInt32(new.count / pageSize))
+    }
+
+    @Test("an update that stops half-way leaves a hot journal SQLite rolls back; a whole one gives the new state")
+    func halfAnUpdate() throws {
+        let directory = TemporaryDirectory()
+        let copy = directory.file("db.sqlite")
+        let newer = directory.file("newer.sqlite")
+        try makeDatabase(copy, rows: 2_000)
+        try FileManager.default.copyItem(atPath: copy, toPath: newer)
+        let writer = try DatabaseQueue(path: newer)
+        try writer.write { db in
+            try db.execute(sql: "UPDATE t SET v = 'changed ' || id WHERE id % 7 = 0")
+            try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 500")
+        }
+        try writer.close()
+        let before = try contents(copy)
+        let after = try contents(newer)
+        #expect(before.rows != after.rows)
+
+        let folder = try DirectoryDescriptor.open(directory.path)
+        defer { folder.close() }
+        do {
+            let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+            let broken = try update(from: copy, to: newer, failingAfter: 5)
+            #expect(broken.pages.count > 10, "the update changes \(broken.pages.count) pages")
+            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(broken) }
+        }
+        // Half the pages are new: the journal, written with SQLite's smallest sector, brings the old ones back.
+        let journal = try Data(contentsOf: URL(fileURLWithPath: directory.file("db.sqlite-journal")))
+        #expect(journal.count > JournaledPageWriter.sectorSize && (journal.count - JournaledPageWriter.sectorSize) % 4104 == 0)
+        #expect(try contents(copy) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-journal")))
+
+        let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+        #expect(try pageWriter.apply(try update(from: copy, to: newer)) != nil)
+        #expect(try contents(copy) == after)
+        #expect(after.check == "ok")
+    }
+}
