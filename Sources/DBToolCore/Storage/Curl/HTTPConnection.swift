@@ -69,6 +69,9 @@ final class HTTPConnection {
     /// Seconds to wait for a connection, and for a stalled transfer to move.
     static let connectTimeout = 15
     static let stallTimeout = 60
+    /// Bodies from this size wait for the server's "100 Continue" before
+    /// they go (a refusal then costs no upload): parts and large objects.
+    static let expectContinueSize = 1 << 20
 
     /// Sends `request` with `body` (nil: none) and returns the response. The
     /// body is collected in memory unless `receive` is given: it then gets
@@ -87,6 +90,11 @@ final class HTTPConnection {
         defer { curl_slist_free_all(headerList) }
         var headers = request.headers
         if let signing = request.signing { headers += signing.headers(for: request, time: time(nil)) }
+        // A small body goes with its headers: libcurl would wait a round
+        // trip (up to a second from a busy server) for "100 Continue" first.
+        if (request.method == "PUT" || request.method == "POST") && (body?.count ?? 0) < Self.expectContinueSize {
+            headers.append("Expect:")
+        }
         for header in headers {
             guard let appended = curl_slist_append(headerList, header) else {
                 throw DBToolError(.software, "libcurl could not allocate a header")
