@@ -1,10 +1,6 @@
 import ArgumentParser
 import DBToolCore
 
-extension KeepWithin: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-}
-
 /// The retention rules of `backup` and `backup prune`, as restic's
 /// `forget` takes them.
 struct RetentionOptions: ParsableArguments {
@@ -29,8 +25,14 @@ struct RetentionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Keep every archive taken within this long of the newest one: 30d, 12h, 1y6m (years, months, days, hours).",
-            valueName: "duration"))
+            "Keep every archive taken within this long of the newest one: 30d, 12h, 1y6mo, 90min (a bare m is months, as restic's).",
+            valueName: "duration"),
+        transform: { text in
+            guard let duration = KeepWithin(text) else {
+                throw ValidationError("\(text) is not a duration: write numbers with y, mo (or m), d, h or min, as 30d, 1y6mo, 90min")
+            }
+            return duration
+        })
     var keepWithin: KeepWithin?
 
     func validate() throws {
@@ -40,6 +42,13 @@ struct RetentionOptions: ParsableArguments {
         ] {
             if let value, value < 1 { throw ValidationError("\(name) must be 1 or more (got \(value))") }
         }
+    }
+
+    /// Says how a bare `m` of `--keep-within` was read (months, as restic
+    /// reads it), unless `quiet`.
+    func noteUnits(quiet: Bool) {
+        guard !quiet, let within = keepWithin, within.usesBareM else { return }
+        printNotice("--keep-within \(within) is read as \(within.spelledOut) (m is months, as restic's; write min for minutes)")
     }
 
     /// The rules.

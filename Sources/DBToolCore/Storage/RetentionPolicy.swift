@@ -91,12 +91,37 @@ public struct RetentionPolicy: Sendable, Equatable, Codable {
 }
 
 /// A duration of `--keep-within`, as restic writes it: `30d`, `12h`,
-/// `1y6m`, `2y3m4d5h` (years, months, days, hours).
+/// `1y6m`, `2y3m4d5h` (years, months, days, hours). A bare `m` is months,
+/// as restic reads it; `mo` and `month` say so, `min` and `minute` are
+/// minutes, and the words take a plural (`2years`).
 public struct KeepWithin: Sendable, Equatable, Codable, CustomStringConvertible {
     public var years = 0
     public var months = 0
     public var days = 0
     public var hours = 0
+    public var minutes = 0
+    /// Whether the text gave months as a bare `m`, which a reader used to
+    /// Litestream's durations may have meant as minutes.
+    public var usesBareM = false
+
+    private enum CodingKeys: String, CodingKey { case years, months, days, hours, minutes }
+
+    /// Equal when they last as long, however they were written.
+    public static func == (lhs: KeepWithin, rhs: KeepWithin) -> Bool {
+        (lhs.years, lhs.months, lhs.days, lhs.hours, lhs.minutes) == (rhs.years, rhs.months, rhs.days, rhs.hours, rhs.minutes)
+    }
+
+    /// The field of a unit, by every name it is written with.
+    private static func field(_ unit: String) -> WritableKeyPath<KeepWithin, Int>? {
+        switch unit.lowercased() {
+        case "y", "year", "years": \.years
+        case "m", "mo", "month", "months": \.months
+        case "d", "day", "days": \.days
+        case "h", "hour", "hours": \.hours
+        case "min", "minute", "minutes": \.minutes
+        default: nil
+        }
+    }
 
     /// Parses `text`; nil when it is not a duration of that form.
     public init?(_ text: String) {
@@ -104,23 +129,27 @@ public struct KeepWithin: Sendable, Equatable, Codable, CustomStringConvertible 
         guard !rest.isEmpty else { return nil }
         while !rest.isEmpty {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, let number = Int(digits), let unit = rest.dropFirst(digits.count).first else { return nil }
-            switch unit {
-            case "y": years = number
-            case "m": months = number
-            case "d": days = number
-            case "h": hours = number
-            default: return nil
-            }
-            rest = rest.dropFirst(digits.count + 1)
+            let unit = rest.dropFirst(digits.count).prefix { $0.isASCII && $0.isLetter }
+            guard !digits.isEmpty, let number = Int(digits), let field = Self.field(String(unit)) else { return nil }
+            self[keyPath: field] = number
+            if unit == "m" { usesBareM = true }
+            rest = rest.dropFirst(digits.count + unit.count)
         }
     }
 
-    var isZero: Bool { years == 0 && months == 0 && days == 0 && hours == 0 }
+    var isZero: Bool { years == 0 && months == 0 && days == 0 && hours == 0 && minutes == 0 }
 
+    /// The duration as restic writes it, minutes as `min`.
     public var description: String {
-        let parts = [(years, "y"), (months, "m"), (days, "d"), (hours, "h")].filter { $0.0 != 0 }
+        let parts = [(years, "y"), (months, "m"), (days, "d"), (hours, "h"), (minutes, "min")].filter { $0.0 != 0 }
         return parts.isEmpty ? "0h" : parts.map { "\($0.0)\($0.1)" }.joined()
+    }
+
+    /// The duration in words: "1 year 6 months", for saying how a bare
+    /// `m` was read.
+    public var spelledOut: String {
+        let parts = [(years, "year"), (months, "month"), (days, "day"), (hours, "hour"), (minutes, "minute")].filter { $0.0 != 0 }
+        return parts.isEmpty ? "0 hours" : parts.map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }.joined(separator: " ")
     }
 
     /// `latest` minus this duration, computed as Go's `AddDate` does (the
@@ -138,6 +167,6 @@ public struct KeepWithin: Sendable, Equatable, Codable, CustomStringConvertible 
         parts.day = 1
         let firstOfMonth = calendar.date(from: parts) ?? latest
         let shifted = firstOfMonth.addingTimeInterval(Double(day - 1 - days) * 86_400)
-        return shifted.addingTimeInterval(-Double(hours) * 3600)
+        return shifted.addingTimeInterval(-Double(hours) * 3600 - Double(minutes) * 60)
     }
 }

@@ -216,6 +216,7 @@ struct CreateBackupCommand: ParsableCommand {
     }
 
     func run() throws {
+        retention.noteUnits(quiet: output.quiet)
         let passphrase = encrypt ? try self.passphrase.passphrase() : nil
         if database.namesFleet { return try runFleet(passphrase: passphrase) }
         let handle = try database.handle

@@ -53,6 +53,7 @@ struct PruneBackupCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
+        retention.noteUnits(quiet: output.quiet)
         var operation = PruneOperation(target: target)
         operation.objectStore = objectStore.options
         operation.retention = retention.policy

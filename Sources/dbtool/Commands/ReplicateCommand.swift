@@ -84,9 +84,10 @@ struct ReplicateRunCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How far back a restore can go: 30m, 24h, 7d (default 24h). Older files go once a snapshot covers them.", valueName: "duration"),
-        transform: parseDuration)
-    var retention: TimeInterval = 86_400
+            "How far back a restore can go: 30min, 24h, 7d, 1mo (default 24h; a bare m is minutes, as Litestream's). Older files go once a snapshot covers them.",
+            valueName: "duration"),
+        transform: DurationArgument.init(parsing:))
+    var retention = DurationArgument(seconds: 86_400)
 
     @Option(
         name: .long,
@@ -133,13 +134,14 @@ struct ReplicateRunCommand: ParsableCommand {
         operation.outboxLimit = outboxLimit << 20
         operation.shutdownTimeout = shutdownTimeout
         operation.startupTimeout = startupTimeout
-        operation.retention = retention
+        operation.retention = retention.seconds
         operation.compacts = !noCompaction
         operation.compactionIntervals = compactionLevels
         operation.objectStore = objectStore.options
         let quiet = output.quiet
         let name = operation.database.filePath
         operation.log = log.sink(command: "replicate", database: name, quiet: quiet)
+        if let note = retention.readAs(option: "--retention") { operation.log(.info, note) }
         let replicate = operation
         try runReporting(output, operation: { try metrics.recorded("replicate", database: handle) { (try replicate.run(), nil) } }) {
             report in
@@ -176,11 +178,14 @@ extension ReplicateRunCommand {
             operation.outboxLimit = outboxLimit << 20
             operation.shutdownTimeout = configuration.shutdownTimeout ?? shutdownTimeout
             operation.startupTimeout = startupTimeout
-            operation.retention = replica.retention ?? configuration.retention ?? retention
+            operation.retention = replica.retention ?? configuration.retention ?? retention.seconds
             operation.compacts = !noCompaction
             operation.compactionIntervals = configuration.compactionLevels ?? compactionLevels
             operation.objectStore = replica.objectStore(over: objectStore.options)
             operation.log = log.sink(command: "replicate", database: location.filePath, quiet: quiet)
+            if replica.retention == nil && configuration.retention == nil, let note = retention.readAs(option: "--retention") {
+                operation.log(.info, note)
+            }
             return operation
         }
         var fleet = ReplicateFleet(operations)
@@ -202,15 +207,6 @@ extension ReplicateRunCommand {
         }
         if report.status != 0 { throw ExitCode(report.status) }
     }
-}
-
-/// `30s`, `30m`, `24h`, `7d` as seconds.
-@Sendable func parseDuration(_ text: String) throws -> TimeInterval {
-    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-    guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value > 0, value.isFinite else {
-        throw ValidationError("\(text) is not a duration: write a number and s, m, h or d (30m, 24h, 7d)")
-    }
-    return value * unit
 }
 
 struct ReplicateStatusCommand: ParsableCommand {

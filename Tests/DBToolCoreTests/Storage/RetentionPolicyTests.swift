@@ -69,6 +69,21 @@ struct RetentionPolicyTests {
         #expect(KeepWithin("2d5h")!.cutoff(before: Self.date("202401021200")) == Self.date("202312310700"))
     }
 
+    @Test("--keep-within: mo and month are months as a bare m is, min and minute are minutes; only a bare m is flagged")
+    func unitWords() throws {
+        let bare = try #require(KeepWithin("1y6m"))
+        #expect(bare.usesBareM && bare.spelledOut == "1 year 6 months")
+        for spelled in ["1y6mo", "1year6months", "1Y6MO", "1years6month"] {
+            let duration = try #require(KeepWithin(spelled), "\(spelled)")
+            #expect(duration == bare && !duration.usesBareM, "\(spelled)")
+        }
+        let minutes = try #require(KeepWithin("2h90min"))
+        #expect(minutes.hours == 2 && minutes.minutes == 90 && minutes.months == 0 && minutes.description == "2h90min")
+        #expect(minutes.cutoff(before: Self.date("202401021200")) == Self.date("202401020830"))
+        #expect(KeepWithin("1minute") == KeepWithin("1min"))
+        for invalid in ["3w", "1mi", "5mins5", "1 d", "min"] { #expect(KeepWithin(invalid) == nil, "\(invalid)") }
+    }
+
     @Test("archives dated in the future do not move --keep-within's reference")
     func futureDates() {
         let now = Self.date("202411211200")
