@@ -67,6 +67,7 @@ struct FileSystemTests {
         } throws: { error in
             let error = error as? FileSystemError
             return error?.status == .ioError && error?.toolError.message == "can not write /dev/full: No space left on device"
+                && error?.toolError.isTransient == true && error?.operation == .write
         }
         let scratch = TemporaryDirectory()
         let directory = scratch.path
@@ -75,6 +76,32 @@ struct FileSystemTests {
         } throws: { error in
             (error as? FileSystemError)?.description == "can not move \(directory)/nothing to \(directory)/else: No such file or directory"
         }
+    }
+
+    @Test("the status follows what was attempted and why: a missing input is 66, a missing place 73; only a full disk passes by itself")
+    func typedOperations() throws {
+        let scratch = TemporaryDirectory()
+        func failure(_ body: () throws -> Void) -> FileSystemError? {
+            do {
+                try body()
+                return nil
+            } catch {
+                return error as? FileSystemError
+            }
+        }
+        let open = failure { _ = try FileDescriptor.open(scratch.file("absent"), .readOnly) }
+        #expect(open?.operation == .open && open?.status == .noInput && open?.toolError.isTransient == false)
+        let list = failure { _ = try FileSystem.contentsOfDirectory(scratch.file("absent")) }
+        #expect(list?.operation == .list && list?.status == .noInput)
+        let create = failure { try FileSystem.createDirectory(scratch.file("absent/child")) }
+        #expect(create?.operation == .createDirectory && create?.status == .cantCreate)
+        #expect(create?.description == "can not create the directory \(scratch.file("absent/child")): No such file or directory")
+        // The exit status a caller asks for does not hide a full disk or a refusal.
+        let full = FileSystemError(operation: .create, path: "/x", errno: Errno(ENOSPC)).reported(.cantCreate)
+        #expect(full.status == .ioError && full.isTransient)
+        let denied = FileSystemError(operation: .open, path: "/x", errno: Errno(EACCES)).reported(.noInput)
+        #expect(denied.status == .noPermission && !denied.isTransient)
+        #expect(FileSystemError(operation: .move(from: "/a"), path: "/b", errno: Errno(EXDEV)).description.hasPrefix("can not move /a to /b: "))
     }
 
     @Test("reads to the end of a pipe, and at offsets of a file")

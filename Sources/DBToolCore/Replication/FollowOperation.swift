@@ -101,7 +101,7 @@ public struct FollowOperation: Sendable {
                     .info,
                     "at TXID \(LTXFileName.hex(current)): \(merged.update.pages.count) pages (readers waited \(Int((held * 1000).rounded())) ms)"
                 )
-            } catch let error as DBToolError where error.status == .tempFail {
+            } catch let error as DBToolError where error.isTransient {
                 log(.warning, "the replica does not answer (\(error.message)): retrying")
             } catch  where Interruption.isRequested {
                 break  // the copy keeps its last whole state

@@ -179,7 +179,7 @@ public struct ReplicateOperation: Sendable {
         while true {
             do {
                 return try body()
-            } catch let error as DBToolError where error.status == .tempFail && !Interruption.isRequested && !stop() && Date() < deadline {
+            } catch let error as DBToolError where error.isTransient && !Interruption.isRequested && !stop() && Date() < deadline {
                 if !reported {
                     log(.warning, "the replica does not answer (\(error.message)): waiting for it, up to \(Int(startupTimeout)) s")
                 }
@@ -287,8 +287,9 @@ struct ShippingTick {
                     "outbox over \(ByteCount.text(operation.outboxLimit)): syncs pause, the write-ahead log holds the transactions until the store takes them"
                 )
             }
-        } catch let error as DBToolError where error.status == .ioError || error.status == .cantCreate {
-            // A full disk: nothing is lost, the log stays pinned; try again.
+        } catch let error as DBToolError where error.isTransient {
+            // A full disk: nothing is lost, the log stays pinned; try again. (An
+            // outbox that can not be made at all stops the run: a restart makes it anew.)
             log(.warning, "could not write to the outbox (\(error.message)): retrying")
         } catch let error as FileSystemError where error.errno != .interrupted {
             log(.warning, "could not write to the outbox (\(error)): retrying")

@@ -89,7 +89,7 @@ struct Uploader {
             do {
                 let timestamp = try Self.timestamp(of: path)
                 try replica.write(name, from: path, timestamp: timestamp)
-            } catch let error as DBToolError where retrying && (error.status == .tempFail || error.status == .ioError) {
+            } catch let error as DBToolError where retrying && error.isTransient {
                 if !failing {
                     log(.warning, "the replica \(replica.description) does not answer (\(error.message)): files wait in the outbox")
                 }

@@ -17,9 +17,7 @@ final class BackgroundWriter {
     /// Starts the writing thread on `descriptor` (not closed by the writer).
     init(descriptor: FileDescriptor) {
         ring = Ring(descriptor: descriptor)
-        let thread = Thread { [ring] in ring.drain() }
-        thread.name = "dbtool-write-behind"
-        thread.start()
+        WorkerThreads.start(name: "write-behind", receivesSignals: true) { [ring] _ in ring.drain() }
     }
 
     deinit {
@@ -89,7 +87,7 @@ final class BackgroundWriter {
                 let status = writeFailureStatus(error.errno)
                 let failure = DBToolError(
                     status, "can not write the archive \(descriptor.path): \(error.errno)",
-                    hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil)
+                    hint: status == .ioError ? "Free some space, or write the archive elsewhere." : nil, transient: error.errno.isWriteFailure)
                 shared.withLock { $0 = failure }
             }
         }

@@ -79,13 +79,22 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     /// The SQLite error this error reports, when SQLite raised it: `check`
     /// tells damage SQLite met (`SQLITE_CORRUPT`) from other failures by it.
     public let databaseError: DatabaseError?
+    /// Whether the failure may pass by itself, so that a service (a
+    /// replication, a follower) waits and tries again rather than stops: a
+    /// store or a database that did not answer in time, a full disk. Said
+    /// by whoever met the failure, not read from the exit status.
+    public let isTransient: Bool
 
-    /// An error with its exit status, message and hint.
-    public init(_ status: ExitStatus, _ message: String, hint: String? = nil, databaseError: DatabaseError? = nil) {
+    /// An error with its exit status, message and hint; `transient` says
+    /// whether it may pass by itself (default: a temporary failure, 75, is).
+    public init(
+        _ status: ExitStatus, _ message: String, hint: String? = nil, databaseError: DatabaseError? = nil, transient: Bool? = nil
+    ) {
         self.status = status
         self.message = message
         self.hint = hint
         self.databaseError = databaseError
+        isTransient = transient ?? (status == .tempFail)
     }
 
     /// The error as a JSON report holds it.
@@ -108,7 +117,9 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
     }
 
     /// The same error with another hint.
-    public func withHint(_ hint: String?) -> DBToolError { DBToolError(status, message, hint: hint, databaseError: databaseError) }
+    public func withHint(_ hint: String?) -> DBToolError {
+        DBToolError(status, message, hint: hint, databaseError: databaseError, transient: isTransient)
+    }
 
     /// The message, and the hint on its own line.
     public var description: String {
@@ -151,7 +162,8 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
                 hint: "Check the permissions of the file and its directory.")
         case .SQLITE_FULL:
             return DBToolError(
-                .ioError, "can not write \(path): \(error.writeFailureCause)", hint: "Free some space on its disk, and retry.")
+                .ioError, "can not write \(path): \(error.writeFailureCause)", hint: "Free some space on its disk, and retry.",
+                transient: true)
         case .SQLITE_IOERR:
             return DBToolError(
                 .ioError, "input/output error on \(path): \(sqliteMessage)", hint: "Check the disk (space, health) and retry.")

@@ -23,7 +23,7 @@ enum ChildProcess {
     ///   (`errno` says why: ENOENT for a program not found).
     static func run(_ arguments: [String], outputLimit limit: Int) throws -> Outcome {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw FileSystemError(operation: "create a pipe for", path: arguments[0], errno: .current) }
+        guard pipe(&ends) == 0 else { throw FileSystemError(operation: .createPipe, path: arguments[0], errno: .current) }
         // Neither end leaks into the program (its output is a dup2 of the write end).
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let reader = FileDescriptor(rawValue: ends[0], path: arguments[0])
@@ -95,7 +95,7 @@ enum ChildProcess {
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
-        guard result == 0 else { throw FileSystemError(operation: "run", path: arguments[0], errno: Errno(result)) }
+        guard result == 0 else { throw FileSystemError(operation: .run, path: arguments[0], errno: Errno(result)) }
         return pid
     }
 }

@@ -24,7 +24,7 @@ struct DirectoryDescriptor {
     static func open(_ path: String, followingLinks: Bool = true) throws(FileSystemError) -> DirectoryDescriptor {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
         let descriptor = retryingInterrupted { Glibc.open(path, flags) }
-        guard descriptor >= 0 else { throw FileSystemError(operation: "open the directory", path: path, errno: .current) }
+        guard descriptor >= 0 else { throw FileSystemError(operation: .openDirectory, path: path, errno: .current) }
         return DirectoryDescriptor(rawValue: descriptor, path: path)
     }
 
@@ -34,7 +34,7 @@ struct DirectoryDescriptor {
     /// The path of `name` inside this directory, for messages.
     func path(of name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
 
-    private func checked(_ name: String, _ operation: String) throws(FileSystemError) -> String {
+    private func checked(_ name: String, _ operation: FileOperation) throws(FileSystemError) -> String {
         guard Self.isPlainName(name) else { throw FileSystemError(operation: operation, path: path(of: name), errno: Errno(EINVAL)) }
         return name
     }
@@ -46,9 +46,9 @@ struct DirectoryDescriptor {
 
     /// Opens the subdirectory `name`; a link there fails (`ELOOP` or `ENOTDIR`).
     func openDirectory(_ name: String) throws(FileSystemError) -> DirectoryDescriptor {
-        let name = try checked(name, "open the directory")
+        let name = try checked(name, .openDirectory)
         let descriptor = retryingInterrupted { openat(rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw FileSystemError(operation: "open the directory", path: path(of: name), errno: .current) }
+        guard descriptor >= 0 else { throw FileSystemError(operation: .openDirectory, path: path(of: name), errno: .current) }
         return DirectoryDescriptor(rawValue: descriptor, path: path(of: name))
     }
 
@@ -66,9 +66,9 @@ struct DirectoryDescriptor {
     /// Creates the subdirectory `name` with exactly `permissions`, whatever
     /// the umask (set by descriptor once created).
     func createDirectory(_ name: String, permissions: mode_t = 0o700) throws(FileSystemError) {
-        let name = try checked(name, "create the directory")
+        let name = try checked(name, .createDirectory)
         guard mkdirat(rawValue, name, 0o700) == 0 else {
-            throw FileSystemError(operation: "create the directory", path: path(of: name), errno: .current)
+            throw FileSystemError(operation: .createDirectory, path: path(of: name), errno: .current)
         }
         if permissions & 0o7777 != 0o700 {
             let created = try openDirectory(name)
@@ -81,10 +81,10 @@ struct DirectoryDescriptor {
     func openFile(_ name: String, _ access: FileDescriptor.AccessMode, options: FileDescriptor.Options = []) throws(FileSystemError)
         -> FileDescriptor
     {
-        let name = try checked(name, "open")
+        let name = try checked(name, .open)
         let flags = access.flags | options.rawValue | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
         let descriptor = retryingInterrupted { openat(rawValue, name, flags, 0o600) }
-        guard descriptor >= 0 else { throw FileSystemError(operation: "open", path: path(of: name), errno: .current) }
+        guard descriptor >= 0 else { throw FileSystemError(operation: .open, path: path(of: name), errno: .current) }
         return FileDescriptor(rawValue: descriptor, path: path(of: name))
     }
 
@@ -99,10 +99,10 @@ struct DirectoryDescriptor {
     /// Creates the file `name`, which must not exist, with exactly
     /// `permissions` whatever the umask, open for writing.
     func createFile(_ name: String, permissions: mode_t = 0o600) throws(FileSystemError) -> FileDescriptor {
-        let name = try checked(name, "create")
+        let name = try checked(name, .create)
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
         let descriptor = retryingInterrupted { openat(rawValue, name, flags, 0o600) }
-        guard descriptor >= 0 else { throw FileSystemError(operation: "create", path: path(of: name), errno: .current) }
+        guard descriptor >= 0 else { throw FileSystemError(operation: .create, path: path(of: name), errno: .current) }
         let file = FileDescriptor(rawValue: descriptor, path: path(of: name))
         if permissions & 0o7777 != 0o600 {
             do {
@@ -118,11 +118,11 @@ struct DirectoryDescriptor {
 
     /// `fstatat` without following a link; nil when nothing has that name.
     func status(of name: String) throws(FileSystemError) -> FileStatus? {
-        let name = try checked(name, "inspect")
+        let name = try checked(name, .inspect)
         var raw = stat()
         guard fstatat(rawValue, name, &raw, AT_SYMLINK_NOFOLLOW) == 0 else {
             if Errno.current == .noSuchFileOrDirectory { return nil }
-            throw FileSystemError(operation: "inspect", path: path(of: name), errno: .current)
+            throw FileSystemError(operation: .inspect, path: path(of: name), errno: .current)
         }
         return FileStatus(raw)
     }
@@ -130,17 +130,17 @@ struct DirectoryDescriptor {
     /// The directory's own status.
     func status() throws(FileSystemError) -> FileStatus {
         var raw = stat()
-        guard fstat(rawValue, &raw) == 0 else { throw FileSystemError(operation: "inspect", path: path, errno: .current) }
+        guard fstat(rawValue, &raw) == 0 else { throw FileSystemError(operation: .inspect, path: path, errno: .current) }
         return FileStatus(raw)
     }
 
     /// Renames `name` to `newName` in `destination` (`renameat`): a link at
     /// either name is moved or replaced itself, never followed.
     func rename(_ name: String, to destination: DirectoryDescriptor, as newName: String) throws(FileSystemError) {
-        let name = try checked(name, "move")
-        let newName = try destination.checked(newName, "move to")
+        let name = try checked(name, .moveSource)
+        let newName = try destination.checked(newName, .moveDestination)
         guard renameat(rawValue, name, destination.rawValue, newName) == 0 else {
-            throw FileSystemError(operation: "move \(path(of: name)) to", path: destination.path(of: newName), errno: .current)
+            throw FileSystemError(operation: .move(from: path(of: name)), path: destination.path(of: newName), errno: .current)
         }
     }
 
@@ -149,27 +149,27 @@ struct DirectoryDescriptor {
     /// exists, so that a file appears under `newName` whole, once, whoever
     /// races to create it.
     func link(_ name: String, as newName: String) throws(FileSystemError) {
-        let name = try checked(name, "link")
-        let newName = try checked(newName, "link to")
+        let name = try checked(name, .link)
+        let newName = try checked(newName, .linkDestination)
         guard linkat(rawValue, name, rawValue, newName, 0) == 0 else {
-            throw FileSystemError(operation: "create", path: path(of: newName), errno: .current)
+            throw FileSystemError(operation: .create, path: path(of: newName), errno: .current)
         }
     }
 
     /// Removes the file (or link) `name`; false when it was not there.
     @discardableResult
     func removeFile(_ name: String) throws(FileSystemError) -> Bool {
-        let name = try checked(name, "remove")
+        let name = try checked(name, .remove)
         if unlinkat(rawValue, name, 0) == 0 { return true }
         if Errno.current == .noSuchFileOrDirectory { return false }
-        throw FileSystemError(operation: "remove", path: path(of: name), errno: .current)
+        throw FileSystemError(operation: .remove, path: path(of: name), errno: .current)
     }
 
     /// Removes the empty directory `name`.
     func removeEmptyDirectory(_ name: String) throws(FileSystemError) {
-        let name = try checked(name, "remove")
+        let name = try checked(name, .remove)
         guard unlinkat(rawValue, name, AT_REMOVEDIR) == 0 else {
-            throw FileSystemError(operation: "remove", path: path(of: name), errno: .current)
+            throw FileSystemError(operation: .remove, path: path(of: name), errno: .current)
         }
     }
 
@@ -224,7 +224,7 @@ struct DirectoryDescriptor {
         guard copy >= 0, let stream = fdopendir(copy) else {
             let failure = Errno.current
             if copy >= 0 { _ = Glibc.close(copy) }
-            throw FileSystemError(operation: "list", path: path, errno: failure)
+            throw FileSystemError(operation: .list, path: path, errno: failure)
         }
         defer { closedir(stream) }
         rewinddir(stream)
@@ -240,28 +240,28 @@ struct DirectoryDescriptor {
     /// Sets the permission bits, whatever the umask.
     func setPermissions(_ permissions: mode_t) throws(FileSystemError) {
         guard fchmod(rawValue, permissions & 0o7777) == 0 else {
-            throw FileSystemError(operation: "set the permissions of", path: path, errno: .current)
+            throw FileSystemError(operation: .setPermissions, path: path, errno: .current)
         }
     }
 
     /// Sets the times of the entry `name` (not following a link).
     func setTimes(of name: String, seconds: Int) throws(FileSystemError) {
-        let name = try checked(name, "set the times of")
+        let name = try checked(name, .setTimes)
         var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
         guard utimensat(rawValue, name, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
-            throw FileSystemError(operation: "set the times of", path: path(of: name), errno: .current)
+            throw FileSystemError(operation: .setTimes, path: path(of: name), errno: .current)
         }
     }
 
     /// Flushes the directory's entries to the disk (a rename or a creation in it).
     func sync() throws(FileSystemError) {
-        guard retryingInterrupted({ fsync(rawValue) }) == 0 else { throw FileSystemError(operation: "sync", path: path, errno: .current) }
+        guard retryingInterrupted({ fsync(rawValue) }) == 0 else { throw FileSystemError(operation: .sync, path: path, errno: .current) }
     }
 
     /// Flushes every file of the directory's file system to the disk
     /// (`syncfs(2)`): one call instead of one `fsync` per file.
     func syncFileSystem() throws(FileSystemError) {
-        guard retryingInterrupted({ syncfs(rawValue) }) == 0 else { throw FileSystemError(operation: "sync", path: path, errno: .current) }
+        guard retryingInterrupted({ syncfs(rawValue) }) == 0 else { throw FileSystemError(operation: .sync, path: path, errno: .current) }
     }
 }
 

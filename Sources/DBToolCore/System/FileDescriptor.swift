@@ -44,7 +44,7 @@ struct FileDescriptor {
         let flags = access.flags | options.rawValue | O_CLOEXEC | O_NOCTTY
         let descriptor = retryingInterrupted { Glibc.open(path, flags, permissions) }
         guard descriptor >= 0 else {
-            throw FileSystemError(operation: options.contains(.exclusiveCreate) ? "create" : "open", path: path, errno: .current)
+            throw FileSystemError(operation: options.contains(.exclusiveCreate) ? .create : .open, path: path, errno: .current)
         }
         return FileDescriptor(rawValue: descriptor, path: path)
     }
@@ -113,7 +113,7 @@ struct FileDescriptor {
     func setBlocking() throws(FileSystemError) {
         let flags = fcntl(rawValue, F_GETFL)
         guard flags >= 0, fcntl(rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
-            throw FileSystemError(operation: "open", path: path, errno: .current)
+            throw FileSystemError(operation: .open, path: path, errno: .current)
         }
     }
 
@@ -124,7 +124,7 @@ struct FileDescriptor {
     /// many (0 at the end of the file).
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(FileSystemError) -> Int {
         let count = retryingInterrupted { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
-        guard count >= 0 else { throw FileSystemError(operation: "read", path: path, errno: .current) }
+        guard count >= 0 else { throw FileSystemError(operation: .read, path: path, errno: .current) }
         return count
     }
 
@@ -155,7 +155,7 @@ struct FileDescriptor {
     /// the end of the file).
     func read(fromAbsoluteOffset offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(FileSystemError) -> Int {
         let count = retryingInterrupted { pread(rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
-        guard count >= 0 else { throw FileSystemError(operation: "read", path: path, errno: .current) }
+        guard count >= 0 else { throw FileSystemError(operation: .read, path: path, errno: .current) }
         return count
     }
 
@@ -164,7 +164,7 @@ struct FileDescriptor {
         var offset = 0
         while offset < bytes.count {
             let written = retryingInterrupted { Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset) }
-            guard written > 0 else { throw FileSystemError(operation: "write", path: path, errno: .current) }
+            guard written > 0 else { throw FileSystemError(operation: .write, path: path, errno: .current) }
             offset += written
         }
     }
@@ -190,7 +190,7 @@ struct FileDescriptor {
             let written = retryingInterrupted {
                 pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             }
-            guard written > 0 else { throw FileSystemError(operation: "write", path: path, errno: .current) }
+            guard written > 0 else { throw FileSystemError(operation: .write, path: path, errno: .current) }
             done += written
         }
     }
@@ -201,7 +201,7 @@ struct FileDescriptor {
     func copy(from source: FileDescriptor, offset: inout Int64, count: Int) throws(FileSystemError) -> Int {
         var position = off_t(offset)
         let copied = retryingInterrupted { sendfile(rawValue, source.rawValue, &position, count) }
-        guard copied >= 0 else { throw FileSystemError(operation: "copy to", path: path, errno: .current) }
+        guard copied >= 0 else { throw FileSystemError(operation: .copy, path: path, errno: .current) }
         offset = Int64(position)
         return copied
     }
@@ -209,34 +209,34 @@ struct FileDescriptor {
     /// Flushes the file's data and metadata to the disk (`fsync(2)`).
     func sync() throws(FileSystemError) {
         guard retryingInterrupted({ fsync(rawValue) }) == 0 else {
-            throw FileSystemError(operation: "sync", path: path, errno: .current)
+            throw FileSystemError(operation: .sync, path: path, errno: .current)
         }
     }
 
     /// `fstat(2)`.
     func status() throws(FileSystemError) -> FileStatus {
         var raw = stat()
-        guard fstat(rawValue, &raw) == 0 else { throw FileSystemError(operation: "inspect", path: path, errno: .current) }
+        guard fstat(rawValue, &raw) == 0 else { throw FileSystemError(operation: .inspect, path: path, errno: .current) }
         return FileStatus(raw)
     }
 
     /// Sets the permission bits, whatever the umask.
     func setPermissions(_ permissions: mode_t) throws(FileSystemError) {
         guard fchmod(rawValue, permissions & 0o777) == 0 else {
-            throw FileSystemError(operation: "set the permissions of", path: path, errno: .current)
+            throw FileSystemError(operation: .setPermissions, path: path, errno: .current)
         }
     }
 
     /// Sets the access and modification times.
     func setTimes(access: timespec, modification: timespec) throws(FileSystemError) {
         var times = [access, modification]
-        guard futimens(rawValue, &times) == 0 else { throw FileSystemError(operation: "set the times of", path: path, errno: .current) }
+        guard futimens(rawValue, &times) == 0 else { throw FileSystemError(operation: .setTimes, path: path, errno: .current) }
     }
 
     /// Truncates (or extends) the file to `size` bytes.
     func resize(to size: Int64) throws(FileSystemError) {
         guard retryingInterrupted({ ftruncate(rawValue, off_t(size)) }) == 0 else {
-            throw FileSystemError(operation: "truncate", path: path, errno: .current)
+            throw FileSystemError(operation: .truncate, path: path, errno: .current)
         }
     }
 
@@ -245,7 +245,7 @@ struct FileDescriptor {
     func tryLockExclusively() throws(FileSystemError) -> Bool {
         if retryingInterrupted({ flock(rawValue, LOCK_EX | LOCK_NB) }) == 0 { return true }
         if Errno.current == .wouldBlock { return false }
-        throw FileSystemError(operation: "lock", path: path, errno: .current)
+        throw FileSystemError(operation: .lock, path: path, errno: .current)
     }
 
     /// Releases the `flock(2)` lock.

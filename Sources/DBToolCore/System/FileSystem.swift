@@ -16,7 +16,7 @@ enum FileSystem {
         let result = followingLinks ? stat(path, &raw) : lstat(path, &raw)
         guard result == 0 else {
             if Errno.current == .noSuchFileOrDirectory || Errno.current == .notADirectory { return nil }
-            throw FileSystemError(operation: "inspect", path: path, errno: .current)
+            throw FileSystemError(operation: .inspect, path: path, errno: .current)
         }
         return FileStatus(raw)
     }
@@ -126,7 +126,7 @@ enum FileSystem {
     /// names that are not UTF-8 (a string would not hold them as they are:
     /// ``DirectoryDescriptor/entries()`` has their bytes).
     static func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
-        guard let directory = opendir(path) else { throw FileSystemError(operation: "list", path: path, errno: .current) }
+        guard let directory = opendir(path) else { throw FileSystemError(operation: .list, path: path, errno: .current) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -150,7 +150,7 @@ enum FileSystem {
     /// directory) at `destination`, and a link there, never its target.
     static func rename(_ source: String, to destination: String) throws(FileSystemError) {
         guard Glibc.rename(source, destination) == 0 else {
-            throw FileSystemError(operation: "move \(source) to", path: destination, errno: .current)
+            throw FileSystemError(operation: .move(from: source), path: destination, errno: .current)
         }
     }
 
@@ -159,7 +159,7 @@ enum FileSystem {
     static func remove(_ path: String) throws(FileSystemError) -> Bool {
         if unlink(path) == 0 { return true }
         if Errno.current == .noSuchFileOrDirectory { return false }
-        throw FileSystemError(operation: "remove", path: path, errno: .current)
+        throw FileSystemError(operation: .remove, path: path, errno: .current)
     }
 
     /// Removes a file or a directory with its content, ignoring errors: for
@@ -171,13 +171,13 @@ enum FileSystem {
 
     /// Removes an empty directory (`rmdir(2)`).
     static func removeEmptyDirectory(_ path: String) throws(FileSystemError) {
-        guard rmdir(path) == 0 else { throw FileSystemError(operation: "remove", path: path, errno: .current) }
+        guard rmdir(path) == 0 else { throw FileSystemError(operation: .remove, path: path, errno: .current) }
     }
 
     /// Creates a directory with exactly `permissions`, whatever the umask.
     static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws(FileSystemError) {
         guard mkdir(path, permissions) == 0 else {
-            throw FileSystemError(operation: "create the directory", path: path, errno: .current)
+            throw FileSystemError(operation: .createDirectory, path: path, errno: .current)
         }
         try setPermissions(path, permissions)
     }
@@ -185,7 +185,7 @@ enum FileSystem {
     /// `chmod(2)`.
     static func setPermissions(_ path: String, _ permissions: mode_t) throws(FileSystemError) {
         guard chmod(path, permissions & 0o777) == 0 else {
-            throw FileSystemError(operation: "set the permissions of", path: path, errno: .current)
+            throw FileSystemError(operation: .setPermissions, path: path, errno: .current)
         }
     }
 
@@ -193,7 +193,7 @@ enum FileSystem {
     static func setTimes(_ path: String, seconds: Int) throws(FileSystemError) {
         var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
-            throw FileSystemError(operation: "set the times of", path: path, errno: .current)
+            throw FileSystemError(operation: .setTimes, path: path, errno: .current)
         }
     }
 
@@ -203,7 +203,7 @@ enum FileSystem {
         let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1e9))
         var times = [time, time]
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
-            throw FileSystemError(operation: "set the times of", path: path, errno: .current)
+            throw FileSystemError(operation: .setTimes, path: path, errno: .current)
         }
     }
 

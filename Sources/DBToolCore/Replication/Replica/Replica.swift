@@ -104,7 +104,7 @@ final class Replica {
                 if bytes.isEmpty { return }
                 guard upload.write(bytes.baseAddress!, count: bytes.count) else {
                     try upload.finish()  // throws why the upload stopped
-                    throw DBToolError(.ioError, "the upload of \(name.path) to \(self.description) stopped")
+                    throw DBToolError(.ioError, "the upload of \(name.path) to \(self.description) stopped", transient: true)
                 }
             }
             try upload.finish()

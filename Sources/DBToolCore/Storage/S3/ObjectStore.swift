@@ -491,7 +491,8 @@ final class ObjectStore {
                 return DBToolError(
                     .tempFail, "\(what) failed after \(attempts) attempts: \(said)", hint: "The store is busy or failing: run the command again later.")
             }
-            return DBToolError(.ioError, "\(what) failed: \(said)")
+            // Retried by a service: a store that answers out of turn may come right.
+            return DBToolError(.ioError, "\(what) failed: \(said)", transient: true)
         }
     }
 
