@@ -19,12 +19,8 @@ final class HashingReader {
     /// the descriptor stays open and its offset untouched).
     init(descriptor: FileDescriptor, length: Int64) {
         ring = Ring(descriptor: descriptor, length: length)
-        let reading = Thread { [ring] in ring.readAhead() }
-        reading.name = "dbtool-read-ahead"
-        reading.start()
-        let hashing = Thread { [ring] in ring.hashAhead() }
-        hashing.name = "dbtool-sha256"
-        hashing.start()
+        WorkerThreads.start(name: "read-ahead", receivesSignals: true) { [ring] _ in ring.readAhead() }
+        WorkerThreads.start(name: "sha256", receivesSignals: true) { [ring] _ in ring.hashAhead() }
     }
 
     deinit {

@@ -97,19 +97,7 @@ public struct Fleet: Sendable {
                 progress?(done, total)
             }
         }
-        let threads = max(1, min(jobs, total))
-        let finished = DispatchGroup()
-        for _ in 1..<max(threads, 1) {
-            finished.enter()
-            let thread = Thread {
-                work()
-                finished.leave()
-            }
-            thread.stackSize = 4 << 20
-            thread.start()
-        }
-        work()
-        finished.wait()
+        WorkerThreads.run(max(1, min(jobs, total)), name: "fleet") { _ in work() }
         return state.withLock { state in
             state.outcomes.enumerated().map { index, outcome in
                 outcome ?? Outcome<Report>(database: names[index], status: 0, report: nil, error: nil, skipped: true)

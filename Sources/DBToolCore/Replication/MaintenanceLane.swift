@@ -62,15 +62,11 @@ final class MaintenanceLane: @unchecked Sendable {
 
     /// Starts the lane's thread.
     func start() {
-        let thread = Thread { [self] in
-            Interruption.blockInCurrentThread()
+        WorkerThreads.start(name: "replicate-maintenance") { [self] _ in
             run()
             mail.withLock { $0.running = false }
             mail.broadcast()
         }
-        thread.name = "dbtool-replicate-maintenance"
-        thread.stackSize = 4 << 20
-        thread.start()
     }
 
     // MARK: - Mail from the shipping lane

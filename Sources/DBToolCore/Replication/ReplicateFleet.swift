@@ -72,9 +72,8 @@ public struct ReplicateFleet: Sendable {
             let failed = self.failed
             let job = operation
             group.enter()
-            Thread {
-                // Signals go to the thread that waits for them all (below).
-                Interruption.blockInCurrentThread()
+            // Signals go to the thread that waits for them all (below).
+            WorkerThreads.start(name: "replicate") { _ in
                 let result: Result<ReplicateOperation.Report, DBToolError>
                 do {
                     result = .success(try job.run(until: { stopping.withLock { $0.requested } || stop() }))
@@ -86,7 +85,7 @@ public struct ReplicateFleet: Sendable {
                 }
                 results.withLock { $0[index] = result }
                 group.leave()
-            }.start()
+            }
         }
         // The signal is taken here, once, for all: each operation then sees
         // its stop and makes its last sync (a second signal cuts them short).

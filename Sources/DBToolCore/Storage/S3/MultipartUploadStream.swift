@@ -229,12 +229,8 @@ final class MultipartUploadStream: StoreUpload {
         started?(id)
         let configuration = store.configuration
         shared.withLock { $0.workers = threads }
-        for index in 0..<threads {
-            let thread = Thread { [shared, location, progress] in
-                Self.work(shared, configuration, location: location, uploadId: id, progress: progress)
-            }
-            thread.name = "dbtool-upload-\(index + 1)"
-            thread.start()
+        WorkerThreads.start(threads, name: "upload", receivesSignals: true) { [shared, location, progress] _ in
+            Self.work(shared, configuration, location: location, uploadId: id, progress: progress)
         }
     }
 

@@ -99,8 +99,7 @@ private final class ObjectPrefetch: @unchecked Sendable {
     private var current: UnsafeMutableRawBufferPointer?
 
     init(_ configuration: ObjectStore.Configuration, location: ObjectLocation, from offset: Int64, size: Int64, etag: String) {
-        let thread = Thread { [self] in
-            Interruption.blockInCurrentThread()
+        WorkerThreads.start(name: "read") { [self] _ in
             do {
                 try stream(configuration, location: location, from: offset, size: size, etag: etag)
                 shared.withLock { $0.finished = true }
@@ -111,8 +110,6 @@ private final class ObjectPrefetch: @unchecked Sendable {
             }
             shared.broadcast()
         }
-        thread.name = "dbtool-read"
-        thread.start()
     }
 
     deinit {
