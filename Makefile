@@ -301,8 +301,9 @@ deb: release
 test-install: deb
 	scripts/test-install.sh $$(ls -t .build-release/dbtool_*.deb | head -1)
 
-## lint: the toolchain's swift-format, with the checked-in .swift-format
+## lint: functions nothing calls (scripts/check-unused.py), then swift-format with the checked-in .swift-format
 lint:
+	python3 scripts/check-unused.py
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 ## clean: remove build products and the demo database

@@ -266,11 +266,6 @@ final class DirectoryStore: Store {
         if conflict { throw StoreConflict(key: name) }
     }
 
-    /// Removes a temp file of this run at the root.
-    func removeTemporary(_ temp: String) {
-        _ = try? root().removeFile(LocalPath.name(of: temp))
-    }
-
     /// An object being written to its temp file, on a thread of its own
     /// (``BackgroundWriter``).
     private final class FileUpload: StoreUpload {
