@@ -16,7 +16,8 @@ struct JournaledPageWriterTests {
         try dbQueue.writeWithoutTransaction { db in
             try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
             try db.execute(
-                sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT hex(randomblob(60)) FROM c"
+                sql:
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT hex(randomblob(60)) FROM c"
             )
         }
         try dbQueue.close()
