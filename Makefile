@@ -124,7 +124,7 @@ docs: deps
 		--output-path .build/docs/DatabaseKit --warnings-as-errors
 	swift-symbolgraph-extract -module-name DBToolCore -I $(BIN_PATH)/Modules -I Sources/DatabaseKitSQLite \
 		-I Sources/DBToolLZ4 -I Sources/DBToolCurl -I Sources/DBToolLibArchive -I .build/checkouts/Yams/Sources/CYaml/include \
-		-target $(TARGET_TRIPLE) -minimum-access-level public -output-dir .build/symbol-graphs/DBToolCore
+		-target $(TARGET_TRIPLE) -minimum-access-level internal -output-dir .build/symbol-graphs/DBToolCore
 	docc convert Sources/DBToolCore/DBToolCore.docc --additional-symbol-graph-dir .build/symbol-graphs/DBToolCore \
 		--fallback-display-name DBToolCore --fallback-bundle-identifier org.databasekit.DBToolCore \
 		--output-path .build/docs/DBToolCore --warnings-as-errors

@@ -17,6 +17,9 @@ final class ArchiveWriter {
     /// Starts an archive on an open file descriptor (not closed by the writer).
     ///
     /// - parameters:
+    ///   - fileDescriptor: Where the archive's bytes go, written on a thread
+    ///     of their own (``BackgroundWriter``).
+    ///   - format: The archive format and its compression.
     ///   - level: The compression level, or nil for the format's default.
     ///   - threads: Compression worker threads for zstd and xz (0: compress
     ///     on the calling thread; the other formats ignore it). Workers are
@@ -30,8 +33,14 @@ final class ArchiveWriter {
     /// Starts an archive whose blocks go to `sink` (a file, an upload).
     ///
     /// - parameters:
+    ///   - sink: Where the archive's blocks go.
+    ///   - format: The archive format and its compression.
+    ///   - level: The compression level, or nil for the format's default.
+    ///   - threads: Compression worker threads for zstd and xz (see the
+    ///     initializer on a file descriptor).
     ///   - passphrase: With the zip format: encrypt every entry with
     ///     AES-256 (WinZip AE-2), keyed from this passphrase.
+    ///   - destination: The archive's path or URL, for error messages.
     init(
         sink: any ArchiveSink, format: ArchiveFormat, level: Int?, threads: Int = 0, passphrase: String? = nil, destination: String
     ) throws {

@@ -362,7 +362,7 @@ public struct BackupOperation: Sendable {
         )
     }
 
-    /// What ``writeArchive(_:format:staging:to:named:now:)`` wrote.
+    /// What ``writeArchive(_:format:staging:to:named:identity:now:)`` wrote.
     struct Written {
         var manifest: BackupManifest
         var state: ConsistentCopy.State

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The reading thread fills a ring of buffers, the hashing thread hashes
 /// each once it is read, and ``next()`` hands them to the caller in order
-/// once hashed. The threads hold only the shared ``Ring``, never the
+/// once hashed. The threads hold only the shared `Ring`, never the
 /// reader: releasing the reader stops and joins them.
 final class HashingReader {
     private let ring: Ring

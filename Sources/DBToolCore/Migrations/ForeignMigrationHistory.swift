@@ -28,8 +28,10 @@ public struct ForeignMigrationHistory: Codable, Sendable, Equatable {
 
     /// Reads the table of another tool, nil when there is none (or it records nothing).
     ///
-    /// - parameter fileVersions: The versions of the migration files:
-    ///   golang-migrate's history is "every version up to the current one".
+    /// - parameters:
+    ///   - db: A connection to the database, inside a read.
+    ///   - fileVersions: The versions of the migration files:
+    ///     golang-migrate's history is "every version up to the current one".
     static func load(_ db: Database, fileVersions: [UInt64]) throws -> ForeignMigrationHistory? {
         if try db.tableExists("goose_db_version") {
             // goose appends a row per up (is_applied 1) and down (0); the

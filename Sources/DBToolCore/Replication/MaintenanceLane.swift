@@ -9,7 +9,7 @@ import Foundation
 /// meanwhile, so the loss window stays one sync interval plus one small
 /// upload, whatever the size of the database.
 ///
-/// `@unchecked Sendable`: what both lanes touch is in ``mail``, under its
+/// `@unchecked Sendable`: what both lanes touch is in `mail`, under its
 /// lock; the rest belongs to the lane's thread.
 final class MaintenanceLane: @unchecked Sendable {
     /// What the lanes hand each other.
@@ -42,9 +42,15 @@ final class MaintenanceLane: @unchecked Sendable {
     /// - parameters:
     ///   - replica: The lane's own replica (its own store connection).
     ///   - scratch: Where snapshots and compactions are built.
+    ///   - localLevelZero: Where the shipping lane keeps the level-0 files
+    ///     it uploaded, for compaction to read from the disk (nil: from the store).
+    ///   - snapshotInterval: Seconds between snapshots.
     ///   - lastSnapshot: When the replica's newest snapshot was written
     ///     (`.distantPast`: one is due now).
     ///   - compactionLevels: The levels compacted, nil for none.
+    ///   - retention: Seconds of history kept restorable.
+    ///   - nodeID: The node ID written into the files the lane makes.
+    ///   - log: Where the lane's lines go.
     init(
         replica: Replica, scratch: String, localLevelZero: String?, snapshotInterval: TimeInterval, lastSnapshot: Date,
         compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping LogSink

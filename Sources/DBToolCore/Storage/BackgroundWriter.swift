@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The mirror of ``HashingReader``. A write error is kept, reported by the
 /// next ``write(_:count:)`` and by ``finish()``; the thread then only drains.
-/// The thread holds only the shared ``Ring``: releasing the writer finishes
+/// The thread holds only the shared `Ring`: releasing the writer finishes
 /// the stream and joins the thread.
 final class BackgroundWriter {
     private let ring: Ring

@@ -10,7 +10,7 @@ import Foundation
 /// once by the thread when it ends. What else the two sides share is
 /// `Shared`, only reached through ``shared``'s lock: `@unchecked Sendable`
 /// rests on that, and on the counts' hand-over of the buffers (each a
-/// ``Locked``, the package's one lock, which ThreadSanitizer understands).
+/// `Locked`, the package's one lock, which ThreadSanitizer understands).
 class BufferRing<Shared>: @unchecked Sendable {
     static var slots: Int { 3 }
     let buffers: [UnsafeMutableRawPointer]
@@ -38,7 +38,7 @@ class BufferRing<Shared>: @unchecked Sendable {
 }
 
 /// A count that one side raises and the other waits for (a counting
-/// semaphore), on ``Locked``'s mutex and condition.
+/// semaphore), on `Locked`'s mutex and condition.
 final class Tally: Sendable {
     private let count = Locked(0)
 

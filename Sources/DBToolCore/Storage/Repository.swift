@@ -21,9 +21,13 @@ final class ArchiveRepository {
 
     /// The repository at `location`: `s3://BUCKET/PREFIX/`, or a directory.
     ///
-    /// - parameter tempPrefix: The prefix of the temp files a directory
-    ///   repository writes (each command its own, so that it cleans up
-    ///   only its own).
+    /// - parameters:
+    ///   - location: `s3://BUCKET/PREFIX/` or a directory.
+    ///   - objectStore: The endpoint and credentials of object storage.
+    ///   - upload: How archives go up to object storage.
+    ///   - tempPrefix: The prefix of the temp files a directory
+    ///     repository writes (each command its own, so that it cleans up
+    ///     only its own).
     static func at(
         _ location: String, objectStore: ObjectStoreOptions, upload: UploadOptions = UploadOptions(), tempPrefix: String
     ) throws -> ArchiveRepository {

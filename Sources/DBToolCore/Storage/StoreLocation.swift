@@ -15,6 +15,8 @@ public enum StoreLocation {
     /// The store at `location`: an `s3://BUCKET/PREFIX/` prefix, or a directory.
     ///
     /// - parameters:
+    ///   - location: `s3://BUCKET/PREFIX/` or a directory.
+    ///   - objectStore: The endpoint and credentials of object storage.
     ///   - upload: How objects go up to object storage.
     ///   - tempPrefix: The prefix of the temp files a directory store writes
     ///     (each command its own, so that it cleans up only its own).

@@ -1,6 +1,6 @@
 /// The words of a command line as a POSIX shell splits them, with nothing
 /// expanded: blanks separate words; single quotes keep everything;
-/// double quotes keep everything but `\"`, `\\`, `\$` and `` \` ``; a
+/// double quotes keep everything but `\"`, `\\`, `\$` and a backslash before a backquote; a
 /// backslash outside quotes keeps the next character.
 enum ShellWords {
     /// The words of `line`; nil when a quote is not closed or the line ends

@@ -92,7 +92,7 @@ func boundedFileName(_ prefix: String, _ name: String, _ suffix: String) -> Stri
     return prefix + kept + digest + suffix
 }
 
-/// Removes the temp files and directories named by ``tempName(prefix:for:)``
+/// Removes the temp files and directories named by ``tempName(prefix:for:suffix:)``
 /// whose run is provably gone (killed by SIGKILL, or a crash), and that
 /// belong to the user running dbtool. Never follows a link; never touches a
 /// name it did not make (what dbtool tells an operator to keep is named

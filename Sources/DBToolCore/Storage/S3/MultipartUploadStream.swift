@@ -12,12 +12,12 @@ import Foundation
 /// it, and it costs one request. A larger one is a multipart upload,
 /// started when its first part is full.
 ///
-/// The object does not exist under its key until ``publish()``; until then
+/// The object does not exist under its key until ``publish(as:)``; until then
 /// ``abort()`` (or a failure) leaves nothing behind. The whole archive's
 /// SHA-256 is computed as it streams; each part carries its own SHA-256,
 /// which the store checks.
 ///
-/// The writer and the workers share ``State`` under one ``Locked``: its
+/// The writer and the workers share `State` under one `Locked`: its
 /// condition hands buffers and jobs between them.
 final class MultipartUploadStream: StoreUpload {
     let location: ObjectLocation
@@ -64,12 +64,19 @@ final class MultipartUploadStream: StoreUpload {
     }
 
     /// Prepares the upload; nothing is sent before the first part is full
-    /// (or ``publish()``, for a small archive).
+    /// (or ``publish(as:)``, for a small archive).
     ///
     /// - parameters:
+    ///   - store: The connection the small archive's PUT and the multipart
+    ///     requests go through (each worker makes its own from its configuration).
+    ///   - location: The object's bucket and key.
+    ///   - partSize: Bytes of a part (5 MiB at least, S3's smallest).
+    ///   - threads: Parts uploaded at once, each on a worker thread.
     ///   - headers: Headers of the object (storage class).
     ///   - started: Told the multipart upload's id once it exists.
     ///   - progress: Called on a worker thread with the bytes uploaded so far.
+    ///   - ifAbsent: Publish only if no object has the key yet (a conditional
+    ///     PUT); the archive must then fit in one part.
     init(
         store: ObjectStore, location: ObjectLocation, partSize: Int, threads: Int, headers: [String],
         started: ((String) -> Void)? = nil, progress: (@Sendable (Int64) -> Void)? = nil, ifAbsent: Bool = false
@@ -131,7 +138,7 @@ final class MultipartUploadStream: StoreUpload {
     }
 
     /// Uploads the last part of a multipart upload and waits for every part
-    /// (a small archive waits in memory for ``publish()``).
+    /// (a small archive waits in memory for ``publish(as:)``).
     func finish() throws {
         if !isFinished {
             isFinished = true
@@ -144,7 +151,7 @@ final class MultipartUploadStream: StoreUpload {
 
     /// Publishes the object under its key: one PUT for a small archive,
     /// CompleteMultipartUpload otherwise; then, with `otherName`, renames it
-    /// (a copy and a delete, see ``S3Repository/rename(_:to:)``).
+    /// (a copy and a delete: S3 has no rename).
     func publish(as otherName: String?) throws {
         try finish()
         if let uploadId {

@@ -8,7 +8,7 @@ import Foundation
 /// code (never a credential).
 ///
 /// Owns one ``HTTPConnection``: confined to one thread. Upload workers
-/// each take a ``copy()``.
+/// each make their own from its ``configuration``.
 final class ObjectStore {
     /// What a store needs to make its requests: sent to other threads,
     /// which make stores of their own from it.
