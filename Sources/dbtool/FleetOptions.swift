@@ -57,7 +57,7 @@ func runFleet<Report: Encodable & Sendable>(
     var run = Fleet(names: names, jobs: fleet.jobs)
     run.failFast = fleet.failFast
     let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: command) : nil
-    if let progress { run.progress = { done, total in progress.update(done: done, total: total) } }
+    if let progress { run.progress = progress.update }
     let outcomes = run.run(operation)
     progress?.finishLine()
     let worst = ExitStatus.fleetStatus(outcomes.map(\.status))

@@ -19,13 +19,25 @@ final class ProgressLine: Sendable {
 
     init(label: String) { state = Locked(State(label: label)) }
 
-    /// Pages done, for the SQLite backup API.
-    func update(done: Int, total: Int) {
-        draw(finished: done >= total) { percent in "\(percent(Int64(done), Int64(total)))% (\(done)/\(total) pages)" }
+    /// Draws an operation's progress: counts (pages, databases) under the
+    /// line's own label; bytes under the phase's, with their rate (a new
+    /// phase starts a new line); bytes of unknown total (an upload) after
+    /// the line, on its next drawing.
+    func update(_ progress: OperationProgress) {
+        switch progress.unit {
+        case .pages, .databases: update(done: progress.done, total: progress.total, unit: progress.unit.rawValue)
+        case .bytes where progress.total == 0: note(uploaded: progress.done)
+        case .bytes: update(bytes: progress.done, total: progress.total, label: progress.phase)
+        }
+    }
+
+    /// Counted things done: pages of the SQLite backup API, databases of a fleet.
+    private func update(done: Int64, total: Int64, unit: String) {
+        draw(finished: done >= total) { percent in "\(percent(done, total))% (\(done)/\(total) \(unit))" }
     }
 
     /// Bytes done with the rate; a new `label` starts a new line.
-    func update(bytes done: Int64, total: Int64, label newLabel: String? = nil) {
+    private func update(bytes done: Int64, total: Int64, label newLabel: String? = nil) {
         if let newLabel {
             state.withLock { state in
                 guard newLabel != state.label else { return }
@@ -40,7 +52,7 @@ final class ProgressLine: Sendable {
     }
 
     /// Records the bytes uploaded so far (shown on the next update).
-    func note(uploaded: Int64) {
+    private func note(uploaded: Int64) {
         state.withLock { $0.uploaded = max($0.uploaded, uploaded) }
     }
 

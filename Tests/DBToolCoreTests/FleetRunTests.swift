@@ -17,7 +17,10 @@ struct FleetRunTests {
         let running = Locked((now: 0, most: 0))
         let progress = Locked([Int]())
         var fleet = Fleet(names: names, jobs: jobs)
-        fleet.progress = { done, total in progress.withLock { $0.append(done) }; #expect(total == 200) }
+        fleet.progress = { step in
+            progress.withLock { $0.append(Int(step.done)) }
+            #expect(step.total == 200 && step.unit == .databases)
+        }
         let outcomes = fleet.run { index -> Done in
             running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
             defer { running.withLock { $0.now -= 1 } }

@@ -61,9 +61,8 @@ public struct BackupOperation: Sendable {
     public var passphrase: String?
     /// Replace an existing ``output``.
     public var force = false
-    /// Called with the bytes done and the total, during the copy and then
-    /// during the compression.
-    public var progress: (@Sendable (BackupProgress) -> Void)?
+    /// Told the bytes done of each phase: copying, archiving, uploading.
+    public var progress: ProgressHandler?
 
     public init(database: DatabaseHandle) {
         self.database = database
@@ -194,7 +193,7 @@ public struct BackupOperation: Sendable {
         lock.note(StaleUpload(name: name, token: nil).note)
         repository.uploadStarted = { name, token in lock.note(StaleUpload(name: name, token: token).note) }
         if let progress {
-            repository.uploadProgress = { uploaded in progress(BackupProgress(phase: .uploading, done: uploaded, total: 0)) }
+            repository.uploadProgress = { uploaded in progress(OperationProgress("uploading", done: uploaded, total: 0, unit: .bytes)) }
         }
         var written = try write(
             name, format: format, into: repository, evidence: evidenceName(of: name, format: format), identity: plan, now: now)
@@ -396,7 +395,7 @@ public struct BackupOperation: Sendable {
             let (size, sha256) = try add { chunk in
                 try Interruption.check()
                 done += Int64(chunk.count)
-                progress?(BackupProgress(phase: .archiving, done: done, total: total))
+                progress?(OperationProgress("archiving", done: done, total: total, unit: .bytes))
             }
             files.append(BackupManifest.File(path: name, size: size, sha256: sha256.hexString))
         }
@@ -412,7 +411,7 @@ public struct BackupOperation: Sendable {
                         observe: observe)
                 }
             },
-            progress: { copied, copyTotal in progress?(BackupProgress(phase: .copying, done: copied, total: copyTotal)) })
+            progress: { copied, copyTotal in progress?(OperationProgress("copying", done: copied, total: copyTotal, unit: .bytes)) })
         for name in state.stagedFiles {
             try archive(name) { observe in try writer.addFile(atPath: staging + "/" + name, as: folder + "/" + name, observe: observe) }
         }
@@ -494,21 +493,6 @@ struct IdentityPlan {
 
 func seconds(since start: DispatchTime) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-}
-
-/// How far a backup is.
-public struct BackupProgress: Sendable {
-    public enum Phase: String, Sendable {
-        /// Copying the database's files under the write lock.
-        case copying
-        /// Compressing the copy into the archive.
-        case archiving
-        /// Uploading the archive's parts (``BackupProgress/done`` bytes uploaded).
-        case uploading
-    }
-    public var phase: Phase
-    public var done: Int64
-    public var total: Int64
 }
 
 extension Digest {

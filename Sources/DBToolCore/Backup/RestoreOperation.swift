@@ -43,7 +43,8 @@ public struct RestoreOperation: Sendable {
     /// How long to wait for DIR's migration lock, and with ``live`` for the
     /// database's write lock.
     public var timeout: TimeInterval = DatabaseHandle.defaultTimeout
-    public var progress: (@Sendable (Int64, Int64) -> Void)?
+    /// Told the archive's bytes read as the restore goes on.
+    public var progress: ProgressHandler?
     /// How to reach the object store of an `s3://` archive.
     public var objectStore = ObjectStoreOptions()
     /// The passphrase of an encrypted archive.
@@ -176,7 +177,7 @@ public struct RestoreOperation: Sendable {
                 )
             }
             let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
-            if let progress { opened.source.progress = { done in progress(done, opened.size ?? 0) } }
+            if let progress { opened.source.progress = { done in progress(OperationProgress("restoring", done: done, total: opened.size ?? 0, unit: .bytes)) } }
             source = .archive(opened)
         }
         // Nothing is written onto, into or over what is read: checked before anything changes.

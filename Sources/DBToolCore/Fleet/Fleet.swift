@@ -12,8 +12,8 @@ public struct Fleet: Sendable {
     /// Stop starting databases after the first failure; the ones not
     /// started are reported as skipped.
     public var failFast = false
-    /// Called with (done, total) as databases finish.
-    public var progress: (@Sendable (Int, Int) -> Void)?
+    /// Told the databases finished as they finish.
+    public var progress: ProgressHandler?
 
     public init(names: [String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.names = names
@@ -94,7 +94,7 @@ public struct Fleet: Sendable {
                     if outcome.status != 0 { state.failed = true }
                     return state.done
                 }
-                progress?(done, total)
+                progress?(OperationProgress("databases", done: Int64(done), total: Int64(total), unit: .databases))
             }
         }
         WorkerThreads.run(max(1, min(jobs, total)), name: "fleet") { _ in work() }

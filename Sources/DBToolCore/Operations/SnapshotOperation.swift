@@ -30,10 +30,10 @@ public struct SnapshotOperation: Sendable {
     /// ``outputDirectory`` already open (without following a link): the
     /// snapshots directory inside a database directory.
     var openedDirectory: DirectoryDescriptor?
-    /// Called with (copied pages, total pages) as the copy goes on; the
-    /// backup then copies in steps (still inside one read transaction, so
-    /// the copy holds one committed state).
-    public var progress: (@Sendable (Int, Int) -> Void)?
+    /// Told the pages copied as the copy goes on; the backup then copies
+    /// in steps (still inside one read transaction, so the copy holds one
+    /// committed state).
+    public var progress: ProgressHandler?
 
     public init(database: DatabaseHandle) {
         self.database = database
@@ -126,7 +126,8 @@ public struct SnapshotOperation: Sendable {
                         if let progress {
                             // 4 MiB of 4 KiB pages per step.
                             try source.backup(to: copy, pagesPerStep: 1024) { step in
-                                progress(step.completedPageCount, step.totalPageCount)
+                                progress(
+                                    OperationProgress("snapshot", done: Int64(step.completedPageCount), total: Int64(step.totalPageCount), unit: .pages))
                             }
                         } else {
                             try source.backup(to: copy)

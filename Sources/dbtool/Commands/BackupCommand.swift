@@ -222,15 +222,7 @@ struct CreateBackupCommand: ParsableCommand {
         let handle = try database.handle
         var operation = self.operation(handle, passphrase: passphrase)
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "backup") : nil
-        if let progress {
-            operation.progress = { step in
-                switch step.phase {
-                case .copying: progress.update(bytes: step.done, total: step.total, label: "copying")
-                case .archiving: progress.update(bytes: step.done, total: step.total, label: "archiving")
-                case .uploading: progress.note(uploaded: step.done)
-                }
-            }
-        }
+        if let progress { operation.progress = progress.update }
         let backup = operation
         try runReporting(
             output,

@@ -144,9 +144,7 @@ struct RestoreCommand: ParsableCommand {
         operation.ifReplicaExists = ifReplicaExists
         operation.preparesForFollowing = follow
         let progress = Terminal.isAttached(2) && !output.quiet ? ProgressLine(label: "restoring") : nil
-        if let progress {
-            operation.progress = { done, total in progress.update(bytes: done, total: total) }
-        }
+        if let progress { operation.progress = progress.update }
         let restore = operation
         if follow {
             try runFollowing(restore, progress: progress)
