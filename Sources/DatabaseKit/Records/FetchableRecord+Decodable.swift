@@ -1,5 +1,9 @@
 import Foundation
 
+// @exclusivity(unchecked), measured (Benchmarks/RESULTS.md, "Exclusivity checks"): the decoder's state:
+// without it and the cursors' and the connection's, fetch-decodable runs 15% more instructions,
+// record-fetch-codable 10%.
+
 extension FetchableRecord where Self: Decodable {
     /// Creates a record from `row` with its `Decodable` conformance; see
     /// ``FetchableRecordDecoder`` for how each property is decoded.
