@@ -22,6 +22,10 @@ struct DurationArgument: Sendable {
         "mo": 2_592_000, "month": 2_592_000, "months": 2_592_000,
     ]
 
+    /// The longest duration taken, in seconds: 100 years (a number of
+    /// seconds every later computation holds).
+    static let longest: Double = 3_155_760_000
+
     /// Parses `text`, an option's value.
     ///
     /// - throws: `ValidationError` saying what a duration looks like.
@@ -30,6 +34,9 @@ struct DurationArgument: Sendable {
         guard let scale = Self.units[unit.lowercased()], let value = Double(text.dropLast(unit.count)), value > 0, value.isFinite
         else {
             throw ValidationError("\(text) is not a duration: write a number and s, min, h, d or mo (30min, 24h, 7d)")
+        }
+        guard value * scale <= Self.longest else {
+            throw ValidationError("\(text) is longer than 100 years: write a shorter duration")
         }
         seconds = value * scale
         self.text = text

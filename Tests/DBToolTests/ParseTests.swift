@@ -75,6 +75,8 @@ struct ParseTests {
             (["backup", "--database", "d", "--to", "/local"], "--to takes an s3://BUCKET/PREFIX/ URL"),
             (["replicate", "--database", "d"], "no replica"),
             (["replicate", "--database", "d", "--to", "/r", "--retention", "30"], "30 is not a duration"),
+            (["replicate", "--database", "d", "--to", "/r", "--retention", "1e300m"], "1e300m is longer than 100 years"),
+            (["replicate", "--database", "d", "--to", "/r", "--compaction-levels", "30s,1e300d"], "1e300d is longer than 100 years"),
             (["replicate", "--database", "d", "--to", "/r", "--compaction-levels", "5m,30s"], "each longer than the one before"),
             (["check", "--database", "d", "--timeout", "-1"], "--timeout must be a number of seconds"),
             (["check", "--database", "d", "--config", "c.yml"], "--config and --database exclude each other"),

@@ -130,7 +130,10 @@ public struct KeepWithin: Sendable, Equatable, Codable, CustomStringConvertible 
         while !rest.isEmpty {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             let unit = rest.dropFirst(digits.count).prefix { $0.isASCII && $0.isLetter }
-            guard !digits.isEmpty, let number = Int(digits), let field = Self.field(String(unit)) else { return nil }
+            // A million of any unit is past any archive's age, and keeps the cutoff's arithmetic in range.
+            guard !digits.isEmpty, let number = Int(digits), number <= 1_000_000, let field = Self.field(String(unit)) else {
+                return nil
+            }
             self[keyPath: field] = number
             if unit == "m" { usesBareM = true }
             rest = rest.dropFirst(digits.count + unit.count)

@@ -81,7 +81,12 @@ struct RetentionPolicyTests {
         #expect(minutes.hours == 2 && minutes.minutes == 90 && minutes.months == 0 && minutes.description == "2h90min")
         #expect(minutes.cutoff(before: Self.date("202401021200")) == Self.date("202401020830"))
         #expect(KeepWithin("1minute") == KeepWithin("1min"))
-        for invalid in ["3w", "1mi", "5mins5", "1 d", "min"] { #expect(KeepWithin(invalid) == nil, "\(invalid)") }
+        for invalid in ["3w", "1mi", "5mins5", "1 d", "min", "9223372036854775807m", "1000001y"] {
+            #expect(KeepWithin(invalid) == nil, "\(invalid)")
+        }
+        // The largest taken: a cutoff far in the past, computed without overflow.
+        let longest = try #require(KeepWithin("1000000y1000000mo1000000d1000000h1000000min"))
+        #expect(longest.cutoff(before: Self.date("202401021200")) < Self.date("200001010000"))
     }
 
     @Test("archives dated in the future do not move --keep-within's reference")
