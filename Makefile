@@ -132,11 +132,12 @@ docs: deps
 ## test-asan: the library tests under AddressSanitizer and LeakSanitizer; any report fails the run.
 ## ld.gold says "Cannot export local symbol" once per ASan-instrumented global of the
 ## toolchain's static parts (hundreds of lines, all harmless); they are filtered out so
-## that a real warning stands out.
+## that a real warning stands out, with SwiftPM's note that the dependencies of the targets
+## left out of this build (DATABASEKIT_SANITIZED_SCOPE, see Package.swift) are unused.
 test-asan: test-deps
-	set -o pipefail; $(SWIFT) build --build-tests --sanitize=address --build-path .build-asan 2>&1 \
-	    | { grep -v "warning: Cannot export local symbol" || true; }
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=address --build-path .build-asan --filter DatabaseKitTests
+	set -o pipefail; DATABASEKIT_SANITIZED_SCOPE=library $(SWIFT) build --build-tests --sanitize=address --build-path .build-asan 2>&1 \
+	    | { grep -v -e "warning: Cannot export local symbol" -e "is not used by any target" || true; }
+	DATABASEKIT_SANITIZED_SCOPE=library ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=address --build-path .build-asan --filter DatabaseKitTests
 
 ## fuzz: each libFuzzer target of Fuzz/ for FUZZ_SECONDS (default 60) from its corpus;
 ## a crash stops it, and the crashing input is left in Fuzz/crashes/ to commit as a regression
@@ -163,9 +164,11 @@ stress: test-deps s3-deps
 	DBTOOL_STRESS=$${DBTOOL_STRESS:-5} $(SWIFT) test --skip-build --filter 'ReliabilityTests|BackupCommandTests|ReplicateCommandTests/storeAway'
 
 ## test-tsan: the concurrency suites under ThreadSanitizer; any report fails the run
+## (DATABASEKIT_SANITIZED_SCOPE: only DatabaseKit, DBToolCore and their tests are built, see Package.swift)
 test-tsan: test-deps s3-deps
-	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
-	TSAN_OPTIONS=halt_on_error=1 SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
+	set -o pipefail; DATABASEKIT_SANITIZED_SCOPE=core $(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan 2>&1 \
+	    | { grep -v "is not used by any target" || true; }
+	DATABASEKIT_SANITIZED_SCOPE=core TSAN_OPTIONS=halt_on_error=1 SWIFT=$(SWIFT) scripts/swift-test.sh --sanitize=thread --build-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## demo: the dbtool lifecycle on ./demo/db: init with the example migrations, migrate status,
 ## exec, a checkpoint while an application holds the database, snapshot, then a backup, its

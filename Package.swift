@@ -109,3 +109,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make test-tsan` and `make test-asan` build only the targets their suites live
+// in: a sanitized build of dbtool, its end-to-end tests and ArgumentParser adds
+// minutes on two cores for tests those runs never start. `library` keeps
+// DatabaseKit and its tests; `core` adds DBToolCore and its tests. Unset (every
+// other build), the package is whole.
+// The dependencies stay declared even where no kept target uses them (SwiftPM
+// says so in a warning): dropping them would rewrite the pinned Package.resolved.
+let sanitizedScopes: [String: Set<String>] = [
+    "library": ["DatabaseKitSQLite", "DatabaseKit", "TestSupport", "DatabaseKitTests"],
+    "core": [
+        "DatabaseKitSQLite", "DatabaseKit", "TestSupport", "DatabaseKitTests",
+        "DBToolLibArchive", "DBToolCurl", "DBToolLZ4", "DBToolCore", "DBToolCoreTests",
+    ],
+]
+if let scope = Context.environment["DATABASEKIT_SANITIZED_SCOPE"], let kept = sanitizedScopes[scope] {
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        switch product {
+        case let library as Product.Library: return !library.targets.allSatisfy(kept.contains)
+        case let executable as Product.Executable: return !executable.targets.allSatisfy(kept.contains)
+        default: return true
+        }
+    }
+}

@@ -47,7 +47,7 @@ struct DatabaseOptions: ParsableArguments {
     /// The paths and globs given, or $DBTOOL_DATABASE.
     private var patterns: [String] {
         if !database.isEmpty { return database }
-        return ProcessInfo.processInfo.environment["DBTOOL_DATABASE"].flatMap { $0.isEmpty ? nil : [$0] } ?? []
+        return RunEnvironment.value("DBTOOL_DATABASE").map { [$0] } ?? []
     }
 
     /// The configuration file named by `--config`, read once per run; its

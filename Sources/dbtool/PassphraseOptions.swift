@@ -25,10 +25,10 @@ struct PassphraseOptions: ParsableArguments {
     var isGiven: Bool { passphraseFile != nil || passphraseCommand != nil }
 
     /// Whether a passphrase will be found: an option, or the variable.
-    var isAvailable: Bool { isGiven || Passphrase.isSet(in: ProcessInfo.processInfo.environment) }
+    var isAvailable: Bool { isGiven || Passphrase.isSet(in: RunEnvironment.variables) }
 
     /// The passphrase, read from its source; nil when none is given.
     func passphrase() throws -> String? {
-        try Passphrase.resolve(file: passphraseFile, command: passphraseCommand, environment: ProcessInfo.processInfo.environment)
+        try Passphrase.resolve(file: passphraseFile, command: passphraseCommand, environment: RunEnvironment.variables)
     }
 }

@@ -77,10 +77,17 @@ enum CommandRunner {
     /// Prints the JSON document of an error ArgumentParser reports (a usage
     /// error: status 64), unless it is help or a version, which succeed.
     private static func reportJSON(usageError error: any Error) {
+        guard let document = usageErrorDocument(error) else { return }
+        try? StandardStreams.write(document + "\n")
+    }
+
+    /// The JSON document of an error ArgumentParser reports, or nil for help
+    /// and a version (they succeed).
+    static func usageErrorDocument(_ error: any Error) -> String? {
         let status = DBTool.exitCode(for: error)
-        guard status != .success else { return }
+        guard status != .success else { return nil }
         let summary = DBToolError(ExitStatus(rawValue: status.rawValue) ?? .usage, DBTool.message(for: error)).summary
-        try? StandardStreams.write(jsonDocument(ErrorDocument(error: summary)) + "\n")
+        return jsonDocument(ErrorDocument(error: summary))
     }
 }
 

@@ -190,24 +190,6 @@ struct BackupCommandTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("g.tar.gz")))
     }
 
-    @Test("the first design's spellings are refused with the name of the new option (64)")
-    func renamedOptions() throws {
-        let scratch = TemporaryDirectory()
-        let database = try scratch.makeDatabase()
-        let archive = scratch.file("a.tar.gz")
-        let report = try dbtool(["backup", "--database", database, "--output", archive, "--report", "json"])
-        #expect(report.status == 64)
-        #expect(report.stderr.contains("--report is now --format"))
-        let format = try dbtool(["backup", "--database", database, "--output", archive, "--format", "tar.gz"])
-        #expect(format.status == 64)
-        #expect(format.stderr.contains("--archive-format tar.gz"))
-        #expect(!FileManager.default.fileExists(atPath: archive))
-        // One flag on every command: --format json is the report format of backup too.
-        let json = try dbtool(["backup", "--database", database, "--output", archive, "--format", "json"])
-        #expect(json.status == 0, "\(json.stderr)")
-        #expect(json.stdout.hasPrefix("{"))
-    }
-
     @Test("a backup started while another runs on the same database exits 75 at once")
     func overlapping() throws {
         let scratch = TemporaryDirectory()
@@ -343,8 +325,6 @@ struct BackupCommandTests {
         let inside = try dbtool(["backup", "--database", database, "--output-dir", database])
         #expect(inside.status == 64)
         #expect(inside.stderr.contains("is the database directory") && inside.stderr.contains("nothing was changed"))
-        let format = try dbtool(["backup", "--database", database, "--output", scratch.file("a"), "--archive-format", "rar"])
-        #expect(format.status == 64)
         try Data().write(to: URL(fileURLWithPath: scratch.file("exists.tar.zst")))
         let exists = try dbtool(["backup", "--database", database, "--output", scratch.file("exists.tar.zst")])
         #expect(exists.status == 73)

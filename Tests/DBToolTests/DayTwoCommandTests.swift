@@ -134,7 +134,6 @@ struct DayTwoCommandTests {
     func checkWALAndMetrics() throws {
         let scratch = TemporaryDirectory()
         let database = try makeLibrary(scratch, rows: 100)
-        #expect(try dbtool(["check", "--database", database, "--max-wal", "lots"]).status == 64)
         let dbQueue = try DatabaseQueue(path: database + "/db.sqlite")
         try dbQueue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; INSERT INTO author(name) VALUES ('one more')")
@@ -260,7 +259,6 @@ struct DayTwoCommandTests {
         #expect(check == "ok" && last > 0 && lastRow == last, "the application's commits: \(last), in the database: \(lastRow ?? 0)")
 
         #expect(try dbtool(["vacuum", "--database", database, "--into", copy]).status == 73, "an existing copy is kept without --force")
-        #expect(try dbtool(["vacuum", "--database", database, "--live", "--incremental", "5"]).status == 64)
     }
 
     @Test("vacuum --incremental: frees pages of an auto_vacuum=incremental database; 65 for another")

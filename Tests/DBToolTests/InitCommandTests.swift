@@ -80,14 +80,6 @@ struct InitCommandTests {
         #expect(!FileManager.default.fileExists(atPath: parent + "/sub"))
     }
 
-    @Test("a bad --mode is a usage error (64)")
-    func badMode() throws {
-        let scratch = TemporaryDirectory()
-        let result = try dbtool(["init", scratch.file("db"), "--mode", "rwx"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--mode"))
-        #expect(!FileManager.default.fileExists(atPath: scratch.file("db")))
-    }
 }
 
 @Suite("dbtool conventions")

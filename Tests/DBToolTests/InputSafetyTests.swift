@@ -310,15 +310,6 @@ struct InputSafetyTests {
         let negative = try dbtool(["exec", "--database", database, "SELECT ?", "--arg", "-0", "--format", "csv"])
         #expect(negative.status == 0, "\(negative.stderr)")
         #expect(negative.stdout.contains("-0"))
-        for arguments in [
-            ["backup", "--database", database, "--output-dir", scratch.file("b"), "--keep", "-1"],
-            ["snapshot", "--database", database, "--output-dir", scratch.file("s"), "--keep", "-1"],
-            ["migrate", "rollback", "--database", database, "--migrations", scratch.path, "--steps", "-3"],
-        ] {
-            let result = try dbtool(arguments)
-            #expect(result.status == 64, "\(arguments)")
-            #expect(result.stderr.contains("must be 1 or more"), "\(arguments): \(result.stderr)")
-        }
     }
 
     @Test("terminal escapes in names and values are escaped by schema and exec's table, never printed raw")

@@ -93,11 +93,6 @@ struct CheckpointCommandTests {
         #expect(result.stderr.contains("not in WAL mode"))
     }
 
-    @Test("an unknown mode is a usage error (64)")
-    func badMode() throws {
-        let result = try dbtool(["checkpoint", "--database", "/tmp", "--mode", "hard"])
-        #expect(result.status == 64)
-    }
 }
 
 @Suite("dbtool snapshot")
@@ -175,16 +170,6 @@ struct SnapshotCommandTests {
         for name in planted { #expect(names.contains(name), "\(name) was deleted") }
         #expect((reports[2]["deleted"] as? [String])?.count == 1)
         #expect((reports[2]["warnings"] as? [String])?.count == 2, "the two unattributed snapshots are reported")
-    }
-
-    @Test("usage errors: no destination, both destinations, --keep without --output-dir")
-    func usage() throws {
-        let scratch = TemporaryDirectory()
-        let directory = try scratch.makeDatabase()
-        #expect(try dbtool(["snapshot", "--database", directory]).status == 64)
-        #expect(try dbtool(["snapshot", "--database", directory, scratch.file("a"), "--output-dir", scratch.path]).status == 64)
-        #expect(try dbtool(["snapshot", "--database", directory, scratch.file("a"), "--keep", "2"]).status == 64)
-        #expect(!FileManager.default.fileExists(atPath: scratch.file("a")))
     }
 
     @Test("--output FILE and the positional FILE of the first design write the same snapshot; both at once is 64")

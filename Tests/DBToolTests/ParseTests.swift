@@ -82,11 +82,110 @@ struct ParseTests {
             (["check", "--database", "d", "--config", "c.yml"], "--config and --database exclude each other"),
             (["backup", "prune", "/backups", "--keep-within", "3w"], "3w is not a duration: write numbers with y, mo"),
             (["backup", "prune", "/backups", "--keep", "0"], "--keep must be 1 or more"),
+            (["backup", "--database", "d", "--output-dir", "b", "--keep", "-1"], "must be 1 or more"),
+            (["snapshot", "--database", "d", "--output-dir", "s", "--keep", "-1"], "must be 1 or more"),
+            (["migrate", "rollback", "--database", "d", "--migrations", "m", "--steps", "-3"], "must be 1 or more"),
+            (["check", "--database", "d", "--max-wal", "lots"], "lots"),
+            (["check", "--database", "d", "--jobs", "0"], "--jobs"),
+            (["vacuum", "--database", "d", "--live", "--incremental", "5"], "--incremental"),
+            (["snapshot", "--database", "a", "--database", "b", "--output", "x.sqlite"], "--output"),
+            (["snapshot", "--database", "d"], "--output"),
+            (["snapshot", "--database", "d", "a.sqlite", "--output-dir", "s"], "--output-dir"),
+            (["snapshot", "--database", "d", "a.sqlite", "--keep", "2"], "--keep"),
+            (["snapshot", "--database", "d", "--output", "c.sqlite", "d.sqlite"], "--output FILE"),
+            (["restore", "x.tar.zst", "r", "--live", "--timeout", "1e300"], "from 0 to 86400"),
+            (["backup", "--database", "d", "--output", "b.tar", "--threads", "100000"], "--threads must be from 0 to 256"),
+            (["init", "m", "--mode", "77777"], "--mode"),
+            (["init", "m", "--mode", "rwx"], "--mode"),
+            (["schema", "--database", "d", "--sql", "--format", "json"], "--sql"),
+            (["checkpoint", "--database", "d", "--mode", "hard"], "hard"),
+            (["backup", "--database", "d", "--output", "a", "--report", "json"], "--report is now --format"),
+            (["backup", "--database", "d", "--output", "a", "--format", "tar.gz"], "--archive-format tar.gz"),
+            (["backup", "--database", "d", "--output", "a", "--archive-format", "rar"], "rar"),
+            (["backup", "--database", "d", "--to", "s3://b/x/", "--sse", "AES256", "--sse-kms-key-id", "k"], "--sse aws:kms"),
+            (["backup", "--database", "d", "--to", "s3://b/x/", "--sse", "aws:kms2"], "aws:kms"),
+            (["backup", "--database", "d", "--output", "b.tar.zst", "--sse", "AES256"], "--sse works with --to"),
+            (
+                [
+                    "backup", "--database", "d", "--output", "x.zip", "--encrypt", "--passphrase-file", "k", "--passphrase-command",
+                    "echo k",
+                ],
+                "exclude each other"
+            ),
+            (["restore", "/replica", "copy", "--log-format", "json"], "--follow"),
         ]
         for (arguments, expected) in cases {
-            let message = refusal(arguments)
+            let message = RunEnvironment.$variables.withValue([:]) { refusal(arguments) }
             #expect(message?.contains(expected) == true, "\(arguments): \(message ?? "parsed")")
         }
+        for timeout in ["1e300", "-1", "nan", "inf", "86401"] {
+            let message = refusal(["exec", "--database", "d", "--timeout=\(timeout)", "SELECT 1"])
+            #expect(message?.contains("from 0 to 86400") == true, "\(timeout): \(message ?? "parsed")")
+        }
+        #expect(refusal(["exec", "--database", "d", "--timeout", "86400", "SELECT 1"]) == nil)
+        for levels in ["5m,30s", "30s,30s", "", "1s,2s,3s,4s,5s,6s,7s,8s,9s", "30x"] {
+            let message = refusal(["replicate", "--database", "d", "--to", "/r", "--compaction-levels", levels])
+            #expect(
+                message?.contains("--compaction-levels") == true || message?.contains("duration") == true,
+                "\(levels): \(message ?? "parsed")")
+        }
+    }
+
+    @Test("an empty path is refused wherever a path is taken, and empty variables are no default")
+    func emptyPaths() {
+        let cases: [[String]] = [
+            ["restore", "a.tar.zst", ""], ["restore", "", "x"], ["backup", "verify", ""], ["backup", "list", ""],
+            ["backup", "--database", "", "--output", "b.tar.zst"], ["backup", "--database", "d", "--output", ""],
+            ["backup", "--database", "d", "--output-dir", ""], ["snapshot", "--database", "d", "--output", ""],
+            ["snapshot", "--database", "d", "--output-dir", ""], ["exec", "--database", "", "SELECT 1"],
+            ["exec", "--database", "d", "--file", ""], ["schema", "--database", ""], ["checkpoint", "--database", ""], ["init", ""],
+            ["init", "n", "--migrations", ""], ["migrate", "--database", "d", "--migrations", ""],
+            ["migrate", "status", "--database", "", "--migrations", "m"], ["exec", "--database", "d", "--file-name", "", "SELECT 1"],
+            ["backup", "prune", "", "--keep", "1"], ["migrate", "status", "--database", "d"],
+        ]
+        for arguments in cases {
+            let message = RunEnvironment.$variables.withValue(["DBTOOL_MIGRATIONS": "", "DBTOOL_DATABASE": ""]) { refusal(arguments) }
+            #expect(message != nil, "\(arguments): parsed")
+        }
+    }
+
+    @Test("environment fallbacks: $DBTOOL_DATABASE, $DBTOOL_MIGRATIONS and $DBTOOL_PASSPHRASE stand for their options")
+    func environmentFallbacks() throws {
+        // The variables are read when the run asks, so each check runs with them bound.
+        func with(_ environment: [String: String], _ body: () throws -> Void) throws {
+            try RunEnvironment.$variables.withValue(environment, operation: body)
+        }
+        func refused(_ arguments: [String], _ environment: [String: String] = [:]) -> String? {
+            RunEnvironment.$variables.withValue(environment) { refusal(arguments) }
+        }
+        // The database; a glob in the variable names a fleet, as on the command line.
+        #expect(refused(["check"])?.contains("no database: pass --database PATH") == true)
+        try with(["DBTOOL_DATABASE": "/srv/app"]) {
+            let one = try parse(["check"]) as? CheckCommand
+            #expect(one?.database.namesFleet == false)
+        }
+        try with(["DBTOOL_DATABASE": "/srv/*/db"]) {
+            let glob = try parse(["check"]) as? CheckCommand
+            #expect(glob?.database.namesFleet == true)
+            // An option given wins over the variable: one given is one database, not a fleet with the variable.
+            let given = try parse(["check", "--database", "/a"]) as? CheckCommand
+            #expect(given?.database.namesFleet == false)
+        }
+        // The migrations directory.
+        #expect(refused(["migrate", "status", "--database", "d"])?.contains("no migrations directory") == true)
+        try with(["DBTOOL_MIGRATIONS": "/m"]) {
+            let status = try parse(["migrate", "status", "--database", "d"]) as? MigrateStatus
+            let path = try status?.migrations.path
+            #expect(path == "/m")
+            let given = try parse(["migrate", "status", "--database", "d", "--migrations", "/given"]) as? MigrateStatus
+            let givenPath = try given?.migrations.path
+            #expect(givenPath == "/given")
+        }
+        // The passphrase; an empty variable is none.
+        let encrypted = ["backup", "--database", "d", "--output", "x.zip", "--encrypt"]
+        #expect(refused(encrypted)?.contains("--encrypt needs a passphrase") == true)
+        #expect(refused(encrypted, ["DBTOOL_PASSPHRASE": ""])?.contains("$DBTOOL_PASSPHRASE") == true)
+        #expect(refused(encrypted, ["DBTOOL_PASSPHRASE": "secret"]) == nil)
     }
 
     @Test("--database: repeated names a fleet, a quoted glob too, one path does not; an unquoted glob gets its hint")
@@ -115,6 +214,26 @@ struct ParseTests {
         #expect(!CommandRunner.requestsJSON(["exec", "--", "--format", "json"]))
         #expect(!CommandRunner.requestsJSON(["check", "--format", "json", "--quiet"]))
         #expect(!CommandRunner.requestsJSON(["check", "--format", "text"]))
+    }
+
+    @Test("--format json: a usage error is one document with its status and message; help and --version are none")
+    func jsonUsageErrors() throws {
+        func document(_ arguments: [String]) throws -> [String: Any]? {
+            do {
+                _ = try parse(arguments)
+                return nil
+            } catch {
+                guard let text = CommandRunner.usageErrorDocument(error) else { return nil }
+                return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            }
+        }
+        let refused = try #require(try document(["check", "--database", "d", "--jobs", "0", "--format", "json"]))
+        let error = try #require(refused["error"] as? [String: Any])
+        #expect(error["status"] as? Int == 64, "\(error)")
+        #expect((error["message"] as? String)?.contains("--jobs") == true, "\(error)")
+        #expect(refused.count == 1, "one key, error: \(refused)")
+        #expect(try document(["check", "--help"]) == nil)
+        #expect(try document(["--version"]) == nil)
     }
 
     @Test("durations: a bare m is minutes for --retention (said so), months for --keep-within (said so); mo and min are plain")

@@ -102,29 +102,6 @@ struct RestoreSafetyTests {
         #expect(lstat(dir + "/db.sqlite", &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
     }
 
-    @Test("an empty path is a usage error (64) for every path argument and option, and nothing is created")
-    func emptyPaths() throws {
-        let scratch = TemporaryDirectory()
-        let (database, archive) = try backedUp(scratch)
-        let cases: [[String]] = [
-            ["restore", archive, ""], ["restore", "", scratch.file("x")], ["backup", "verify", ""], ["backup", "list", ""],
-            ["backup", "--database", "", "--output", scratch.file("b.tar.zst")],
-            ["backup", "--database", database, "--output", ""], ["backup", "--database", database, "--output-dir", ""],
-            ["snapshot", "--database", database, "--output", ""], ["snapshot", "--database", database, "--output-dir", ""],
-            ["exec", "--database", "", "SELECT 1"], ["exec", "--database", database, "--file", ""], ["schema", "--database", ""],
-            ["checkpoint", "--database", ""], ["init", ""], ["init", scratch.file("n"), "--migrations", ""],
-            ["migrate", "--database", database, "--migrations", ""], ["migrate", "status", "--database", "", "--migrations", scratch.path],
-            ["exec", "--database", database, "--file-name", "", "SELECT 1"], ["backup", "prune", "", "--keep", "1"],
-        ]
-        let before = try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()
-        for arguments in cases {
-            let result = try dbtool(arguments, environment: ["DBTOOL_MIGRATIONS": ""])
-            #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == before)
-        #expect(try accountTotals(database) == (1000, 10))
-    }
-
     @Test("a DIR that appears while the archive is read is refused (73) and untouched; a second restore into DIR exits 75")
     func targetAppears() throws {
         let scratch = TemporaryDirectory()

@@ -80,7 +80,6 @@ struct SchemaCommandTests {
         try dbQueue.close()
         let replayed = try dbtool(["schema", "--database", copy, "--sql"])
         #expect(replayed.stdout == result.stdout)
-        #expect(try dbtool(["schema", "--database", first, "--sql", "--format", "json"]).status == 64)
     }
 
     @Test("schema never writes: the files are unchanged, a missing database exits 66")

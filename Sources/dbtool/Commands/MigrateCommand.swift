@@ -15,7 +15,7 @@ struct MigrationsOptions: ParsableArguments {
     /// `validate()`: `restore-snapshot` accepts the option without needing it.
     var path: String {
         get throws {
-            let path = migrations ?? ProcessInfo.processInfo.environment["DBTOOL_MIGRATIONS"].flatMap { $0.isEmpty ? nil : $0 }
+            let path = migrations ?? RunEnvironment.value("DBTOOL_MIGRATIONS")
             guard let path else { throw ValidationError("no migrations directory: pass --migrations DIR or set DBTOOL_MIGRATIONS") }
             return path
         }
@@ -117,7 +117,7 @@ struct MigrateUp: ReadsMigrations {
         // The notices of the shared files (skipped entries) once for a fleet, not once per database.
         let printed = Locked(Set<String>())
         let notice: @Sendable (String) -> Void = { text in if printed.withLock({ $0.insert(text).inserted }) { printNotice(text) } }
-        let takesSnapshot = snapshot || ProcessInfo.processInfo.environment["DBTOOL_MIGRATE_SNAPSHOT"] == "1"
+        let takesSnapshot = snapshot || RunEnvironment.value("DBTOOL_MIGRATE_SNAPSHOT") == "1"
         try runOverDatabases("migrate", database, fleet, output, metrics: metrics) { handle in
             var operation = MigrateOperation(database: handle, migrationsPath: migrationsPath)
             operation.directory = directory

@@ -99,9 +99,7 @@ struct CommandLineWords {
     /// `--file-name`, else the default.
     var fileName: String { value(of: "--file-name") ?? DatabaseLocation.defaultFileName }
 
-    private func environment(_ name: String) -> String? {
-        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
-    }
+    private func environment(_ name: String) -> String? { RunEnvironment.value(name) }
 }
 
 /// A shell word without its quotes and backslash escapes
