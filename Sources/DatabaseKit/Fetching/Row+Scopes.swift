@@ -86,10 +86,16 @@ extension Row {
 }
 
 extension Row {
-    /// The row without its scopes: the same columns, adapted the same way.
+    /// The row without its scopes and prefetched rows: the same columns,
+    /// adapted the same way.
     public var unscoped: Row {
-        guard let adaptation, !adaptation.layout.scopes.isEmpty else { return self }
-        return Row(base: adaptation.base, layout: adaptation.layout.with(scopes: [:]))
+        if let adaptation, !adaptation.layout.scopes.isEmpty {
+            return Row(base: adaptation.base, layout: adaptation.layout.with(scopes: [:]))
+        }
+        guard prefetches != nil else { return self }
+        // Without its prefetched rows either, as in GRDB.
+        if let adaptation { return Row(base: adaptation.base, layout: adaptation.layout) }
+        return Row(columnNames: columnNames, values: databaseValues, isFetched: true)
     }
 
     // MARK: Records in scopes

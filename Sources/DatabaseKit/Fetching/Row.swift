@@ -467,6 +467,11 @@ extension Row: Equatable, Hashable {
         for name in lhsScopes.names where lhsScopes[name] != rhsScopes[name] {
             return false
         }
+        // Prefetched rows count too, as in GRDB: a row with `"books": []`
+        // differs from the same row without a prefetch.
+        if lhs.prefetches != nil || rhs.prefetches != nil {
+            return lhs.prefetchedRows == rhs.prefetchedRows
+        }
         return true
     }
 

@@ -155,7 +155,10 @@ struct FetchSource {
     @inline(__always)
     func fetchOne<T>(_ element: (Row) throws -> T?) throws -> T? {
         if let prefetch {
-            guard let row = try statement.fetchOne(arguments: arguments, adapter: adapter, { $0.copy() }) else { return nil }
+            guard let row = try statement.fetchOne(arguments: arguments, adapter: adapter, { $0.copy() }) else {
+                try prefetch.run(prefetch.db, [])  // what an observation tracks
+                return nil
+            }
             try prefetch.run(prefetch.db, [row])
             return try element(row)
         }

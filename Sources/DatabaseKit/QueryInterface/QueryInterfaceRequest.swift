@@ -41,6 +41,16 @@ extension QueryInterfaceRequest: FetchRequest {
         let sql = try SQLQueryGenerator(relation).selectSQL(context, singleResult: singleResult)
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments(context.arguments)
+        if try relation.isProvablyEmpty(db) {
+            // `none()`: nothing to observe, as GRDB's region says.
+            statement.databaseRegion = DatabaseRegion()
+        }
+        let associations = relation.prefetchedAssociations
+        if !associations.isEmpty && !statement.databaseRegion.isEmpty {
+            // As GRDB's: the statement's region has what its prefetches read,
+            // so that an observation of it sees them even with no row fetched.
+            statement.databaseRegion.formUnion(try prefetchedRegion(db, associations, from: relation))
+        }
         let adapter = relation.isJoined ? try JoinedRelation(relation).rowAdapter(db) : nil
         return PreparedRequest(statement: statement, adapter: adapter)
     }

@@ -163,6 +163,23 @@ struct SQLRelation: Sendable {
 
     /// The relation selecting nothing of its own table: a table joined only
     /// to filter (`joining`), the pivots of an indirect association.
+    /// True when a filter is the constant false of `none()`: the request
+    /// gives no row whatever the database holds, and reads nothing an
+    /// observation needs to track.
+    func isProvablyEmpty(_ db: Database) throws -> Bool {
+        for filter in filters {
+            guard case .expression(let promise) = filter else { continue }
+            if case .value(let value) = try promise.resolve(db).impl, value == false.databaseValue { return true }
+        }
+        return false
+    }
+
+    /// True for the selection of `joining`: no column, no annotation.
+    var selectsNothing: Bool {
+        guard case .value(let columns) = selection else { return false }
+        return columns.isEmpty && annotations.isEmpty
+    }
+
     func selectingNothing() -> SQLRelation {
         var relation = self
         relation.selection = .value([])

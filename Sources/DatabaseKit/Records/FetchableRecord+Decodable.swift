@@ -291,6 +291,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decodeNil(forKey key: Key) throws -> Bool {
         if let (_, index) = columnIndex(forKey: key) { return row.hasNull(atIndex: index) }
         if let scoped = row.scopesTree[key.stringValue] { return !scoped.containsNonNullValue }
+        // Prefetched rows, even none, are an empty array, never nil.
+        if row.prefetches != nil, row.prefetchedRows[key.stringValue] != nil { return false }
         return true
     }
 
@@ -642,6 +644,15 @@ private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
                 throw DecodingError.typeMismatch(T.self, .init(codingPath: codingPath, debugDescription: "unexpected type"))
             }
             return element
+        }
+        if let valueType = T.self as? any DatabaseValueConvertible.Type {
+            // A value per row (`[Int64]` of `.select(Column("score"))`): its first column.
+            let databaseValue = row.count > 0 ? row.databaseValue(atIndex: 0) : .null
+            guard let value = valueType.fromDatabaseValue(databaseValue) as? T else {
+                throw DecodingError.typeMismatch(
+                    T.self, .init(codingPath: codingPath, debugDescription: "could not decode \(T.self) from \(databaseValue)"))
+            }
+            return value
         }
         return try T(from: RowDecoder(recordType: recordType, row: row, codingPath: codingPath, columnStrategy: .useDefaultKeys))
     }

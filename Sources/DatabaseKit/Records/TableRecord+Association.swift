@@ -81,11 +81,22 @@ extension TableRecord {
     private static func direct<Destination: TableRecord>(
         _ destination: Destination.Type, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
     ) -> _SQLAssociation {
-        let table = Destination.databaseTableName
+        _SQLAssociation.direct(
+            to: Destination.databaseTableName, relation: .all(Destination.self), key: key, foreignKey, originIsLeft: originIsLeft, toOne: toOne)
+    }
+}
+
+extension _SQLAssociation {
+    /// The association of one step from an origin to the table `table`,
+    /// whose rows `relation` selects. Its key is the table's name,
+    /// inflected, unless given.
+    static func direct(
+        to table: String, relation: SQLRelation, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
+    ) -> _SQLAssociation {
         let step = AssociationStep(
             key: key ?? .inflected(table),
             condition: AssociationCondition(destinationTable: table, foreignKey: foreignKey, originIsLeft: originIsLeft),
-            relation: .all(Destination.self), isToOne: toOne)
+            relation: relation, isToOne: toOne)
         return _SQLAssociation(steps: [step])
     }
 }

@@ -420,8 +420,19 @@ public struct SQLExpression: Sendable {
             // The rowid or primary key, as GRDB tests it.
             let db = try context.database(for: "TableAlias.exists")
             guard let table = alias.tableNameIfDefined else { throw DatabaseError.misuse("TableAlias.exists needs an alias given to a request") }
-            let primaryKey = try db.primaryKey(table)
-            let columns = primaryKey.rowIDColumn.map { [$0] } ?? (primaryKey.tableHasRowID ? ["rowid"] : primaryKey.columns)
+            let columns: [String]
+            if try db.viewExists(table) {
+                // A view has the primary key the configuration's schema
+                // source gives it, else every column is tested.
+                if let primaryKey = try? db.primaryKey(table) {
+                    columns = primaryKey.columns
+                } else {
+                    columns = try db.columns(in: table).map(\.name)
+                }
+            } else {
+                let primaryKey = try db.primaryKey(table)
+                columns = primaryKey.rowIDColumn.map { [$0] } ?? (primaryKey.tableHasRowID ? ["rowid"] : primaryKey.columns)
+            }
             let tests = columns.map { SQLExpression.compare(negated ? .is : .isNot, alias[$0], .null) }
             return try SQLExpression.associative(negated ? .and : .or, tests).sql(context, parenthesized: parenthesized)
         }

@@ -14,7 +14,9 @@ extension Database {
     func schemaIdentifiers() throws -> [DatabaseSchemaID] {
         try validateSchemaCache()
         if let schemaIDs = schemaCache.schemaIDs { return schemaIDs }
-        var schemaIDs = try String.fetchAll(self, sql: "SELECT name FROM pragma_database_list ORDER BY seq").map(DatabaseSchemaID.init(name:))
+        // PRAGMA statements, as GRDB's introspection runs them: a trace of the
+        // application's SELECT statements does not list the schema's.
+        var schemaIDs = try Row.fetchAll(self, sql: "PRAGMA database_list").map { DatabaseSchemaID(name: $0["name"]) }
         // temp shadows the other schemas. SQLite lists it once it holds
         // something, and always resolves it.
         schemaIDs.removeAll { $0 == .temp }
@@ -147,7 +149,7 @@ extension Database {
     /// the table or view does not exist.
     private func primitiveColumns(_ table: DatabaseObjectID) throws -> [ColumnInfo]? {
         let columns = try ColumnInfo.fetchAll(
-            self, sql: "SELECT * FROM pragma_table_xinfo(?, ?) ORDER BY cid", arguments: [table.name, table.schemaID.name])
+            self, sql: "PRAGMA \(table.schemaID.name.quotedDatabaseIdentifier).table_xinfo(\(table.name.quotedDatabaseIdentifier))")
         return columns.isEmpty ? nil : columns
     }
 
@@ -212,9 +214,9 @@ extension Database {
 
     /// True for a `WITHOUT ROWID` table (`PRAGMA table_list`, SQLite 3.37+).
     private func isWithoutRowID(_ table: DatabaseObjectID, _ info: SchemaInfo) -> Bool {
-        let flag = try? Bool.fetchOne(
-            self, sql: "SELECT wr FROM pragma_table_list(?) WHERE schema = ?", arguments: [table.name, table.schemaID.name])
-        return flag ?? false
+        let row = try? Row.fetchOne(
+            self, sql: "PRAGMA \(table.schemaID.name.quotedDatabaseIdentifier).table_list(\(table.name.quotedDatabaseIdentifier))")
+        return row?["wr"] ?? false
     }
 
     // MARK: Indexes
@@ -232,18 +234,17 @@ extension Database {
 
     private func indexes(of table: DatabaseObjectID) throws -> [IndexInfo]? {
         guard try schema(table.schemaID).contains(table.name, ofType: .table) else { return nil }
-        let list = try Row.fetchAll(
-            self, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?, ?) ORDER BY seq",
-            arguments: [table.name, table.schemaID.name])
+        let schema = table.schemaID.name.quotedDatabaseIdentifier
+        let list = try Row.fetchAll(self, sql: "PRAGMA \(schema).index_list(\(table.name.quotedDatabaseIdentifier))")
         return try list.compactMap { row in
-            let name: String = row[0]
-            let columns = try String?.fetchAll(
-                self, sql: "SELECT name FROM pragma_index_info(?, ?) ORDER BY seqno", arguments: [name, table.schemaID.name])
+            let name: String = row["name"]
+            let columns = try Row.fetchAll(self, sql: "PRAGMA \(schema).index_info(\(name.quotedDatabaseIdentifier))")
+                .map { $0["name"] as String? }
             // A NULL name is the rowid or an expression: not an index of columns.
             guard !columns.contains(nil) else { return nil }
             return IndexInfo(
-                name: name, columns: columns.compactMap { $0 }, isUnique: row[1], origin: IndexInfo.Origin(rawValue: row[2]),
-                isPartial: row[3])
+                name: name, columns: columns.compactMap { $0 }, isUnique: row["unique"], origin: IndexInfo.Origin(rawValue: row["origin"]),
+                isPartial: row["partial"])
         }
     }
 
@@ -290,20 +291,19 @@ extension Database {
 
     private func foreignKeys(of table: DatabaseObjectID) throws -> [ForeignKeyInfo]? {
         guard try schema(table.schemaID).contains(table.name, ofType: .table) else { return nil }
+        // In the order of their id, then seq: the order SQLite lists them in.
         let rows = try Row.fetchAll(
-            self,
-            sql: "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq",
-            arguments: [table.name, table.schemaID.name])
+            self, sql: "PRAGMA \(table.schemaID.name.quotedDatabaseIdentifier).foreign_key_list(\(table.name.quotedDatabaseIdentifier))")
         var keys: [ForeignKeyInfo] = []
         var index = 0
         while index < rows.count {
-            let id: Int = rows[index][0]
+            let id: Int = rows[index]["id"]
             let first = rows[index]
-            let group = rows[index...].prefix { $0[0] as Int == id }
+            let group = rows[index...].prefix { $0["id"] as Int == id }
             index += group.count
-            let destinationTable: String = first[1]
-            let origins: [String] = group.map { $0[2] }
-            var destinations = group.compactMap { $0[3] as String? }
+            let destinationTable: String = first["table"]
+            let origins: [String] = group.map { $0["from"] }
+            var destinations = group.compactMap { $0["to"] as String? }
             if destinations.count != group.count {
                 // `REFERENCES team` with no column list references the primary
                 // key. SQLite accepts a reference to a table that does not
@@ -316,7 +316,7 @@ extension Database {
                 ForeignKeyInfo(
                     id: id, destinationTable: destinationTable,
                     mapping: zip(origins, destinations).map { (origin: $0, destination: $1) },
-                    onDelete: first[5], onUpdate: first[4]))
+                    onDelete: first["on_delete"], onUpdate: first["on_update"]))
         }
         return keys
     }

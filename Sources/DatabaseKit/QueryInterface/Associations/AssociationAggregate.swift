@@ -240,8 +240,10 @@ extension AssociationAggregate {
     public static func != (lhs: Bool, rhs: Self) -> Self { rhs.map { lhs != $0 } }
     public static func === (lhs: Self, rhs: Self) -> Self { combine(lhs, rhs) { $0 === $1 } }
     public static func === (lhs: Self, rhs: (any SQLExpressible & Sendable)?) -> Self { lhs.map { $0 === rhs } }
+    public static func === (lhs: (any SQLExpressible & Sendable)?, rhs: Self) -> Self { rhs.map { lhs === $0 } }
     public static func !== (lhs: Self, rhs: Self) -> Self { combine(lhs, rhs) { $0 !== $1 } }
     public static func !== (lhs: Self, rhs: (any SQLExpressible & Sendable)?) -> Self { lhs.map { $0 !== rhs } }
+    public static func !== (lhs: (any SQLExpressible & Sendable)?, rhs: Self) -> Self { rhs.map { lhs !== $0 } }
 
     public static func < (lhs: Self, rhs: Self) -> Self { combine(lhs, rhs) { $0 < $1 } }
     public static func < (lhs: Self, rhs: some SQLExpressible & Sendable) -> Self { lhs.map { $0 < rhs } }
@@ -277,4 +279,25 @@ extension AssociationAggregate {
         result.key = key
         return result
     }
+}
+
+// MARK: - Functions
+
+/// The `ABS` SQL function of an aggregate: `abs(Team.players.sum(Column("score")))`.
+public func abs<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>) -> AssociationAggregate<RowDecoder> {
+    aggregate.map { abs($0) }
+}
+
+/// The `CAST` SQL expression of an aggregate; it keeps the aggregate's key.
+public func cast<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>, as storageClass: Database.StorageClass)
+    -> AssociationAggregate<RowDecoder>
+{
+    var result = aggregate.map { cast($0, as: storageClass) }
+    result.key = aggregate.key
+    return result
+}
+
+/// The `LENGTH` SQL function of an aggregate.
+public func length<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>) -> AssociationAggregate<RowDecoder> {
+    aggregate.map { length($0) }
 }

@@ -8,7 +8,15 @@
 /// `(a = ? AND b = ?) OR ...` would make too deep for SQLite:
 /// `WITH "grdb_base" AS (SELECT "a", "b" FROM ...) ... WHERE ("a", "b") IN "grdb_base"`.
 func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRelation: SQLRelation, into rows: [Row]) throws {
-    guard let firstRow = rows.first else { return }
+    guard let firstRow = rows.first else {
+        // No row, so no prefetch query: an observation still tracks what
+        // they would read, so that it sees the first associated rows come.
+        if db.recordedSelection != nil {
+            let region = try prefetchedRegion(db, associations, from: originRelation)
+            db.recordedSelection?.formUnion(region)
+        }
+        return
+    }
     for association in associations {
         let mapping = try association.pivot.condition.joinMapping(db, from: originRelation.source)
         let leftColumns = mapping.map(\.left)
@@ -100,16 +108,22 @@ extension QueryInterfaceRequest {
     /// included: an observation of `Author.including(all: Author.books)`
     /// sees changes to books.
     public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
-        var region = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
-        for association in relation.prefetchedAssociations {
-            // The prefetch query, its pivot filtered on a value that stands
-            // for the fetched rows' keys: what it reads, whatever the rows.
-            let mapping = try association.pivot.condition.joinMapping(db, from: relation.source)
-            let filter = SQLExpression.associative(
-                .and, mapping.map { SQLExpression.compare(.equal, Column($0.right).sqlExpression, .null) })
-            let prefetch = association.prefetchRelation(pivotFilter: filter, pivotColumns: mapping.map(\.right))
-            region.formUnion(try QueryInterfaceRequest<Row>(relation: prefetch).databaseRegion(db))
-        }
-        return region
+        // The prepared statement's region has the prefetches' already.
+        try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
     }
+}
+
+/// What the prefetch queries of `associations` read, whatever the rows they
+/// are run for: each query with its pivot filtered on a value that stands
+/// for the fetched rows' keys.
+func prefetchedRegion(_ db: Database, _ associations: [_SQLAssociation], from originRelation: SQLRelation) throws -> DatabaseRegion {
+    var region = DatabaseRegion()
+    for association in associations {
+        let mapping = try association.pivot.condition.joinMapping(db, from: originRelation.source)
+        let filter = SQLExpression.associative(
+            .and, mapping.map { SQLExpression.compare(.equal, Column($0.right).sqlExpression, .null) })
+        let prefetch = association.prefetchRelation(pivotFilter: filter, pivotColumns: mapping.map(\.right))
+        region.formUnion(try QueryInterfaceRequest<Row>(relation: prefetch).databaseRegion(db))
+    }
+    return region
 }

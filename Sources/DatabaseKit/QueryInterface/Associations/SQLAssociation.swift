@@ -108,7 +108,7 @@ struct SQLRelationChild: Sendable {
     }
 
     /// Two uses of the same key merge into one join: the required kind
-    /// wins, filters add up, a selection replaces an empty one.
+    /// wins, the later use refines the earlier (see `SQLRelation.merged(with:)`).
     func merged(with other: SQLRelationChild) -> SQLRelationChild? {
         guard condition == other.condition, kind.isPrefetched == other.kind.isPrefetched else { return nil }
         var merged = self
@@ -168,13 +168,20 @@ extension SQLRelation {
                 merged.alias = otherAlias
             }
         }
-        // `joining` selects nothing; `including` selects the columns.
-        if case .value(let selection) = merged.selection, selection.isEmpty, merged.annotations.isEmpty {
+        // The later use refines the earlier, as in GRDB: its selection
+        // replaces the earlier one unless it selects nothing (`joining`), its
+        // ordering, grouping and limit replace the earlier ones it has;
+        // filters and havings add up.
+        if !other.selectsNothing {
             merged.selection = other.selection
             merged.annotations = other.annotations
         }
         merged.filters += other.filters
-        merged.ordering.terms += other.ordering.terms
+        if !other.ordering.terms.isEmpty { merged.ordering = other.ordering }
+        merged.grouping = other.grouping ?? grouping
+        merged.havings += other.havings
+        merged.limit = other.limit ?? limit
+        merged.isDistinct = isDistinct || other.isDistinct
         for child in other.children { merged = merged.appendingChild(child) }
         merged.misuses += other.misuses
         return merged
