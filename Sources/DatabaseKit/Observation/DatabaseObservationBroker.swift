@@ -219,8 +219,12 @@ final class DatabaseObservationBroker {
     private func databaseDidCommit() {
         savepointStack.clear()
         if !database.isReadOnly {
-            for observation in observations {
-                observation.databaseDidCommit(database)
+            // The commit happened: the observers see it whatever happens to
+            // the task that wrote (a task cancelled from one of them too).
+            database.ignoringCancellation {
+                for observation in observations {
+                    observation.databaseDidCommit(database)
+                }
             }
         }
         databaseDidEndTransaction()

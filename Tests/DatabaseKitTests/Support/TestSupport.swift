@@ -62,6 +62,11 @@ enum WriterKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
     var description: String { rawValue }
 
+    /// How many times an observation started on this writer notifies its
+    /// first value: a pool reads it, then fetches it again as its writer
+    /// installs the observer (as GRDB does without WAL snapshots).
+    var initialValueCount: Int { self == .pool ? 2 : 1 }
+
     /// A writer of this kind on a file of `directory`.
     func make(in directory: TemporaryDirectory, _ name: String = "db.sqlite", configuration: Configuration = Configuration()) throws
         -> any DatabaseWriter

@@ -70,6 +70,8 @@ public final class SharedValueObservation<Element: Sendable>: Sendable {
     /// Subscribes: `onChange` gets the last value (or the first one), then
     /// each new value, until the returned cancellable is cancelled or
     /// deallocated, or an error (given to `onError`) ends the observation.
+    /// The subscription keeps the shared observation alive meanwhile, as in
+    /// GRDB: releasing the shared observation early does not end it.
     public func start(
         onError: @escaping @Sendable (any Error) -> Void,
         onChange: @escaping @Sendable (Element) -> Void
@@ -91,7 +93,7 @@ public final class SharedValueObservation<Element: Sendable>: Sendable {
             }
         }
         if needsUpstream { startObserving() }
-        return AnyDatabaseCancellable { [weak self] in self?.unsubscribe(id) }
+        return AnyDatabaseCancellable { self.unsubscribe(id) }
     }
 
     /// The values of the shared observation, as an async sequence.

@@ -119,7 +119,7 @@ extension ValueObservation {
     ///     onError: { error in print(error) },
     ///     onChange: { players in print(players) })
     /// ```
-    public func start(
+    @preconcurrency public func start(
         in reader: any DatabaseReader,
         scheduling scheduler: some ValueObservationScheduler,
         onError: @escaping @Sendable (any Error) -> Void,
@@ -134,8 +134,7 @@ extension ValueObservation {
     /// Starts the observation from the main actor, notifying on it (by
     /// default, every value asynchronously; with `.immediate`, the first one
     /// before `start` returns).
-    @MainActor
-    public func start(
+    @preconcurrency @MainActor public func start(
         in reader: any DatabaseReader,
         scheduling scheduler: some ValueObservationMainActorScheduler = .mainActor,
         onError: @escaping @MainActor (any Error) -> Void,

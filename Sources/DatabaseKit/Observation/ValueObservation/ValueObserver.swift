@@ -2,8 +2,9 @@
 /// the writer that fetches again after each commit that changed the
 /// observed region.
 ///
-/// Confinement: `region`, `lastRecorded`, `isChanged` and `isFetchingOnWriter` belong to
-/// the writer's thread (the transaction observer callbacks, and the fetches
+/// Confinement: `region`, `lastRecorded`, `isChanged`, `isFetchingOnWriter` and
+/// `announcesRegion` belong to the writer's thread (a pool's first fetch, on
+/// a reader, comes before the writer's access that installs the observer) (the transaction observer callbacks, and the fetches
 /// that record a region, which run there); `reducer` is used by one fetch at
 /// a time (the `isFetching` flag of `state` serialises fetches); everything
 /// else shared is in `state`, behind its lock. The checks of each write
@@ -26,6 +27,10 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private var lastRecorded: (recorded: DatabaseRegion, observable: DatabaseRegion)?
     private var isChanged = false
     private var isFetchingOnWriter = false
+    /// Whether recording a region tells `willTrackRegion`: not for a read-only
+    /// database (nothing to track), nor for a pool's first fetch on a reader
+    /// (the writer's fetch tells it, as it installs the observer).
+    private var announcesRegion: Bool
 
     private struct State {
         /// The region is known (recorded by the first fetch, or given).
@@ -45,7 +50,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable (Reducer.Value) -> Void
     ) {
         self.reader = reader
-        self.writer = reader as? any DatabaseWriter
+        // A read-only database never changes: one fetch, nothing observed.
+        self.writer = reader.configuration.readonly ? nil : reader as? any DatabaseWriter
+        self.announcesRegion = !reader.configuration.readonly && reader is any DatabaseWriter
         self.tracking = observation.tracking
         self.requiresWriteAccess = observation.requiresWriteAccess
         let reducer = observation.makeReducer()
@@ -61,9 +68,14 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     /// Fetches the first value and, on a writer, starts observing it: both
     /// in one access of the writer, so that no commit comes between them.
+    /// A pool reads the first value first (see `startConcurrently`).
     func start() {
         events.willStart?()
         let immediate = scheduler.immediateInitialValue()
+        if let pool = writer as? DatabasePool, !requiresWriteAccess {
+            startConcurrently(pool, immediate: immediate)
+            return
+        }
         guard let writer else {
             // A snapshot never changes: its one value.
             if immediate {
@@ -100,9 +112,61 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         }
     }
 
+    /// On a pool, as GRDB does without WAL snapshots: the first value comes
+    /// from a reader, so that starting waits for no write (and the fetch may
+    /// itself write); the writer then fetches again as it installs the
+    /// observer, so that a commit between the two is not missed. The second
+    /// value may equal the first (`removeDuplicates()` drops it). The
+    /// writer's access is queued before the first value is notified: a
+    /// write made once it is seen comes after the observer is installed.
+    private func startConcurrently(_ pool: DatabasePool, immediate: Bool) {
+        announcesRegion = false
+        if immediate {
+            let value: Reducer.Value?
+            do {
+                value = try pool.unsafeReentrantRead { db in try reduce(isolatedFetch(db)) }
+            } catch {
+                finish(with: error, immediately: true)
+                return
+            }
+            startObservingOnWriter(pool)
+            if let value { onChange(value) }
+        } else {
+            pool.asyncRead { result in
+                guard self.state.withLock({ $0.isActive }) else { return }
+                let value: Reducer.Value?
+                do {
+                    value = try self.reduce(self.isolatedFetch(result.get()))
+                } catch {
+                    self.finish(with: error)
+                    return
+                }
+                self.startObservingOnWriter(pool)
+                if let value { self.deliver(value) }
+            }
+        }
+    }
+
+    private func startObservingOnWriter(_ pool: DatabasePool) {
+        pool.asyncWriteWithoutTransaction { db in
+            guard self.state.withLock({ $0.isActive }) else { return }
+            self.events.databaseDidChange?()
+            do {
+                if let value = try self.startObserving(db) { self.deliver(value) }
+            } catch {
+                self.finish(with: error)
+            }
+        }
+    }
+
     private func startObserving(_ db: Database) throws -> Reducer.Value? {
         guard state.withLock({ $0.isActive }) else { return nil }
         let fetched = try isolatedFetch(db)
+        if !announcesRegion {
+            // After a pool's first fetch on a reader: told now, as GRDB does.
+            announcesRegion = true
+            events.willTrackRegion?(region)
+        }
         // Weakly held: the cancellable owns the observer, and the writer
         // forgets it once it is gone.
         db.add(transactionObserver: self, extent: .observerLifetime)
@@ -187,12 +251,14 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
                 if state.withLock({ $0.hasRegion }) { return try fetch(db) }
                 return try recordingRegion(db)
             case .constant(let regions):
+                // Fetched first, then the region told, as GRDB orders its events.
+                let fetched = try fetch(db)
                 if !state.withLock({ $0.hasRegion }) {
                     var region = DatabaseRegion()
                     for convertible in regions { region.formUnion(try convertible.databaseRegion(db)) }
                     try setRegion(region.observableRegion(db))
                 }
-                return try fetch(db)
+                return fetched
             }
         }
     }
@@ -214,7 +280,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     /// On the writer's thread (see the confinement rules above).
     private func setRegion(_ region: DatabaseRegion) throws {
-        if let willTrackRegion = events.willTrackRegion, region != self.region || !state.withLock({ $0.hasRegion }) {
+        if announcesRegion, let willTrackRegion = events.willTrackRegion, region != self.region || !state.withLock({ $0.hasRegion }) {
             willTrackRegion(region)
         }
         self.region = region
