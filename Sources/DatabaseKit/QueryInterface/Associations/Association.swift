@@ -123,7 +123,7 @@ extension Association {
 // MARK: - Concrete associations
 
 /// The association of a record to the record its foreign key refers to:
-/// a book belongs to its author. See ``TableRecord/belongsTo(_:key:using:)``.
+/// a book belongs to its author. See ``TableRecord/belongsTo(_:key:using:)-(Destination.Type,_,_)``.
 public struct BelongsToAssociation<Origin, Destination>: AssociationToOne {
     public typealias OriginRowDecoder = Origin
     public typealias RowDecoder = Destination
@@ -131,7 +131,7 @@ public struct BelongsToAssociation<Origin, Destination>: AssociationToOne {
 }
 
 /// The association of a record to the one record whose foreign key refers
-/// to it: a country has one profile. See ``TableRecord/hasOne(_:key:using:)``.
+/// to it: a country has one profile. See ``TableRecord/hasOne(_:key:using:)-(Destination.Type,_,_)``.
 public struct HasOneAssociation<Origin, Destination>: AssociationToOne {
     public typealias OriginRowDecoder = Origin
     public typealias RowDecoder = Destination
@@ -139,7 +139,7 @@ public struct HasOneAssociation<Origin, Destination>: AssociationToOne {
 }
 
 /// The association of a record to the records whose foreign key refers to
-/// it: an author has many books. See ``TableRecord/hasMany(_:key:using:)``.
+/// it: an author has many books. See ``TableRecord/hasMany(_:key:using:)-(Destination.Type,_,_)``.
 public struct HasManyAssociation<Origin, Destination>: AssociationToMany {
     public typealias OriginRowDecoder = Origin
     public typealias RowDecoder = Destination
