@@ -3,12 +3,13 @@
 /// observed region.
 ///
 /// Confinement: `region`, `lastRecorded`, `isChanged`, `isFetchingOnWriter` and
-/// `announcesRegion` belong to the writer's thread (a pool's first fetch, on
-/// a reader, comes before the writer's access that installs the observer) (the transaction observer callbacks, and the fetches
-/// that record a region, which run there); `reducer` is used by one fetch at
-/// a time (the `isFetching` flag of `state` serialises fetches); everything
-/// else shared is in `state`, behind its lock. The checks of each write
-/// take no lock.
+/// `announcesRegion` belong to the writer's thread (the transaction observer
+/// callbacks, and the fetches that record a region, which run there; a
+/// pool's first fetch, on a reader, ends before the writer's access that
+/// installs the observer begins); `reducer` is used by one fetch at a time
+/// (the `isFetching` flag of `state` serialises fetches); everything else
+/// shared is in `state`, behind its lock. The checks of each write take no
+/// lock.
 final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecked Sendable {
     private let reader: any DatabaseReader
     private let writer: (any DatabaseWriter)?
