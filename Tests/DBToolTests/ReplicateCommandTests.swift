@@ -291,7 +291,7 @@ struct ReplicateCommandTests {
         let app = try AckWriter(database: database, scratch: scratch)
         let replicate = try BackgroundTool(
             ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
-        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
+        #expect(waitUntil { replicaHoldsState(replica) })
         let copy = scratch.file("copy")
         let follower = try BackgroundTool(
             ["restore", replica, copy, "--follow", "--follow-interval", "0.2", "--format", "json"], scratch: scratch)
@@ -348,7 +348,7 @@ struct ReplicateCommandTests {
         let replica = scratch.file("replica")
         let replicate = try BackgroundTool(
             ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
-        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0") })
+        #expect(waitUntil { replicaHoldsState(replica) })
         let copy = scratch.file("copy")
         let follower = try BackgroundTool(["restore", replica, copy, "--follow", "--follow-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { follower.stderrSoFar.contains("following") })

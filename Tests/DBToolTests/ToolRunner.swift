@@ -216,6 +216,14 @@ final class BackgroundTool {
     }
 }
 
+/// True once the replica directory holds a finished level-0 LTX file (a
+/// final name, written by rename): a restore of it then has a state to
+/// restore, where the directory alone may still be empty.
+func replicaHoldsState(_ replica: String) -> Bool {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/0")) ?? []
+    return names.contains { $0.hasSuffix(".ltx") && !$0.hasPrefix(".") }
+}
+
 /// Waits up to `timeout` seconds for `condition`; false when it never held.
 @discardableResult
 func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
