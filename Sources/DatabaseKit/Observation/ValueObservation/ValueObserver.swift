@@ -117,9 +117,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// from a reader, so that starting waits for no write (and the fetch may
     /// itself write); the writer then fetches again as it installs the
     /// observer, so that a commit between the two is not missed. The second
-    /// value may equal the first (`removeDuplicates()` drops it). The
-    /// writer's access is queued before the first value is notified: a
-    /// write made once it is seen comes after the observer is installed.
+    /// value may equal the first (`removeDuplicates()` drops it). The first
+    /// value is handed to the scheduler before the writer's access is
+    /// queued, so that the two come in that order.
     private func startConcurrently(_ pool: DatabasePool, immediate: Bool) {
         announcesRegion = false
         if immediate {
@@ -130,6 +130,8 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
                 finish(with: error, immediately: true)
                 return
             }
+            // Notified here, before `start` returns; the writer's value goes
+            // through the scheduler, after it.
             startObservingOnWriter(pool)
             if let value { onChange(value) }
         } else {
@@ -142,8 +144,8 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
                     self.finish(with: error)
                     return
                 }
-                self.startObservingOnWriter(pool)
                 if let value { self.deliver(value) }
+                self.startObservingOnWriter(pool)
             }
         }
     }
