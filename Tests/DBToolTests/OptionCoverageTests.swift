@@ -6,9 +6,9 @@ import Testing
 @testable import dbtool
 
 /// Every option of every command, parsed in process: added to a command
-/// line that parses, each one either lands in the parsed command (its
-/// value is there, and nowhere else would it be) or is refused with the
-/// message of a documented conflict. A new option is covered the day it is
+/// line that parses, each one either lands in the parsed command (what it
+/// holds differs from the line without it) or is refused with the message
+/// of a documented conflict, and then lands in another line. A new option is covered the day it is
 /// declared: the list comes from ArgumentParser's description of the tree.
 @Suite("Every option of every command, parsed in process")
 struct OptionCoverageTests {
