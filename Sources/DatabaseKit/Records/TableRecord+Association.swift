@@ -17,7 +17,7 @@ extension TableRecord {
         -> BelongsToAssociation<Self, Destination>
     {
         BelongsToAssociation(
-            _sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: true, toOne: true))
+            _sqlAssociation: .belongsTo(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The one record whose foreign key refers to this one: a country has
@@ -28,7 +28,7 @@ extension TableRecord {
         -> HasOneAssociation<Self, Destination>
     {
         HasOneAssociation(
-            _sqlAssociation: direct(Destination.self, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: false, toOne: true))
+            _sqlAssociation: .hasOne(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The records whose foreign key refers to this one: an author has many
@@ -46,7 +46,7 @@ extension TableRecord {
         -> HasManyAssociation<Self, Destination>
     {
         HasManyAssociation(
-            _sqlAssociation: direct(Destination.self, key: key.map { .fixedPlural($0) }, foreignKey, originIsLeft: false, toOne: false))
+            _sqlAssociation: .hasMany(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The records of `target`, reached through `pivot`: an author has many
@@ -62,9 +62,7 @@ extension TableRecord {
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasManyThroughAssociation<Self, Target.RowDecoder>
     where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
-        let association = HasManyThroughAssociation<Self, Target.RowDecoder>(
-            _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
-        return key.map { association.forKey($0) } ?? association
+        HasManyThroughAssociation(_sqlAssociation: .through(pivot, using: target, key: key.map { .fixedPlural($0) }))
     }
 
     /// The record of `target`, reached through `pivot`: a book has one
@@ -73,25 +71,41 @@ extension TableRecord {
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasOneThroughAssociation<Self, Target.RowDecoder>
     where Pivot.OriginRowDecoder == Self, Pivot.RowDecoder == Target.OriginRowDecoder {
-        let association = HasOneThroughAssociation<Self, Target.RowDecoder>(
-            _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
-        return key.map { association.forKey($0) } ?? association
+        HasOneThroughAssociation(_sqlAssociation: .through(pivot, using: target, key: key.map { .fixedSingular($0) }))
     }
 
-    private static func direct<Destination: TableRecord>(
-        _ destination: Destination.Type, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
-    ) -> _SQLAssociation {
-        _SQLAssociation.direct(
-            to: Destination.databaseTableName, relation: .all(Destination.self), key: key, foreignKey, originIsLeft: originIsLeft, toOne: toOne)
-    }
 }
 
 extension _SQLAssociation {
-    /// The association of one step from an origin to the table `table`,
-    /// whose rows `relation` selects. Its key is the table's name,
-    /// inflected, unless given.
-    static func direct(
-        to table: String, relation: SQLRelation, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
+    /// To the row a foreign key of the origin refers to, in `table` (whose
+    /// rows `relation` selects); decoded under `key`, else the singular of
+    /// the table name.
+    static func belongsTo(_ table: String, _ relation: SQLRelation, key: String?, _ foreignKey: ForeignKey?) -> _SQLAssociation {
+        direct(table, relation, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: true, toOne: true)
+    }
+
+    /// To the one row of `table` whose foreign key refers to the origin.
+    static func hasOne(_ table: String, _ relation: SQLRelation, key: String?, _ foreignKey: ForeignKey?) -> _SQLAssociation {
+        direct(table, relation, key: key.map { .fixedSingular($0) }, foreignKey, originIsLeft: false, toOne: true)
+    }
+
+    /// To the rows of `table` whose foreign key refers to the origin;
+    /// decoded under `key`, else the plural of the table name.
+    static func hasMany(_ table: String, _ relation: SQLRelation, key: String?, _ foreignKey: ForeignKey?) -> _SQLAssociation {
+        direct(table, relation, key: key.map { .fixedPlural($0) }, foreignKey, originIsLeft: false, toOne: false)
+    }
+
+    /// To the destination of `target`, reached through `pivot`; under `key`
+    /// when given.
+    static func through(_ pivot: some Association, using target: some Association, key: AssociationKey?) -> _SQLAssociation {
+        var association = target._sqlAssociation.through(pivot._sqlAssociation)
+        if let key { association.destination.key = key }
+        return association
+    }
+
+    /// One step from an origin to the table `table`.
+    private static func direct(
+        _ table: String, _ relation: SQLRelation, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
     ) -> _SQLAssociation {
         let step = AssociationStep(
             key: key ?? .inflected(table),

@@ -6,12 +6,6 @@ extension Table {
     /// The relation of this table: all its columns.
     var relationForAll: SQLRelation { SQLRelation(source: tableName) }
 
-    private func direct(
-        _ table: String, _ relation: SQLRelation, key: AssociationKey?, _ foreignKey: ForeignKey?, originIsLeft: Bool, toOne: Bool
-    ) -> _SQLAssociation {
-        .direct(to: table, relation: relation, key: key, foreignKey, originIsLeft: originIsLeft, toOne: toOne)
-    }
-
     /// The record of `destination` this table's foreign key refers to.
     ///
     /// ```swift
@@ -22,9 +16,7 @@ extension Table {
         _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> BelongsToAssociation<RowDecoder, Destination> {
         BelongsToAssociation(
-            _sqlAssociation: direct(
-                Destination.databaseTableName, .all(Destination.self), key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: true, toOne: true))
+            _sqlAssociation: .belongsTo(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The one record of `destination` whose foreign key refers to this table.
@@ -32,9 +24,7 @@ extension Table {
         _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasOneAssociation<RowDecoder, Destination> {
         HasOneAssociation(
-            _sqlAssociation: direct(
-                Destination.databaseTableName, .all(Destination.self), key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: false, toOne: true))
+            _sqlAssociation: .hasOne(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The records of `destination` whose foreign key refers to this table.
@@ -42,9 +32,7 @@ extension Table {
         _ destination: Destination.Type, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasManyAssociation<RowDecoder, Destination> {
         HasManyAssociation(
-            _sqlAssociation: direct(
-                Destination.databaseTableName, .all(Destination.self), key: key.map { .fixedPlural($0) }, foreignKey,
-                originIsLeft: false, toOne: false))
+            _sqlAssociation: .hasMany(Destination.databaseTableName, .all(Destination.self), key: key, foreignKey))
     }
 
     /// The row of the table `destination` this table's foreign key refers to.
@@ -56,9 +44,7 @@ extension Table {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> BelongsToAssociation<RowDecoder, Destination> {
         BelongsToAssociation(
-            _sqlAssociation: direct(
-                destination.tableName, destination.relationForAll, key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: true, toOne: true))
+            _sqlAssociation: .belongsTo(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 
     /// The one row of the table `destination` whose foreign key refers to this table.
@@ -66,9 +52,7 @@ extension Table {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasOneAssociation<RowDecoder, Destination> {
         HasOneAssociation(
-            _sqlAssociation: direct(
-                destination.tableName, destination.relationForAll, key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: false, toOne: true))
+            _sqlAssociation: .hasOne(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 
     /// The rows of the table `destination` whose foreign key refers to this table.
@@ -76,9 +60,7 @@ extension Table {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasManyAssociation<RowDecoder, Destination> {
         HasManyAssociation(
-            _sqlAssociation: direct(
-                destination.tableName, destination.relationForAll, key: key.map { .fixedPlural($0) }, foreignKey,
-                originIsLeft: false, toOne: false))
+            _sqlAssociation: .hasMany(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 
     /// The records of `target`, reached through `pivot`.
@@ -86,9 +68,7 @@ extension Table {
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasManyThroughAssociation<RowDecoder, Target.RowDecoder>
     where Pivot.OriginRowDecoder == RowDecoder, Pivot.RowDecoder == Target.OriginRowDecoder {
-        let association = HasManyThroughAssociation<RowDecoder, Target.RowDecoder>(
-            _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
-        return key.map { association.forKey($0) } ?? association
+        HasManyThroughAssociation(_sqlAssociation: .through(pivot, using: target, key: key.map { .fixedPlural($0) }))
     }
 
     /// The record of `target`, reached through `pivot`.
@@ -96,9 +76,7 @@ extension Table {
         _ destination: Target.RowDecoder.Type, through pivot: Pivot, using target: Target, key: String? = nil
     ) -> HasOneThroughAssociation<RowDecoder, Target.RowDecoder>
     where Pivot.OriginRowDecoder == RowDecoder, Pivot.RowDecoder == Target.OriginRowDecoder {
-        let association = HasOneThroughAssociation<RowDecoder, Target.RowDecoder>(
-            _sqlAssociation: target._sqlAssociation.through(pivot._sqlAssociation))
-        return key.map { association.forKey($0) } ?? association
+        HasOneThroughAssociation(_sqlAssociation: .through(pivot, using: target, key: key.map { .fixedSingular($0) }))
     }
 }
 
@@ -108,9 +86,7 @@ extension TableRecord {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> BelongsToAssociation<Self, Destination> {
         BelongsToAssociation(
-            _sqlAssociation: .direct(
-                to: destination.tableName, relation: destination.relationForAll, key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: true, toOne: true))
+            _sqlAssociation: .belongsTo(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 
     /// The one row of the table `destination` whose foreign key refers to this record.
@@ -118,9 +94,7 @@ extension TableRecord {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasOneAssociation<Self, Destination> {
         HasOneAssociation(
-            _sqlAssociation: .direct(
-                to: destination.tableName, relation: destination.relationForAll, key: key.map { .fixedSingular($0) }, foreignKey,
-                originIsLeft: false, toOne: true))
+            _sqlAssociation: .hasOne(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 
     /// The rows of the table `destination` whose foreign key refers to this record.
@@ -128,9 +102,7 @@ extension TableRecord {
         _ destination: Table<Destination>, key: String? = nil, using foreignKey: ForeignKey? = nil
     ) -> HasManyAssociation<Self, Destination> {
         HasManyAssociation(
-            _sqlAssociation: .direct(
-                to: destination.tableName, relation: destination.relationForAll, key: key.map { .fixedPlural($0) }, foreignKey,
-                originIsLeft: false, toOne: false))
+            _sqlAssociation: .hasMany(destination.tableName, destination.relationForAll, key: key, foreignKey))
     }
 }
 
