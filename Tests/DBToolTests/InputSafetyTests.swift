@@ -93,11 +93,20 @@ struct InputSafetyTests {
             ]
             : [["checkpoint", "--mode", "truncate"], ["migrate", "--migrations", directory], ["vacuum", "--live"]]
         for arguments in runs {
-            let started = Date()
-            let result = try dbtool(arguments + ["--database", database, "--timeout", "1.5"])
-            let took = Date().timeIntervalSince(started)
-            #expect(result.status == 75, "\(arguments[0]): \(result.status) \(result.stderr)")
-            #expect(took >= 1.5 && took < 2.0, "\(arguments[0]) with --timeout 1.5 took \(took) s")
+            // The fastest of up to three runs: a machine busy with other tests
+            // can delay a process by tenths of a second, while a timeout
+            // counted per step instead of in sum (1.5 s more per step) is
+            // slow every time.
+            var fastest = TimeInterval.infinity
+            for _ in 0..<3 where fastest >= 2.0 {
+                let started = Date()
+                let result = try dbtool(arguments + ["--database", database, "--timeout", "1.5"])
+                let took = Date().timeIntervalSince(started)
+                #expect(result.status == 75, "\(arguments[0]): \(result.status) \(result.stderr)")
+                #expect(took >= 1.5, "\(arguments[0]) with --timeout 1.5 gave up after \(took) s")
+                fastest = min(fastest, took)
+            }
+            #expect(fastest < 2.0, "\(arguments[0]) with --timeout 1.5 took \(fastest) s at best")
         }
     }
 

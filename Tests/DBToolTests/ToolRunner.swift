@@ -98,7 +98,9 @@ final class Application {
         return try #require(Int(text))
     }
 
-    /// The longest time one of its commits took, in ms (after ``stop()``).
+    /// The longest time one of its commits waited for another connection's
+    /// lock, in ms (after ``stop()``): the stall another process caused,
+    /// without the commit's own fsync, which a loaded machine can make slow.
     func longestCommitMs() throws -> Int {
         try #require(Int(try String(contentsOfFile: signals + "/maxstall", encoding: .utf8)))
     }

@@ -16,8 +16,11 @@ import Foundation
 //       an application: one connection kept open, a row inserted into
 //       `event` every 10 ms; creates SIGNALS/started after its first
 //       commit; once SIGNALS/stop exists, writes the sequence number of its
-//       last commit to SIGNALS/last, and the longest time one commit took
-//       (in ms) to SIGNALS/maxstall, and exits (1 on any error).
+//       last commit to SIGNALS/last, and the longest time one commit waited
+//       for another connection's lock (in ms, from SQLite's first busy
+//       answer to the commit's end) to SIGNALS/maxstall, and exits (1 on
+//       any error). Only lock waits count: a slow fsync on a loaded machine
+//       is not a stall another tool caused.
 //   TestWorkload ack-writer DATABASE SIGNALS
 //       an application that records what it was told is committed: a row
 //       inserted into `event` every 10 ms, and after each commit returns,
@@ -87,8 +90,14 @@ func holdExclusiveLock(path: String, signals: String) throws {
 
 /// Inserts a row every 10 ms through one open connection, as an application does.
 func appWriter(path: String, signals: String) throws {
+    let firstBusy = BusyClock()
     var config = Configuration()
-    config.busyMode = .timeout(5)  // the common busy_timeout=5000
+    // The common busy_timeout=5000, as a callback that notes when the wait began.
+    config.busyMode = .callback { tries in
+        if tries == 0 { firstBusy.mark() }
+        usleep(1_000)
+        return firstBusy.elapsed() < 5
+    }
     let dbQueue = try DatabaseQueue(path: path, configuration: config)
     try dbQueue.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL)") }
     var last = 0
@@ -96,18 +105,29 @@ func appWriter(path: String, signals: String) throws {
     while !FileManager.default.fileExists(atPath: signals + "/stop") {
         last += 1
         let seq = last
-        let start = Date()
+        firstBusy.reset()
         // Unique across restores: a restore may bring back rows of an older state.
         try dbQueue.write { db in
             try db.execute(sql: "INSERT INTO event(seq, at) VALUES (?, julianday('now'))", arguments: [1_000_000 + seq])
         }
-        maxStall = max(maxStall, Date().timeIntervalSince(start))
+        maxStall = max(maxStall, firstBusy.elapsed())
         if seq == 1 { _ = FileManager.default.createFile(atPath: signals + "/started", contents: nil) }
         usleep(10_000)
     }
     try dbQueue.close()
     _ = FileManager.default.createFile(atPath: signals + "/maxstall", contents: Data("\(Int((maxStall * 1000).rounded()))".utf8))
     _ = FileManager.default.createFile(atPath: signals + "/last", contents: Data("\(1_000_000 + last)".utf8))
+}
+
+/// When the current commit first met another connection's lock.
+final class BusyClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var since: Date?
+
+    func mark() { lock.withLock { since = Date() } }
+    func reset() { lock.withLock { since = nil } }
+    /// Seconds since ``mark()``; 0 when the commit met no lock.
+    func elapsed() -> TimeInterval { lock.withLock { since.map { Date().timeIntervalSince($0) } ?? 0 } }
 }
 
 /// Commits a row every 10 ms and logs each acknowledged commit with its time.
