@@ -86,7 +86,7 @@ let package = Package(
             dependencies: ["DatabaseKit"]),
         // What every test target shares: temporary directories (and, through
         // DatabaseKit's package access, `Locked`).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DatabaseKit"], path: "Tests/TestSupport"),
         .testTarget(
             name: "DatabaseKitTests",
             dependencies: [
@@ -98,7 +98,7 @@ let package = Package(
             name: "DBToolCoreTests",
             dependencies: ["DBToolCore", "DatabaseKit", "TestSupport"]),
         // Helper processes the end-to-end tests start (a writer load, a lock holder).
-        .executableTarget(name: "TestWorkload", dependencies: ["DatabaseKit"], path: "Tests/TestWorkload"),
+        .executableTarget(name: "TestWorkload", dependencies: ["DatabaseKit", "TestSupport"], path: "Tests/TestWorkload"),
         // End to end: runs the built dbtool binary (the dependency builds it first).
         .testTarget(
             name: "DBToolTests",

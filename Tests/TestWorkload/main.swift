@@ -1,5 +1,6 @@
 import DatabaseKit
 import Foundation
+import TestSupport
 
 // Helper processes for the end-to-end tests, which start them with Process.
 // Not exit tests: Swift Testing keeps a concurrency thread blocked while an
@@ -92,12 +93,7 @@ func holdExclusiveLock(path: String, signals: String) throws {
 func appWriter(path: String, signals: String) throws {
     let firstBusy = BusyClock()
     var config = Configuration()
-    // The common busy_timeout=5000, as a callback that notes when the wait began.
-    config.busyMode = .callback { tries in
-        if tries == 0 { firstBusy.mark() }
-        usleep(1_000)
-        return firstBusy.elapsed() < 5
-    }
+    config.busyMode = firstBusy.busyMode(timeout: 5)  // the common busy_timeout=5000
     let dbQueue = try DatabaseQueue(path: path, configuration: config)
     try dbQueue.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS event(seq INTEGER PRIMARY KEY, at REAL)") }
     var last = 0
@@ -117,17 +113,6 @@ func appWriter(path: String, signals: String) throws {
     try dbQueue.close()
     _ = FileManager.default.createFile(atPath: signals + "/maxstall", contents: Data("\(Int((maxStall * 1000).rounded()))".utf8))
     _ = FileManager.default.createFile(atPath: signals + "/last", contents: Data("\(1_000_000 + last)".utf8))
-}
-
-/// When the current commit first met another connection's lock.
-final class BusyClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var since: Date?
-
-    func mark() { lock.withLock { since = Date() } }
-    func reset() { lock.withLock { since = nil } }
-    /// Seconds since ``mark()``; 0 when the commit met no lock.
-    func elapsed() -> TimeInterval { lock.withLock { since.map { Date().timeIntervalSince($0) } ?? 0 } }
 }
 
 /// Commits a row every 10 ms and logs each acknowledged commit with its time.
