@@ -6,10 +6,11 @@ SWIFT ?= swift
 DEMO_DIR ?= demo
 BENCH_BIN = $$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/Benchmarks
 # Debian packages the build needs (all `make demo` needs): the system SQLite and
-# libarchive headers, libcurl (object storage), liblz4 (LTX files), pkg-config,
+# libarchive headers, libcurl (object storage), liblz4 (LTX files), libyaml
+# (Litestream's configuration files), pkg-config,
 # through which SwiftPM finds them, and the sqlite3 shell (tests replay its
 # `.dump` output).
-BUILD_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev pkg-config sqlite3
+BUILD_PACKAGES := libsqlite3-dev libarchive-dev libcurl4-openssl-dev liblz4-dev libyaml-dev pkg-config sqlite3
 # What the tests need besides: they drive the completions in real bash, zsh and
 # fish under tmux, lint the man page with mandoc and groff, run an S3-API server
 # with Python (over TLS with a CA openssl makes, curl telling when it is up),
@@ -123,7 +124,7 @@ docs: deps
 		--fallback-display-name DatabaseKit --fallback-bundle-identifier org.databasekit.DatabaseKit \
 		--output-path .build/docs/DatabaseKit --warnings-as-errors
 	swift-symbolgraph-extract -module-name DBToolCore -I $(BIN_PATH)/Modules -I Sources/DatabaseKitSQLite \
-		-I Sources/DBToolLZ4 -I Sources/DBToolCurl -I Sources/DBToolLibArchive -I .build/checkouts/Yams/Sources/CYaml/include \
+		-I Sources/DBToolLZ4 -I Sources/DBToolCurl -I Sources/DBToolLibArchive -I Sources/DBToolYAML \
 		-target $(TARGET_TRIPLE) -minimum-access-level internal -output-dir .build/symbol-graphs/DBToolCore
 	docc convert Sources/DBToolCore/DBToolCore.docc --additional-symbol-graph-dir .build/symbol-graphs/DBToolCore \
 		--fallback-display-name DBToolCore --fallback-bundle-identifier org.databasekit.DBToolCore \

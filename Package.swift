@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// DBToolCore and dbtool import FoundationEssentials, never Foundation, whose
+// formatters, NSString bridge and CharacterSet link ICU's 30 MB of data into
+// the binary. Member visibility follows each file's own imports, so that a
+// Foundation extension DatabaseKit sees (String(format:),
+// replacingOccurrences) is a compile error here, not a silent link.
+let foundationEssentialsOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "DatabaseKit",
     products: [
@@ -16,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // YAML: Litestream's configuration file, read by `--config`.
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Tests only: property-based checks of value round-trips.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -55,6 +61,13 @@ let package = Package(
             path: "Sources/DBToolLZ4",
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]),
+        // libyaml, for Litestream's configuration files: only the
+        // Configuration/YAML folder calls it.
+        .systemLibrary(
+            name: "DBToolYAML",
+            path: "Sources/DBToolYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
         // What dbtool does, as a library: operations and their reports. No
         // ArgumentParser here, and no SQLite C calls (only DatabaseKit).
         .target(
@@ -64,17 +77,19 @@ let package = Package(
                 "DBToolLibArchive",
                 "DBToolCurl",
                 "DBToolLZ4",
+                "DBToolYAML",
                 // SHA-256 checksums of migration files.
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-            ]),
+            ],
+            swiftSettings: foundationEssentialsOnly),
         .executableTarget(
             name: "dbtool",
             dependencies: [
                 "DatabaseKit",
                 "DBToolCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            swiftSettings: foundationEssentialsOnly),
         // `make completions`: dbtool's man page, man/dbtool.1, from its tool description.
         .executableTarget(
             name: "generate-man-page",
@@ -121,7 +136,7 @@ let sanitizedScopes: [String: Set<String>] = [
     "library": ["DatabaseKitSQLite", "DatabaseKit", "TestSupport", "DatabaseKitTests"],
     "core": [
         "DatabaseKitSQLite", "DatabaseKit", "TestSupport", "DatabaseKitTests",
-        "DBToolLibArchive", "DBToolCurl", "DBToolLZ4", "DBToolCore", "DBToolCoreTests",
+        "DBToolLibArchive", "DBToolCurl", "DBToolLZ4", "DBToolYAML", "DBToolCore", "DBToolCoreTests",
     ],
 ]
 if let scope = Context.environment["DATABASEKIT_SANITIZED_SCOPE"], let kept = sanitizedScopes[scope] {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// The entry point: a run parses with ``DBTool`` (see ``CommandRunner``);
 /// help, completion and the man page's tool description come from
@@ -44,7 +44,7 @@ enum Entry {
             let message = command.message(for: error)
             let help =
                 command.fullMessage(for: error).split(separator: "\n").last { $0.contains("--help") }
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? "See 'dbtool --help'."
+                .map { $0.trimmingSpaces() } ?? "See 'dbtool --help'."
             StandardStreams.writeError("dbtool: error: \(message)\n\(help)\n")
             DBTool.exit(withError: ExitCode(code.rawValue))
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// How a command runs over several databases.
 struct FleetOptions: ParsableArguments {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An unquoted glob the shell expanded (`--database tenants/*/db` became
 /// `--database tenants/a/db tenants/b/db`): ArgumentParser only sees

@@ -1,7 +1,7 @@
 import ArgumentParser
 import DBToolCore
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The configuration files read in this run, by path.
 private let loadedConfigurations = Locked<[String: LitestreamConfig]>([:])

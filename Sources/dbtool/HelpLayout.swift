@@ -1,3 +1,5 @@
+import DBToolCore
+
 /// `--help` as a page that fits a terminal: usage first, the one-line
 /// overview, the command's own options, the option groups every command
 /// shares reduced to their names, the examples, and where the rest is.
@@ -104,8 +106,8 @@ enum HelpLayout {
         lines.compactMap { line -> String? in
             guard line.hasPrefix("  -") else { return nil }
             let words = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: true)
-            return words.first { $0.hasPrefix("--") }.map { String($0.trimmingCharacters(in: [","])) }
-                ?? words.first.map { String($0.trimmingCharacters(in: [","])) }
+            return words.first { $0.hasPrefix("--") }.map { String($0.trimming(",")) }
+                ?? words.first.map { String($0.trimming(",")) }
         }
     }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// `--metrics-file`: Prometheus metrics of the run, for node_exporter's
 /// textfile collector.

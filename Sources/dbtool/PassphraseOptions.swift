@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// Where the passphrase of an encrypted archive comes from: a file, a
 /// command, or $DBTOOL_PASSPHRASE; never an argument, which `ps` shows.

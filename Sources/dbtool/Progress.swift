@@ -1,6 +1,6 @@
 import DatabaseKit
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// A progress line on stderr, redrawn at most ten times a second, shown only
 /// once the work has lasted a second. Commands create it only when stderr is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The environment variables a run takes its defaults from
 /// (`$DBTOOL_DATABASE`, `$DBTOOL_MIGRATIONS`, `$DBTOOL_PASSPHRASE`,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// Runs one command line: parses it, runs the command, and turns whatever
 /// it throws into the documented exit status. This is the one place where

@@ -1,4 +1,10 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The rest of a backup archive: the database directory's subdirectories
 /// and files other than the database, WAL and SHM (which ``ConsistentCopy``

@@ -1,5 +1,5 @@
 internal import DBToolLibArchive
-import Foundation
+import FoundationEssentials
 
 /// Reads an archive of any format libarchive knows, entry by entry, streaming
 /// each entry's content through a fixed buffer.
@@ -126,8 +126,8 @@ final class ArchiveReader {
     private func error(_ what: String) -> DBToolError {
         if let failure = source.failure { return DBToolError.wrapping(failure) }
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error"
-        if message.localizedCaseInsensitiveContains("passphrase") || message.localizedCaseInsensitiveContains("decrypt")
-            || message.localizedCaseInsensitiveContains("encrypt")
+        let lowercased = message.lowercased()
+        if lowercased.contains("passphrase") || lowercased.contains("decrypt") || lowercased.contains("encrypt")
         {
             return DBToolError(
                 .noPermission, "\(what) \(path): \(message)",

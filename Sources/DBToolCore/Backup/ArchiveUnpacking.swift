@@ -1,5 +1,11 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One pass over an archive of `dbtool backup`: every entry is checked,
 /// written into a staging directory and hashed as it is read, and at the

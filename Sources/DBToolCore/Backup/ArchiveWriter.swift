@@ -1,6 +1,10 @@
 import Crypto
 internal import DBToolLibArchive
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes an archive with libarchive, one entry at a time, streaming file
 /// contents through a fixed buffer: memory stays flat whatever the size.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `dbtool backup list REPOSITORY`: the archives in a directory or under
 /// an object storage prefix, oldest first, with what dbtool recorded of
@@ -66,7 +66,7 @@ public struct BackupListOperation: Sendable {
         let catalog = try ArchiveCatalog(repository, extensions: ArchiveFormat.fileExtensions)
         let archives = catalog.archives.map { archive in
             Archive(
-                location: archive.location, size: archive.size, created: Self.iso(archive.date), format: archive.fileExtension,
+                location: archive.location, size: archive.size, created: ISOTime.text(archive.date), format: archive.fileExtension,
                 verified: archive.isTrusted, unverifiedReason: archive.distrust,
                 database: archive.record.map { "\($0.series.host):\($0.series.database)" }, series: archive.record?.series.id,
                 pageCount: archive.record?.pageCount, lastMigration: archive.record?.lastMigration, sha256: archive.record?.sha256,
@@ -74,11 +74,5 @@ public struct BackupListOperation: Sendable {
                 serverSideEncryptionKeyID: archive.record?.serverSideEncryptionKeyID)
         }
         return Report(target: target, archives: archives, latest: (try? catalog.latest())?.location)
-    }
-
-    static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The manifest inside every archive of `dbtool backup`, at
 /// `<folder>/.dbtool-manifest.json`: what was backed up, from which state,

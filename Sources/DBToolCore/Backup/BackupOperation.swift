@@ -1,6 +1,7 @@
 import Crypto
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `dbtool backup`: an archive of the whole database directory (database,
 /// WAL, SHM and every other file), holding one committed state even while
@@ -445,7 +446,7 @@ public struct BackupOperation: Sendable {
         }
         let manifest = BackupManifest(
             dbtoolVersion: DBToolVersion.current, sqliteVersion: Database.sqliteLibVersion,
-            created: ISO8601DateFormatter().string(from: now), folder: folder,
+            created: ISOTime.seconds(now), folder: folder,
             databaseFile: databaseName, journalMode: state.journalMode,
             pageSize: state.pageSize, pageCount: state.pageCount, schemaVersion: state.schemaVersion,
             userVersion: state.userVersion, migrations: state.migrations, files: files,

@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// The database file, its WAL and its SHM, all from one committed state,
 /// read while other processes keep writing, with writers kept waiting as

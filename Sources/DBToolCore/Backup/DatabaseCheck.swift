@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The checks of a restored database.
 enum DatabaseCheck {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Proof that no other process uses a database file, held while its files
 /// are replaced (`dbtool restore`).
@@ -146,7 +146,7 @@ final class DatabaseExclusion {
                     continue
                 }
                 let command = (try? FileSystem.contents("/proc/\(entry)/comm"))
-                    .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
+                    .map { String(decoding: $0, as: UTF8.self).trimmingWhitespace() } ?? "?"
                 users.append((pid, command))
                 break
             }

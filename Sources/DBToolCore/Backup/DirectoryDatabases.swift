@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a directory that a restore would replace holds: the SQLite
 /// databases in it, found by their header whatever their name (`db.sqlite`,

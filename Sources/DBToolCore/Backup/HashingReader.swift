@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import DatabaseKit
+import FoundationEssentials
 
 /// Reads a file ahead on a thread of its own and hashes it on another, so
 /// that reading, SHA-256 and compression on the calling thread overlap (as

@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `dbtool restore --live`: a checked, extracted backup copied into a
 /// database that applications keep using.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `dbtool backup prune REPOSITORY`: the retention rules applied to the
 /// archives of a directory or prefix, as restic's `forget` applies them:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A restore into a directory that is a mount point (a volume's root): the
 /// directory can not be renamed away, nor receive a directory renamed from

@@ -1,5 +1,12 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `dbtool restore ARCHIVE DIR`: the database directory of a backup, back
 /// in DIR, checked, or nothing changed at all.

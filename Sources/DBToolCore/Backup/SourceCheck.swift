@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `PRAGMA quick_check` of a database being backed up, run on a connection
 /// and a thread of its own while the copy streams, so that a backup of a

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool backup verify ARCHIVE`: the archive reads whole, matches its
 /// manifest, and its database passes `integrity_check` and
@@ -34,7 +34,7 @@ public struct VerifyOperation: Sendable {
 
     public func run() throws -> Report {
         let opened = try OpenedArchive.open(archive, objectStore: objectStore, extensions: ArchiveFormat.fileExtensions)
-        let parentPath = temporaryDirectory ?? NSTemporaryDirectory()
+        let parentPath = temporaryDirectory ?? SystemProcess.temporaryDirectory
         removeStaleTempFiles(in: parentPath, prefix: Self.tempPrefix)
         let parent: DirectoryDescriptor
         let scratchName = tempName(prefix: Self.tempPrefix, for: UUID().uuidString)

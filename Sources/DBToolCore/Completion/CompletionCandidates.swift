@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// One value a shell may offer when the user presses TAB, with a short
 /// description for the shells that show one (zsh, fish).

@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import FoundationEssentials
 
 /// Reads the parts of a Litestream configuration file into a
 /// ``LitestreamConfig``, collecting warnings for what dbtool does not use.
@@ -132,7 +131,7 @@ struct ConfigReader {
                 guard let bucket = try entry.string("bucket") ?? defaults.location.nilIfEmpty else {
                     throw DBToolError(.usage, "\(file):\(entry.line): an s3 replica needs its bucket")
                 }
-                let prefix = (try entry.string("path") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+                let prefix = (try entry.string("path") ?? "").trimming("/")
                 replica.location = "s3://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/")
             case "file":
                 guard let path = try entry.string("path"), !path.isEmpty else {
@@ -179,7 +178,7 @@ struct ConfigReader {
             guard let bucket = components.host, !bucket.isEmpty else {
                 throw DBToolError(.usage, "\(file):\(line): url \(url) names no bucket (s3://BUCKET/PREFIX)")
             }
-            let prefix = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let prefix = components.path.trimming("/")
             return "s3://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/")
         case "file":
             return components.path

@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import FoundationEssentials
 
 /// A Litestream configuration file (`litestream.yml`), as `dbtool replicate
 /// --config` and the fleet commands read it: the databases (`dbs:`, each with
@@ -122,12 +121,11 @@ public struct LitestreamConfig: Sendable {
             throw DBToolError(.usage, "\(path) is not UTF-8 text: --config takes a YAML file such as /etc/litestream.yml")
         }
         let expanded = EnvironmentExpansion.expand(text, environment: environment, processID: processID)
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: expanded)
+            root = try YAMLParser.compose(expanded)
         } catch {
-            let reason = "\(error)".replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\\n", with: " ")
-            throw DBToolError(.usage, "\(path) is not YAML: \(reason)", hint: "Check the indentation near the line named.")
+            throw DBToolError(.usage, "\(path) is not YAML: \(error)", hint: "Check the indentation near the line named.")
         }
         guard let root else { throw DBToolError(.usage, "\(path) is empty: it lists no databases under dbs:") }
         var reader = ConfigReader(file: path)

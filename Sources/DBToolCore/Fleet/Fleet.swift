@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// One command over many databases (`--database` given several times, or
 /// as a glob; `init DIR...`): each database in turn on one of ``jobs``

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An exclusive lock between dbtool processes: `flock` on a lock file in the
 /// database's directory. Never on the database, WAL or SHM files: closing a
@@ -86,7 +86,7 @@ final class ExclusiveLock {
                 // A killed holder's note (its upload), for this run to clean up after it.
                 let previous = (try? descriptor.read(fromAbsoluteOffset: 0, count: Self.maximumContentSize)) ?? []
                 let note = String(decoding: previous, as: UTF8.self).split(separator: "\n", maxSplits: 1).dropFirst().first
-                previousNote = note.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+                previousNote = note.map { $0.trimmingWhitespace() }.flatMap { $0.isEmpty ? nil : $0 }
                 // For messages only: a failure to write it is harmless.
                 try? descriptor.resize(to: 0)
                 try? descriptor.writeAll(toAbsoluteOffset: 0, Array("\(SystemProcess.currentID) \(purpose.command)\n".utf8))
@@ -133,14 +133,14 @@ final class ExclusiveLock {
         let environment = ProcessInfo.processInfo.environment
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, FileSystem.isWritable(runtime) { return runtime + "/dbtool" }
         if SystemProcess.effectiveUserID == 0 && FileSystem.isWritable("/run") { return "/run/dbtool" }
-        return NSTemporaryDirectory().replacingOccurrences(of: "//", with: "/") + "dbtool-\(SystemProcess.effectiveUserID)"
+        return SystemProcess.temporaryDirectory.replacing("//", with: "/") + "dbtool-\(SystemProcess.effectiveUserID)"
     }
 
     /// Keeps `text` (one line) in the lock file, for the next run if this
     /// one is killed; an empty text clears it. Best effort: a failure to
     /// write it only loses the clean-up after a kill.
     func note(_ text: String) {
-        let line = text.replacingOccurrences(of: "\n", with: " ")
+        let line = text.replacing("\n", with: " ")
         let content = "\(SystemProcess.currentID) \(command)\n" + (line.isEmpty ? "" : line + "\n")
         guard content.utf8.count <= Self.maximumContentSize else { return }
         try? descriptor.resize(to: 0)
@@ -150,7 +150,7 @@ final class ExclusiveLock {
     /// Who holds a lock, from its file's content: `PID COMMAND` (a pid alone
     /// from dbtool 0.4).
     private static func holder(_ content: String, default purpose: Purpose) -> (pid: String, command: String, activity: String) {
-        let fields = content.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 1).map(String.init)
+        let fields = content.trimmingWhitespace().split(separator: " ", maxSplits: 1).map(String.init)
         let pid = fields.first.flatMap { Int32($0) }.map(String.init) ?? "unknown"
         guard fields.count == 2, fields[1].hasPrefix("dbtool "), fields[1] != purpose.command else {
             return (pid, purpose.command, purpose.activity)

@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool check`: is the database sound? `PRAGMA quick_check` (or
 /// `integrity_check` with ``full``), `PRAGMA foreign_key_check`, and what

@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `dbtool checkpoint`: checkpoints the WAL and reports what it did, never
 /// making the application's writers wait for it.

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// What one run of a command leaves for monitoring (`--metrics-file`).
 public struct RunMetrics: Sendable {
@@ -226,7 +226,7 @@ public enum MetricsFile {
     private static func dbtoolSamples(_ lines: [Substring]) -> [String: String] {
         var samples: [String: String] = [:]
         for line in lines where !line.hasPrefix("#") && isDBToolLine(line) {
-            guard let close = line.range(of: "} ", options: .backwards) else { continue }
+            guard let close = line.ranges(of: "} ").last else { continue }
             samples[String(line[..<close.lowerBound]) + "}"] = String(line[close.upperBound...])
         }
         return samples
@@ -252,11 +252,11 @@ public enum MetricsFile {
 
     /// A label value as the text format escapes it.
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+            .replacing("\n", with: "\\n")
     }
 
-    private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+    private static func seconds(_ value: Double) -> String { Decimals.text(value, places: 3) }
 }
 
 /// The lines of Prometheus's text exposition format, as a metrics file may

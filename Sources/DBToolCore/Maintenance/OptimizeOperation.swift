@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `dbtool optimize`: keeps the query planner's statistics current, cheaply
 /// enough for a nightly cron job.

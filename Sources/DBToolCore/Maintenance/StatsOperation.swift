@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool stats`: where a database's space goes, and its settings, read in
 /// one read transaction (SQLite's `dbstat` table for the space of each

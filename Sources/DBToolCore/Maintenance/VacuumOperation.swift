@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// `dbtool vacuum`: gives free pages back to the file system.
 ///

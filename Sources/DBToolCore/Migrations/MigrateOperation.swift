@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// Where `dbtool migrate --to` goes.
 public enum MigrationTarget: Sendable, Equatable {

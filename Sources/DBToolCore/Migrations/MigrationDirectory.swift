@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A directory of migration files (`--migrations DIR`), in version order.
 ///

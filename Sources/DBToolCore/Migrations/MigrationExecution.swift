@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// A failure after part of the work was done and stays done: the report
 /// of that part is printed before the error.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One migration: a file `VERSION_name.sql`, or a golang-migrate pair
 /// `VERSION_name.up.sql` + `VERSION_name.down.sql`.
@@ -189,7 +189,7 @@ public struct MigrationFile: Sendable, Equatable {
     }
 
     static func isCommentOrBlank(_ line: String) -> Bool {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         return trimmed.isEmpty || trimmed.hasPrefix("--")
     }
 }

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The other `dbtool migrate` operations: status, rollback, repair, baseline, new.
 public struct MigrationMaintenance: Sendable {
@@ -194,11 +194,7 @@ public struct MigrationMaintenance: Sendable {
         } else if directory.migrations.isEmpty {
             versionText = "0001"
         } else {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyyMMddHHmmss"
-            versionText = formatter.string(from: now)
+            versionText = ISOTime.compact(now)
         }
         let path = URL(fileURLWithPath: migrationsPath).appendingPathComponent("\(versionText)_\(name).sql").path
         guard !FileSystem.exists(path) else {

@@ -57,7 +57,7 @@ struct MigrationMarker: Equatable {
     /// - throws: ``Unsupported`` for a line written as a marker that dbtool
     ///   does not understand (an unknown annotation or option, a typo).
     static func parse(_ line: String) throws -> MigrationMarker? {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         guard trimmed.hasPrefix("--") else { return nil }
         let body = trimmed.dropFirst(2).drop(while: { $0 == " " || $0 == "\t" })
         if body.hasPrefix("migrate:") {

@@ -1,5 +1,11 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The up and down sections of a migration's text, found by its markers
 /// (``MigrationMarker``) in one pass over its bytes, in chunks: a migration
@@ -243,7 +249,7 @@ struct MigrationSections {
             var text = String(decoding: lineBytes, as: UTF8.self)
             if line == 0 {
                 text = MigrationSections.withoutByteOrderMark(text)
-                hasNoTransactionDirective = text.trimmingCharacters(in: .whitespaces) == MigrationFile.noTransactionDirective
+                hasNoTransactionDirective = text.trimmingSpaces() == MigrationFile.noTransactionDirective
             }
             if firstSQLLine == nil && !MigrationFile.isCommentOrBlank(text) { firstSQLLine = line }
             do {
@@ -252,7 +258,7 @@ struct MigrationSections {
                 return marker
             } catch let unsupported as MigrationMarker.Unsupported {
                 throw DBToolError(
-                    .dataError, "\(path):\(line + 1): `\(text.trimmingCharacters(in: .whitespaces))`: \(unsupported.reason)",
+                    .dataError, "\(path):\(line + 1): `\(text.trimmingSpaces())`: \(unsupported.reason)",
                     hint: "dbtool never runs a file whose markers it does not understand: fix or remove that line.")
             }
         }

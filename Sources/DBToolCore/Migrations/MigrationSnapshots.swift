@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// Snapshots taken before migrating (`dbtool migrate --snapshot`), and the
 /// way back (`dbtool migrate restore-snapshot`), for migrations without a
@@ -48,7 +48,7 @@ public enum MigrationSnapshots {
     public static func latest(_ location: DatabaseLocation) -> String? {
         let recordPath = location.directoryPath + "/" + recordFileName
         guard let bytes = try? FileSystem.contents(recordPath) else { return nil }
-        let recorded = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let recorded = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
         guard !recorded.isEmpty else { return nil }
         return recorded.hasPrefix("/") ? recorded : location.directoryPath + "/" + recorded
     }

@@ -1,4 +1,10 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Where a migration's text is: its file, read again in chunks each time it
 /// is needed (a migration may be hundreds of megabytes, and is never held

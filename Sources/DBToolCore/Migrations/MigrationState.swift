@@ -1,6 +1,6 @@
 import Crypto
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// What the files and the migrations table say together: the input of
 /// `migrate`, `migrate status` and the safety checks.
@@ -158,7 +158,7 @@ extension MigrationFile {
                 try statements.next()
             }
             guard let statement else { break }
-            let range = sql.range(of: statement.sql, range: searchStart..<sql.endIndex)
+            let range = sql[searchStart...].firstRange(of: statement.sql)
             try wrappingErrors(
                 sql: sql, firstLine: firstLine, file: file, direction: direction, statementSQL: statement.sql,
                 from: range?.lowerBound ?? searchStart
@@ -179,14 +179,14 @@ extension MigrationFile {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && Interruption.isRequested {
             // A signal stopped the statement (a deploy's timeout, a systemd
             // stop): the transaction rolls back; nothing is wrong with the file.
-            let name = (path as NSString).lastPathComponent
+            let name = URL(fileURLWithPath: path).lastPathComponent
             throw DBToolError(.interrupted, "interrupted by \(Interruption.signalName): nothing of \(name) was \(direction.pastTense)")
         } catch let error as DatabaseError {
             // A compile error carries the rest of the section from the failing
             // statement on: name only that statement.
             let failingSQL = statementSQL ?? error.sql.map(Self.firstStatement)
             var start = position ?? sql.startIndex
-            if let failingSQL, let range = sql.range(of: failingSQL, range: start..<sql.endIndex) { start = range.lowerBound }
+            if let failingSQL, let range = sql[start...].firstRange(of: failingSQL) { start = range.lowerBound }
             let line = firstLine + sql[..<start].filter { $0 == "\n" }.count
             let statementText = failingSQL.map { " in `\(Self.quoted($0))`" } ?? ""
             throw DBToolError(
@@ -212,11 +212,11 @@ extension MigrationFile {
     static func firstStatement(of sql: String) -> String {
         var lines: [Substring] = []
         for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingSpaces()
             if lines.isEmpty && (trimmed.isEmpty || trimmed.hasPrefix("--")) { continue }
             lines.append(line)
             if trimmed.hasSuffix(";") { break }
         }
-        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return lines.joined(separator: "\n").trimmingWhitespace()
     }
 }

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The table where dbtool records applied SQL-file migrations:
 ///

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// A script read in chunks, cut into batches of whole statements of about
 /// 256 KiB, so that a migration of any size runs in bounded

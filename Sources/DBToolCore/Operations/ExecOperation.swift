@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool exec`: runs SQL, with bound arguments, and prints the rows of the
 /// statements that return some.

@@ -1,5 +1,11 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `dbtool init DIR`: a dedicated directory and an empty database in it.
 public struct InitOperation: Sendable {

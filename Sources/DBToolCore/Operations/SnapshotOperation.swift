@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool snapshot`: a consistent, standalone single-file copy of the
 /// database, taken while other processes keep writing.
@@ -154,7 +154,7 @@ public struct SnapshotOperation: Sendable {
         guard outputDirectory != nil else { return report }
         let identity = IdentityPlan(database.location, writing: true).keep()
         let record = SeriesRecord(
-            series: identity, file: name, size: size, created: BackupListOperation.iso(now), dbtoolVersion: DBToolVersion.current,
+            series: identity, file: name, size: size, created: ISOTime.text(now), dbtoolVersion: DBToolVersion.current,
             pageCount: pageCount)
         let snapshots = ArchiveRepository(repository)
         try snapshots.writeSmall(SeriesRecord.name(of: name), try record.encoded())

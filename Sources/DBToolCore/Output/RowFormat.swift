@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// How `dbtool exec` prints result rows. Every format tells NULL from an
 /// empty string.
@@ -105,7 +105,7 @@ public final class RowWriter {
         guard let header = tableRows.first else { return }
         let widths = header.indices.map { column in tableRows.map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+            zip(cells, widths).map { $0.padded(to: $1) }
                 .joined(separator: "  ").trimmingTrailingSpaces() + "\n"
         }
         try write(line(header))
@@ -139,7 +139,7 @@ private func escapedTableText(_ text: String) -> String {
 
 private func csvField(_ text: String) -> String {
     let needsQuotes = text.isEmpty || text.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-    return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    return needsQuotes ? "\"" + text.replacing("\"", with: "\"\"") + "\"" : text
 }
 
 private func csvValue(_ value: DatabaseValue) -> String {
@@ -201,7 +201,7 @@ func jsonString(_ text: String) -> String {
         case "\r": result += "\\r"
         case "\t": result += "\\t"
         case _ where scalar.value < 0x20:
-            result += String(format: "\\u%04x", scalar.value)
+            result += "\\u" + Decimals.hex(scalar.value, width: 4)
         default:
             result.unicodeScalars.append(scalar)
         }
@@ -210,7 +210,7 @@ func jsonString(_ text: String) -> String {
 }
 
 private func hexLiteral(_ data: Data) -> String {
-    "x'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+    "x'" + data.map { Decimals.hex($0, width: 2, uppercase: true) }.joined() + "'"
 }
 
 extension String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `dbtool restore REPLICA DIR --follow`: keeps a restored database current
 /// with its replica, a read-only copy for readers elsewhere, until SIGTERM.

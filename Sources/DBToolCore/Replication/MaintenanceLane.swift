@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The work of a replication that never holds up level-0 shipping, on a
 /// thread of its own with its own connection to the store: writing and
@@ -120,7 +120,7 @@ final class MaintenanceLane: @unchecked Sendable {
             mail.stop = true
             mail.cancelPlan = true
         }
-        while mail.withLock({ $0.running }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while mail.withLock({ $0.running }) && Date() < deadline { WorkerThreads.pause(seconds: 0.02) }
         mail.withLock { $0.plan }?.finish()
     }
 
@@ -150,7 +150,7 @@ final class MaintenanceLane: @unchecked Sendable {
             if compactionLevels != nil { maintain(&compaction, &lastRetention) }
             let wake = Date().addingTimeInterval(1)
             while Date() < wake, !isStopping, mail.withLock({ $0.plan == nil && $0.startImage == nil }) {
-                Thread.sleep(forTimeInterval: 0.05)
+                WorkerThreads.pause(seconds: 0.05)
             }
         }
     }
@@ -173,7 +173,7 @@ final class MaintenanceLane: @unchecked Sendable {
                 // A second signal, or the shutdown's deadline: give up.
                 if isStopping && Interruption.isRequested { return }
                 let wake = Date().addingTimeInterval(2)
-                while Date() < wake && !(isStopping && Interruption.isRequested) { Thread.sleep(forTimeInterval: 0.05) }
+                while Date() < wake && !(isStopping && Interruption.isRequested) { WorkerThreads.pause(seconds: 0.05) }
             }
         }
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `dbtool replicate status REPLICA`: what a replica holds, level by level,
 /// its last TXID and when it was written, and how far behind now that is.

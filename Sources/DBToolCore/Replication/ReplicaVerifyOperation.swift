@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `dbtool replicate verify REPLICA`: reads every file of a replica whole,
 /// checking its CRC-64 and that its header is the one its name promises,

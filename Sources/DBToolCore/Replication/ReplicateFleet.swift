@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// Several databases replicated by one process (`replicate --config`), each
 /// by its own ``ReplicateOperation`` on its own thread, until SIGTERM or

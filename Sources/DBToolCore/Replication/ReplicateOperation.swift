@@ -1,4 +1,11 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `dbtool replicate`: ships every committed transaction of a live WAL
 /// database to a replica (a directory or an `s3://` prefix) within the sync

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// Ships the committed transactions of a live WAL database as LTX files
 /// into an outbox directory (`ltx/0/<min TXID>-<max TXID>.ltx`), in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The outbox: level-0 files written by the session, waiting for their
 /// upload, in a private directory beside the database

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// `dbtool schema`: reads the schema of an existing database, without writing.
 ///
@@ -53,8 +53,8 @@ extension SchemaReport {
             let nameWidth = table.columns.map(\.name.count).max() ?? 0
             let typeWidth = table.columns.map(\.type.count).max() ?? 0
             for column in table.columns {
-                var line = "  " + column.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
-                line += "  " + column.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0)
+                var line = "  " + column.name.padded(to: nameWidth)
+                line += "  " + column.type.padded(to: typeWidth)
                 var attributes: [String] = []
                 if column.primaryKeyIndex > 0 {
                     attributes.append(table.primaryKey.count > 1 ? "PRIMARY KEY (\(column.primaryKeyIndex))" : "PRIMARY KEY")

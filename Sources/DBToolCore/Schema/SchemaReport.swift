@@ -181,7 +181,7 @@ extension SchemaReport {
     static func virtualModule(_ sql: String) -> String? {
         let words = sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" }).prefix(6).map { $0.uppercased() }
         guard words.count >= 2, words[0] == "CREATE", words[1] == "VIRTUAL",
-            let using = sql.range(of: "USING", options: .caseInsensitive)
+            let using = sql.firstRange(of: /(?i)using/)
         else { return nil }
         let module = sql[using.upperBound...].drop(while: \.isWhitespace).prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
         return module.isEmpty ? nil : module.lowercased()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The archives of a repository as dbtool can attribute and trust them.
 ///

@@ -1,4 +1,10 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A local archive, opened once and read through that one descriptor: the
 /// inspection and the extraction of a restore are one pass over the same

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The name of a file of a series: `STEM-yyyyMMddTHHmmss.mmmZ.EXT`, an
 /// archive of `dbtool backup --output-dir` or `--to` (EXT: an archive

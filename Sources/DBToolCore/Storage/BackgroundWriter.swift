@@ -1,4 +1,5 @@
-import Foundation
+import DatabaseKit
+import FoundationEssentials
 
 /// Writes an archive's bytes to a file descriptor on a thread of its own, so
 /// that `write(2)` (the copy into the page cache) overlaps compression on

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// A ring of three 1 MiB buffers handed between a caller and one thread of
 /// its own: the shared part of ``HashingReader`` and ``BackgroundWriter``.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An archive opened for one reading, front to back: by a restore or a
 /// verify. Opened once, read once.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Retention applied to a repository: the one code behind `backup --keep…`
 /// (after a successful backup) and `backup prune`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The layout of archives over a ``Store``: each archive an object at the
 /// store's root, named after its database and time

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which archives of a series to keep, with the semantics of restic's
 /// `forget --keep-*` (as Debian's restic 0.14 applies them): `--keep N`
@@ -125,7 +125,7 @@ public struct KeepWithin: Sendable, Equatable, Codable, CustomStringConvertible 
 
     /// Parses `text`; nil when it is not a duration of that form.
     public init?(_ text: String) {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(text.trimmingSpaces())
         guard !rest.isEmpty else { return nil }
         while !rest.isEmpty {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }

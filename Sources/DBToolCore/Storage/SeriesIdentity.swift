@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Which database a series of snapshots or archives, or a replica, belongs
 /// to: the database's identity (``DatabaseIdentity``), and the host and

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where dbtool keeps what it writes away from the database: archives and
 /// their records, a replica's LTX files. One interface, two backends: a

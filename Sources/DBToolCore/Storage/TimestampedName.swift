@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The names of a series of files written at different times:
 /// `<stem>-<yyyyMMdd>T<HHmmss>.<mmm>Z.<extension>`, in UTC, to the

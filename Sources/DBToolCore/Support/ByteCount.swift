@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sizes as dbtool prints them: "1.5 GiB", "12.0 MiB", "512 B".
 public enum ByteCount {
@@ -11,7 +11,7 @@ public enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+        return unit == 0 ? "\(bytes) B" : Decimals.text(value, places: 1) + " " + units[unit]
     }
 
     /// The bytes `text` names: a whole number with an optional unit, `512`,
@@ -20,7 +20,7 @@ public enum ByteCount {
     public static func parse(_ text: String) -> Int64? {
         let digits = text.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let value = Int64(digits) else { return nil }
-        let unit = text.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).uppercased()
+        let unit = text.dropFirst(digits.count).trimmingSpaces().uppercased()
         let shifts: [String: Int64] = [
             "": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30,
         ]

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// The exit statuses of dbtool, after sysexits(3): scripts act on them.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
@@ -178,7 +178,7 @@ public struct DBToolError: ReportableError, CustomStringConvertible, Sendable {
 /// "5 s", "0.5 s": never traps, whatever the value.
 func formatSeconds(_ seconds: TimeInterval) -> String {
     if seconds == seconds.rounded(), let whole = Int(exactly: seconds) { return "\(whole) s" }
-    return String(format: "%.1f s", seconds)
+    return Decimals.text(seconds, places: 1) + " s"
 }
 
 extension DatabaseError {

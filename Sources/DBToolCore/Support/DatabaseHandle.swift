@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// One database as dbtool's operations reach it: where it is, how long to
 /// wait for its locks, and the policy they all follow. The database must
@@ -53,10 +54,7 @@ public struct DatabaseHandle: Sendable, Equatable {
     /// journal header: a transaction that may have been left unfinished by a
     /// crash (a "hot journal"), or one a live writer is running.
     private var hasJournalOfCrashedTransaction: Bool {
-        guard let journal = FileHandle(forReadingAtPath: location.filePath + "-journal") else { return false }
-        defer { try? journal.close() }
-        let header = (try? journal.read(upToCount: 8)) ?? Data()
-        return header == Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7])
+        FileSystem.prefix(location.filePath + "-journal", count: 8) == [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
     }
 
     /// Lets SQLite roll back the transaction a crash left unfinished, as it
@@ -122,7 +120,7 @@ public struct DatabaseHandle: Sendable, Equatable {
         var encoded = ""
         for scalar in path.unicodeScalars {
             switch scalar {
-            case "%", "?", "#": encoded += String(format: "%%%02X", scalar.value)
+            case "%", "?", "#": encoded += "%" + Decimals.hex(scalar.value, width: 2, uppercase: true)
             default: encoded.unicodeScalars.append(scalar)
             }
         }

@@ -1,6 +1,6 @@
 import Crypto
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// Where a database is: `--database PATH` names the dedicated directory that
 /// `dbtool init` creates (the file inside it is `db.sqlite`, or `--file-name`),

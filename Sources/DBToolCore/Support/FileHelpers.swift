@@ -1,4 +1,10 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Removes a database file and its companions (WAL, SHM, journal).
 func removeDatabaseFiles(_ path: String) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A path given by a user (an argument, an option, a variable), made
 /// absolute: the one place where dbtool turns what was typed into a path.

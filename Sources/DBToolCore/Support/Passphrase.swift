@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The passphrase of an encrypted archive, from a file (`--passphrase-file`),
 /// the output of a command (`--passphrase-command "pass show backup"`), or

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// SQL read from a file or a stream (`exec --file`, stdin, migration
 /// files): UTF-8 text without a NUL byte. SQLite reads SQL up to its first

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -138,8 +138,21 @@ enum FileSystem {
         return names.sorted()
     }
 
+    /// The first `count` bytes of a file (fewer when it is shorter), or nil
+    /// when it can not be read; a FIFO there is never waited on.
+    static func prefix(_ path: String, count: Int) -> [UInt8]? {
+        // Non-blocking: a FIFO in the file's place must not hang the open.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, count) }
+        return read < 0 ? nil : Array(bytes.prefix(read))
+    }
+
     /// The whole content of a regular file (a FIFO or a device there is
     /// refused, never waited on).
+
     static func contents(_ path: String) throws -> [UInt8] {
         let (descriptor, _) = try FileDescriptor.openRegularFile(path)
         defer { descriptor.close() }
@@ -229,6 +242,20 @@ enum SystemProcess {
 
     /// The effective user of this process.
     static var effectiveUserID: uid_t { geteuid() }
+
+    /// The effective user's home directory (`$HOME` is the caller's to
+    /// read first), or nil when the user has no entry.
+    static var homeDirectory: String? {
+        guard let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+
+    /// Where temporary files go: `$TMPDIR`, else `/tmp`, with a trailing
+    /// slash (what Foundation's `NSTemporaryDirectory()` answers).
+    static var temporaryDirectory: String {
+        guard let directory = getenv("TMPDIR").map({ String(cString: $0) }), !directory.isEmpty else { return "/tmp/" }
+        return directory.hasSuffix("/") ? directory : directory + "/"
+    }
 
     /// The effective user's name, or its number when it has none.
     static var userName: String {

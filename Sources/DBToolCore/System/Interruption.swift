@@ -1,5 +1,6 @@
 import DatabaseKit
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -61,15 +62,12 @@ public enum Interruption {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wakeUp.store(ends[1], ordering: .relaxed)
         let readEnd = ends[0]
-        let watcher = Thread {
-            blockInCurrentThread()
+        WorkerThreads.start(name: "signals") { _ in
             var byte: UInt8 = 0
             while retryingInterrupted({ read(readEnd, &byte, 1) }) < 0 {}
             let pending = actions.withLock { Array($0.actions.values) }
             for action in pending { action() }
         }
-        watcher.name = "dbtool-signals"
-        watcher.start()
     }
 
     /// Runs `action` (on another thread) when SIGINT or SIGTERM arrives,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 extension ArchiveFormat: ExpressibleByArgument {}
 
@@ -242,8 +242,8 @@ struct CreateBackupCommand: ParsableCommand {
                 var text = """
                     Backup of \(report.database) written to \(report.archive)
                     \(report.files) files, \(ByteCount.text(report.sourceBytes)) archived in \(ByteCount.text(report.bytes)) \
-                    (\(report.format)); writers waited \(String(format: "%.3f", report.lockSeconds)) s; \
-                    \(String(format: "%.1f", report.seconds)) s in all.
+                    (\(report.format)); writers waited \(Decimals.text(report.lockSeconds, places: 3)) s; \
+                    \(Decimals.text(report.seconds, places: 1)) s in all.
                     """
                 if !report.skipped.isEmpty { text += "\nSkipped (not regular files): \(report.skipped.joined(separator: ", "))" }
                 if let sha256 = report.sha256 { text += "\nSHA-256 \(sha256)" }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 struct ExecCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,12 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

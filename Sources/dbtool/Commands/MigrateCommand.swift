@@ -1,7 +1,7 @@
 import ArgumentParser
 import DBToolCore
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// Where the migration files are.
 struct MigrationsOptions: ParsableArguments {
@@ -151,7 +151,7 @@ func describe(_ report: MigrateOperation.Report) -> String {
         let arrow = step.direction == "up" ? "applied" : "rolled back"
         if report.dryRun {
             lines.append("would run \(step.direction) \(step.file):")
-            lines.append((step.sql ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+            lines.append((step.sql ?? "").trimmingWhitespace())
         } else {
             lines.append("\(arrow) \(step.file) (\(step.durationMs ?? 0) ms)")
         }
@@ -213,7 +213,7 @@ func describe(_ report: MigrationMaintenance.StatusReport) -> String {
     for entry in report.migrations {
         let file = entry.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "\(entry.version)_\(entry.name) (no file)"
         lines.append(
-            "\(entry.status.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(file)\(entry.appliedAt.map { "  (\($0))" } ?? "")"
+            "\(entry.status.rawValue.padded(to: 12)) \(file)\(entry.appliedAt.map { "  (\($0))" } ?? "")"
         )
     }
     var counts = ["\(report.pendingCount) pending"]

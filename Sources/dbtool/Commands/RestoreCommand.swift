@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -159,7 +159,7 @@ struct RestoreCommand: ParsableCommand {
             text: { report in
                 if let skipped = report.skipped { return "Nothing restored: \(skipped).\n" }
                 return "Restored \(report.directory) from \(report.archive)"
-                    + (report.replica.map { " at TXID \($0.txid) (\(ISO8601DateFormatter().string(from: $0.time)), \($0.files) files)" }
+                    + (report.replica.map { " at TXID \($0.txid) (\(ISOTime.seconds($0.time)), \($0.files) files)" }
                         ?? "")
                     + (report.live
                         ? " in place (live; writers waited \(report.writerStallMs ?? 0) ms)"

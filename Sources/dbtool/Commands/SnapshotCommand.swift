@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 struct SnapshotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,11 +61,11 @@ struct StatsCommand: ParsableCommand {
             let width = report.objects.map(\.name.count).max() ?? 4
             lines.append("")
             lines.append(
-                "  " + "name".padding(toLength: width, withPad: " ", startingAt: 0) + "  type   pages       bytes"
+                "  " + "name".padded(to: width) + "  type   pages       bytes"
                     + (rows ? "        rows" : ""))
             for object in report.objects {
-                var line = "  " + object.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                line += "  " + object.type.padding(toLength: 5, withPad: " ", startingAt: 0)
+                var line = "  " + object.name.padded(to: width)
+                line += "  " + object.type.padded(to: 5)
                 line += String(object.pages).padded(7) + String(object.bytes).padded(12)
                 if rows { line += (object.rows.map(String.init) ?? "").padded(12) }
                 lines.append(line)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DBToolCore
-import Foundation
+import FoundationEssentials
 
 /// The completions that read the disk when the user presses TAB (through
 /// ArgumentParser's custom completion: the shell runs `dbtool ---completion
@@ -60,7 +60,7 @@ extension CompletionKind {
                 return candidate.value
             }
             switch shell {
-            case .zsh?: return candidate.value.replacingOccurrences(of: ":", with: "\\:") + ":" + description
+            case .zsh?: return candidate.value.replacing(":", with: "\\:") + ":" + description
             case .fish?: return candidate.value + "\t" + description
             default: return candidate.value
             }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// Writes pages into a SQLite database file that readers use, as one
 /// transaction of SQLite's own rollback journal, with SQLite's locks taken

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Compaction and retention of a replica, so that a restore reads a
 /// bounded number of files and the replica a bounded amount of storage.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The layout of a replica over a ``Store``, as Litestream 0.5 writes it,
 /// so that Litestream reads what dbtool writes and the other way round: LTX

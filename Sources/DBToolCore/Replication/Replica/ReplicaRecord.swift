@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which database a replica belongs to: `dbtool-replica.json` beside its
 /// `ltx/` levels (or under its prefix), written once by the first

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A database rebuilt from a replica's LTX files (``RestorePlan``) into a
 /// staging directory: each file read once, its checksum verified as it is
@@ -69,7 +69,7 @@ struct ReplicaRestore {
         switch target {
         case .latest: "now"
         case .txid(let txid): "TXID \(LTXFileName.hex(txid))"
-        case .time(let time): ISO8601DateFormatter().string(from: time)
+        case .time(let time): ISOTime.seconds(time)
         }
     }
 }

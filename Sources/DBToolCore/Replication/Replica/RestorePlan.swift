@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The files that rebuild a replica's database at a target: the newest
 /// snapshot at or before it (level 9, or a level-0 file that starts at TXID

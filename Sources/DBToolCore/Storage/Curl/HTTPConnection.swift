@@ -1,5 +1,5 @@
 internal import DBToolCurl
-import Foundation
+import FoundationEssentials
 
 /// One HTTP request, as the object store client builds it.
 struct HTTPRequest {
@@ -209,14 +209,14 @@ final class HTTPConnection {
         }
 
         func header(_ line: UnsafeRawBufferPointer) {
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: line, as: UTF8.self).trimmingWhitespace()
             if text.hasPrefix("HTTP/") {
                 // A new response (after a redirect or 100 Continue): start over.
                 headers = [:]
                 status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
             } else if let colon = text.firstIndex(of: ":") {
                 let name = text[..<colon].lowercased()
-                headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[name] = text[text.index(after: colon)...].trimmingSpaces()
             }
         }
 

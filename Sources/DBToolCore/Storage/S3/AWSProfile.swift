@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The profile of the AWS shared files that applies, chosen as botocore
 /// (the AWS CLI v1, boto3) chooses it: `--profile`, else
@@ -39,7 +39,7 @@ struct AWSProfile: Sendable {
     /// The profile `name`, which must exist when `selectedBy` names what
     /// chose it (an option, a variable, another profile's `source_profile`).
     init(name: String, selectedBy: String?, environment: [String: String]) throws {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? SystemProcess.homeDirectory ?? "/"
         credentialsFile = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
         configFile = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
         (self.name, self.selectedBy) = (name, selectedBy)
@@ -110,16 +110,16 @@ struct ProfileFile {
         var parent: String?
         for rawLine in text.split(whereSeparator: \.isNewline) {
             let indented = rawLine.first == " " || rawLine.first == "\t"
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") && line.hasSuffix("]") {
-                current = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+                current = line.dropFirst().dropLast().trimmingSpaces()
                 parent = nil
                 continue
             }
             guard let current, let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingSpaces().lowercased()
+            let value = line[line.index(after: equals)...].trimmingSpaces()
             if indented, let parent {
                 sections[current, default: [:]]["\(parent).\(key)"] = value
                 continue

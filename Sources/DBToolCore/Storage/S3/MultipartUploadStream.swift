@@ -1,6 +1,6 @@
 import Crypto
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// An archive streamed to object storage while it is written: bytes fill a
 /// part buffer; each full part is uploaded by one of `threads` workers

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An address in S3-compatible object storage: `s3://BUCKET/KEY`.
 ///

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// An object read once, front to back. Its first block comes with one
 /// ranged GET: the small objects most reads are (the level-0 files of each

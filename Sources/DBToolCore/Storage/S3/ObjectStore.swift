@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// A client of one S3-compatible object store: the requests dbtool makes
 /// (list, head, ranged get, multipart upload, copy, delete), each retried
@@ -436,9 +436,9 @@ final class ObjectStore {
                 attempt += 1
                 let delay = min(Self.maximumBackoff, Self.initialBackoff * Double(1 << min(attempt - 1, 10)))
                 if cleanup {
-                    Thread.sleep(forTimeInterval: min(delay, 0.5))
+                    WorkerThreads.pause(seconds: min(delay, 0.5))
                 } else if !interruptible {
-                    Thread.sleep(forTimeInterval: delay * Double.random(in: 0.5...1))
+                    WorkerThreads.pause(seconds: delay * Double.random(in: 0.5...1))
                 } else {
                     try Interruption.sleep(seconds: delay * Double.random(in: 0.5...1))
                 }
@@ -501,7 +501,7 @@ final class ObjectStore {
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacing("&", with: "&amp;").replacing("\"", with: "&quot;")
+            .replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How to reach the object store: the options every `s3://` command shares,
 /// with the AWS environment variables as defaults.
@@ -109,7 +109,7 @@ struct ObjectEndpoint: Sendable, Equatable {
         if pathStyle || bucket.contains(".") {
             url = base + "/" + bucket + (key.isEmpty ? "" : path)
         } else {
-            url = base.replacingOccurrences(of: "://", with: "://\(bucket).") + path
+            url = base.replacing("://", with: "://\(bucket).") + path
         }
         if !query.isEmpty {
             // Sorted and fully encoded: that is SigV4's canonical query string,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A store under a prefix of S3-compatible object storage
 /// (`s3://BUCKET/PREFIX/`): objects stream up as they are written
@@ -21,7 +21,7 @@ final class S3Store: Store {
     var description: String { prefix.description }
     var kind: StoreKind { .objectStorage }
     var listsExactTimes: Bool { false }
-    var stagingDirectory: String { NSTemporaryDirectory() }
+    var stagingDirectory: String { SystemProcess.temporaryDirectory }
     var localPath: String? { nil }
 
     func prepareForWriting(creating: Bool) throws {}
@@ -92,16 +92,5 @@ final class S3Store: Store {
             if (try? client.abortMultipartUpload(location, uploadId: upload.uploadId)) != nil { aborted = true }
         }
         return aborted
-    }
-}
-
-/// HTTP dates (`Sat, 28 Nov 2026 02:23:55 GMT`), as `Last-Modified` gives them.
-enum HTTPDate {
-    static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
     }
 }

@@ -1,5 +1,11 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// What an AWS Signature Version 4 needs besides the request: the scope
 /// and the key.
@@ -53,12 +59,8 @@ struct SignatureV4: Sendable {
 
     /// `20261127T143000Z`.
     static func timestamp(_ time: Int) -> String {
-        var seconds = time_t(time)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min,
-            parts.tm_sec)
+        let digits = ISOTime.compact(Date(timeIntervalSince1970: Double(time)))
+        return digits.prefix(8) + "T" + digits.suffix(6) + "Z"
     }
 
     /// The host (with its port when the URL gives one, as libcurl sends
@@ -67,7 +69,7 @@ struct SignatureV4: Sendable {
     /// SigV4 encodes them.
     static func parts(of url: String) -> (host: String, path: String, query: Substring) {
         var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
         let hostEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let host = String(rest[..<hostEnd])
         rest = rest[hostEnd...]

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where dbtool finds its key: the AWS SDKs' default credential chain, in
 /// botocore's order (the AWS CLI v1, boto3). The first source present wins:

@@ -1,5 +1,5 @@
 import DatabaseKit
-import Foundation
+import FoundationEssentials
 
 /// A place temporary keys come from, asked again before they expire.
 protocol CredentialSource: Sendable {

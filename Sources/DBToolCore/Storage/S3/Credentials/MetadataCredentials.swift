@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The keys of an ECS task or an EKS pod identity: the container
 /// credentials endpoint, `http://169.254.170.2` +
@@ -51,7 +51,7 @@ struct ContainerCredentials: CredentialSource {
                 let (descriptor, _) = try FileDescriptor.openRegularFile(tokenFile)
                 defer { descriptor.close() }
                 authorization = String(decoding: try descriptor.readToEnd(limit: 16 * 1024), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                    .trimmingWhitespace()
             } catch {
                 throw DBToolError(
                     .noPermission, "no credentials from the \(source): can not read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(tokenFile)")
@@ -155,7 +155,7 @@ struct InstanceMetadataCredentials: CredentialSource {
         guard keys.status == 200 else {
             throw DBToolError(.noPermission, "no credentials from the \(source): it answered HTTP \(keys.status)")
         }
-        if let code = (try? JSONSerialization.jsonObject(with: keys.body) as? [String: Any])?["Code"] as? String, code != "Success" {
+        if let code = (try? JSONDecoder().decode(MetadataAnswer.self, from: keys.body))?.Code, code != "Success" {
             throw DBToolError(.noPermission, "no credentials from the \(source): it answered \(code)")
         }
         do {
@@ -194,4 +194,10 @@ struct MetadataClient {
         }
         throw Unreachable()
     }
+}
+
+/// The status field of the metadata service's credentials document.
+private struct MetadataAnswer: Decodable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    var Code: String?
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An access key dbtool signs requests with, where it was found, and when
 /// it expires (temporary keys: STS, containers, instances, processes).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A profile's `credential_process`: the command run without a shell (its
 /// words split as a shell splits them), its output the AWS tools' JSON
@@ -31,7 +31,7 @@ struct ProcessCredentials: CredentialSource {
         }
         guard outcome.status == 0 else { throw refusal("it exited with status \(outcome.status)") }
         let output = Data(outcome.output)
-        if let version = (try? JSONSerialization.jsonObject(with: output) as? [String: Any])?["Version"] as? Int, version != 1 {
+        if let version = (try? JSONDecoder().decode(ProcessAnswer.self, from: output))?.Version, version != 1 {
             throw refusal("its JSON has Version \(version), not 1")
         }
         do {
@@ -40,4 +40,10 @@ struct ProcessCredentials: CredentialSource {
             throw refusal(error.reason)
         }
     }
+}
+
+/// The version field of a `credential_process` program's output.
+private struct ProcessAnswer: Decodable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    var Version: Int?
 }

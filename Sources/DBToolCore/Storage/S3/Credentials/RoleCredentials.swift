@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The keys of a role assumed with other keys (`role_arn` with
 /// `source_profile` or `credential_source` in a profile): STS `AssumeRole`,
@@ -33,7 +33,7 @@ struct WebIdentityCredentials: CredentialSource {
         do {
             let (descriptor, _) = try FileDescriptor.openRegularFile(tokenFile)
             defer { descriptor.close() }
-            token = String(decoding: try descriptor.readToEnd(limit: 64 * 1024), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            token = String(decoding: try descriptor.readToEnd(limit: 64 * 1024), as: UTF8.self).trimmingWhitespace()
         } catch {
             let reason = (error as? FileSystemError).map { "\($0.errno)" } ?? "it is not a regular file"
             throw DBToolError(

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// AWS STS, for the temporary keys of a role: `AssumeRole` (signed with
 /// another key) and `AssumeRoleWithWebIdentity` (unsigned: the token of

@@ -1,37 +1,35 @@
-import Yams
-
 /// A mapping of a configuration file, read with the line of every value, so
 /// that a wrong type is an error naming the file and the line (64) and an
 /// unknown key a warning naming them.
 struct ConfigMapping {
     let file: String
     let line: Int
-    private let pairs: [(key: String, value: Node, line: Int)]
+    private let pairs: [(key: String, value: YAMLNode, line: Int)]
 
-    init(_ node: Node, file: String, what: String) throws {
-        guard case .mapping(let mapping) = node else {
-            throw ConfigMapping.wrongType(file, node.mark?.line ?? 1, what, "a mapping (key: value lines)", node)
+    init(_ node: YAMLNode, file: String, what: String) throws {
+        guard case .mapping(let mapping) = node.content else {
+            throw ConfigMapping.wrongType(file, node.line, what, "a mapping (key: value lines)", node)
         }
         self.file = file
-        line = node.mark?.line ?? 1
-        pairs = mapping.map { (key: $0.key.string ?? "", value: $0.value, line: $0.key.mark?.line ?? 1) }
+        line = node.line
+        pairs = mapping.map { (key: $0.key.string ?? "", value: $0.value, line: $0.key.line) }
     }
 
     var keys: [(name: String, line: Int)] { pairs.map { ($0.key, $0.line) } }
 
     func has(_ key: String) -> Bool { pairs.contains { $0.key == key } }
 
-    private func value(_ key: String) -> (node: Node, line: Int)? {
+    private func value(_ key: String) -> (node: YAMLNode, line: Int)? {
         pairs.last { $0.key == key }.map { ($0.value, $0.line) }
     }
 
     func string(_ key: String, expecting expected: String = "a string") throws -> String? {
         guard let (node, line) = value(key) else { return nil }
-        guard case .scalar(let scalar) = node, !isNull(scalar) else {
-            if case .scalar = node { return nil }
+        guard let text = node.string, !node.isNull else {
+            if node.isNull { return nil }
             throw Self.wrongType(file, line, key, expected, node)
         }
-        return scalar.string
+        return text
     }
 
     func duration(_ key: String) throws -> Double? {
@@ -61,30 +59,23 @@ struct ConfigMapping {
 
     func mapping(_ key: String) throws -> ConfigMapping? {
         guard let (node, _) = value(key) else { return nil }
-        if case .scalar(let scalar) = node, isNull(scalar) { return nil }
+        if node.isNull { return nil }
         return try ConfigMapping(node, file: file, what: key)
     }
 
-    func sequence(_ key: String) throws -> [Node]? {
+    func sequence(_ key: String) throws -> [YAMLNode]? {
         guard let (node, line) = value(key) else { return nil }
-        switch node {
-        case .sequence(let sequence): return Array(sequence)
-        case .scalar(let scalar) where isNull(scalar): return nil
-        default: throw Self.wrongType(file, line, key, "a list (lines starting with -)", node)
-        }
+        if case .sequence(let sequence) = node.content { return sequence }
+        if node.isNull { return nil }
+        throw Self.wrongType(file, line, key, "a list (lines starting with -)", node)
     }
 
-    private func isNull(_ scalar: Node.Scalar) -> Bool {
-        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
-    }
-
-    static func wrongType(_ file: String, _ line: Int, _ what: String, _ expected: String, _ node: Node) -> DBToolError {
+    static func wrongType(_ file: String, _ line: Int, _ what: String, _ expected: String, _ node: YAMLNode) -> DBToolError {
         let found: String
-        switch node {
+        switch node.content {
         case .mapping: found = "a mapping"
         case .sequence: found = "a list"
-        case .scalar(let scalar): found = "\"\(scalar.string)\""
-        case .alias: found = "an alias"
+        case .scalar(let text, _): found = "\"\(text)\""
         }
         return DBToolError(
             .usage, "\(file):\(line): \(what) takes \(expected), not \(found)", hint: "See docs/replication.md, Configuration file.")
