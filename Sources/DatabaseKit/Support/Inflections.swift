@@ -1,5 +1,3 @@
-import Foundation
-
 // The singular and plural forms of names: association keys
 // (`belongsTo(Author.self)` decodes under "author", `hasMany(Book.self)`
 // under "books") and the tables of `t.belongsTo("country")` in migrations.
@@ -19,20 +17,28 @@ extension String {
 private final class Inflector: Sendable {
     static let shared = Inflector()
 
-    private struct Rule {
-        let pattern: NSRegularExpression
+    /// A pattern and its replacement, in which `$N` is the Nth group (empty
+    /// when it did not take part in the match).
+    private struct Rule: @unchecked Sendable {
+        // @unchecked: a compiled Regex is immutable once built.
+        let pattern: Regex<AnyRegexOutput>
         let template: String
     }
 
     private let pluralRules: [Rule]
     private let singularRules: [Rule]
-    private let uncountables: [NSRegularExpression]
+    private let uncountables: [Rule]
+    /// A word boundary, an underscore, a lowercase-to-uppercase change.
+    private let wordBoundaries: [Rule]
     /// Names are few and inflected again and again: each once.
     private let cache = Locked([String: String]())
 
-    /// The patterns are the constants below, which compile: nil is never seen.
-    private static func regex(_ pattern: String, caseInsensitive: Bool = true) -> NSRegularExpression? {
-        try? NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
+    /// The patterns are the constants below, which compile: nil is never
+    /// seen. Swift's own regular expressions, not NSRegularExpression: the
+    /// rules need no locale, and Foundation's would link ICU.
+    private static func regex(_ pattern: String, caseInsensitive: Bool = true) -> Regex<AnyRegexOutput>? {
+        guard let regex = try? Regex(pattern) else { return nil }
+        return caseInsensitive ? regex.ignoresCase() : regex
     }
 
     private init() {
@@ -86,7 +92,10 @@ private final class Inflector: Sendable {
         uncountables = [
             "advice", "corps", "dice", "equipment", "fish", "information", "jeans", "kudos", "money", "offspring", "police", "rice",
             "sheep", "species",
-        ].compactMap { Self.regex("\\b\(NSRegularExpression.escapedPattern(for: $0))\\Z") }
+        ].compactMap { word in Self.regex("\\b\(word)\\z").map { Rule(pattern: $0, template: "") } }
+        wordBoundaries = ["\\b\\w+$", "_[^_]+$", "[^A-Z][A-Z]+[a-z1-9]+$"].compactMap { pattern in
+            Self.regex(pattern, caseInsensitive: false).map { Rule(pattern: $0, template: "") }
+        }
     }
 
     func inflect(_ name: String, plural: Bool) -> String {
@@ -102,29 +111,37 @@ private final class Inflector: Sendable {
         let radicalEnd = name.index(name.endIndex, offsetBy: -digitsStart)
         let wordStart = startOfLastWord(String(name[..<radicalEnd]))
         let word = String(name[wordStart..<radicalEnd])
-        let range = NSRange(word.startIndex..., in: word)
-        if word.isEmpty || uncountables.contains(where: { $0.firstMatch(in: word, range: range) != nil }) { return name }
+        if word.isEmpty || uncountables.contains(where: { word.contains($0.pattern) }) { return name }
         // The last matching rule wins: later rules are the exceptions.
         for rule in rules.reversed() {
-            let result = NSMutableString(string: word)
-            if rule.pattern.replaceMatches(in: result, range: range, withTemplate: rule.template) > 0 {
-                return String(name[..<wordStart]) + (result as String) + String(name[radicalEnd...])
-            }
+            guard let match = word.firstMatch(of: rule.pattern) else { continue }
+            let replaced = word[..<match.range.lowerBound] + Self.expand(rule.template, with: match) + word[match.range.upperBound...]
+            return String(name[..<wordStart]) + replaced + String(name[radicalEnd...])
         }
         return name
     }
 
-    private static let wordBoundary = regex("\\b\\w+$", caseInsensitive: false)
-    private static let underscoreBoundary = regex("_[^_]+$", caseInsensitive: false)
-    private static let caseBoundary = regex("[^A-Z][A-Z]+[a-z1-9]+$", caseInsensitive: false)
+    /// `template` with `$1`…`$9` replaced by the groups of `match`.
+    private static func expand(_ template: String, with match: Regex<AnyRegexOutput>.Match) -> String {
+        var result = ""
+        var characters = template.makeIterator()
+        while let character = characters.next() {
+            guard character == "$" else {
+                result.append(character)
+                continue
+            }
+            guard let digit = characters.next(), let group = digit.wholeNumberValue else { continue }
+            if group < match.output.count, let captured = match.output[group].substring { result += captured }
+        }
+        return result
+    }
 
     /// Where the last word starts: after a word boundary, an underscore, or
     /// a lowercase-to-uppercase change (`bookAuthor`).
     private func startOfLastWord(_ name: String) -> String.Index {
-        let range = NSRange(name.startIndex..., in: name)
         var candidates: [String.Index] = []
-        for (pattern, skipsFirst) in [(Self.wordBoundary, false), (Self.underscoreBoundary, true), (Self.caseBoundary, true)] {
-            guard let match = pattern?.firstMatch(in: name, range: range), let found = Range(match.range, in: name) else { continue }
+        for (boundary, skipsFirst) in zip(wordBoundaries, [false, true, true]) {
+            guard let found = name.firstMatch(of: boundary.pattern)?.range else { continue }
             candidates.append(skipsFirst ? name.index(after: found.lowerBound) : found.lowerBound)
         }
         return candidates.max() ?? name.startIndex
