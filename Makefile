@@ -257,14 +257,17 @@ completions: deps
 	$(SWIFT) build --build-tests
 	DBTOOL_UPDATE_GENERATED=1 $(SWIFT) test --skip-build --filter HelpReferenceTests/reference
 
-## release: the release binary in .build-release/dbtool: the Swift runtime and Foundation
-## linked in (--static-swift-stdlib), stripped; it needs only libc, libsqlite3 and libarchive
+## release: the release binary in .build-release/dbtool: the Swift runtime and FoundationEssentials
+## linked in (--static-swift-stdlib), without DatabaseKit's FoundationBridging trait, stripped,
+## under 30 MB; it needs only libc and the system libraries (SQLite, libarchive, libcurl, lz4, yaml)
 RELEASE_BIN := .build-release/dbtool
+RELEASE_MAX_BYTES := 30000000
 release: deps
-	$(SWIFT) build -c release --product dbtool --static-swift-stdlib --build-path .build-static
+	$(SWIFT) build -c release --product dbtool --static-swift-stdlib --disable-default-traits --build-path .build-static
 	mkdir -p .build-release
-	strip -o $(RELEASE_BIN) $$($(SWIFT) build -c release --build-path .build-static --show-bin-path)/dbtool
-	@ls -l $(RELEASE_BIN) | awk '{ printf "==> %s: %.1f MB\n", $$9, $$5 / 1000000 }'
+	strip -o $(RELEASE_BIN) $$($(SWIFT) build -c release --disable-default-traits --build-path .build-static --show-bin-path)/dbtool
+	@ls -l $(RELEASE_BIN) | awk '{ printf "==> %s: %.1f MB\n", $$9, $$5 / 1000000; \
+	    if ($$5 > $(RELEASE_MAX_BYTES)) { print "==> over $(RELEASE_MAX_BYTES) bytes: something links Foundation'"'"'s ICU data again (see docs/repository.md, Binary size)"; exit 1 } }'
 
 ## install: the release binary, completions and man page under PREFIX (default /usr/local)
 install: release

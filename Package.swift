@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // DBToolCore and dbtool import FoundationEssentials, never Foundation, whose
@@ -19,10 +19,20 @@ let package = Package(
         // dbtool's operations, for the fuzz targets of Fuzz/.
         .library(name: "DBToolCore", targets: ["DBToolCore"]),
     ],
+    traits: [
+        .trait(
+            name: "FoundationBridging",
+            description: """
+                Foundation's reference types as database values (NSNumber, NSString, NSData, NSDate, NSURL, NSUUID, \
+                NSNull, CGFloat), DateFormatter coding strategies, localized collations and functions, NSError \
+                bridging of DatabaseError: GRDB's API, which links Foundation's ICU data (30 MB). On by default; \
+                dbtool's release build turns it off.
+                """),
+        .default(enabledTraits: ["FoundationBridging"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // YAML: Litestream's configuration file, read by `--config`.
         // Tests only: property-based checks of value round-trips.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -36,7 +46,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "DatabaseKit",
-            dependencies: ["DatabaseKitSQLite"]),
+            dependencies: ["DatabaseKitSQLite"],
+            swiftSettings: foundationEssentialsOnly),
         .target(
             name: "GRDB",
             dependencies: ["DatabaseKit"]),

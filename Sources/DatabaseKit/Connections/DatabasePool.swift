@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// Concurrent access to a database in WAL mode: one writer, and up to
 /// ``Configuration/maximumReaderCount`` readers that run in parallel with each

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A type that reads a database: ``DatabaseQueue``, ``DatabasePool``,
 /// ``DatabaseSnapshot``, ``AnyDatabaseReader``.

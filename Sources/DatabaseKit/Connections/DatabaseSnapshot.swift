@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A read-only view of a WAL database, frozen at its creation: writes
 /// committed afterwards are invisible to it. Create one with

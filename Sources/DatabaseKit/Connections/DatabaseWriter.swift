@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A type that writes a database: ``DatabaseQueue``, ``DatabasePool``,
 /// ``AnyDatabaseWriter``.

@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// The reader connections of a pool: opened on demand, reused, and never more
 /// than the maximum at once.

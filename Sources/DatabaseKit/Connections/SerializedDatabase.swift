@@ -1,5 +1,11 @@
 @preconcurrency import Dispatch
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A connection whose accesses run one at a time, in the order they were
 /// submitted.

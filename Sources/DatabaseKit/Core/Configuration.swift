@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// A function that receives the SQL of each executed statement.
 public typealias TraceFunction = @Sendable (String) -> Void
@@ -51,7 +51,9 @@ public struct Configuration: Sendable {
     /// ``Database/suspendNotification`` is posted, and resume on
     /// ``Database/resumeNotification``. GRDB uses it so that suspended iOS
     /// apps release their locks; Linux suspends nothing by itself, so this
-    /// only matters to programs that post the notifications. Default: false.
+    /// only matters to programs that post the notifications (and needs the
+    /// FoundationBridging trait, on by default, which brings
+    /// `NotificationCenter`). Default: false.
     public var observesSuspensionNotifications = false
 
     /// A function that is called with the SQL of every executed statement.

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 // What happens around the execution of every statement: the checks before it

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 extension Database {
     /// A function that receives SQLite's error log.

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 extension Database {
     /// The events ``trace(options:_:)`` can report.
@@ -136,5 +136,8 @@ extension Database {
 
 /// Seconds with three decimals, as the trace reports them.
 private func formatDuration(_ duration: TimeInterval) -> String {
-    String(format: "%.3f", duration)
+    let milliseconds = Int64((duration.magnitude * 1000).rounded())
+    let fraction = String(milliseconds % 1000)
+    return (duration < 0 && milliseconds > 0 ? "-" : "") + String(milliseconds / 1000) + "."
+        + String(repeating: "0", count: 3 - fraction.count) + fraction
 }

@@ -1,9 +1,15 @@
 // @exclusivity(unchecked), measured (Benchmarks/RESULTS.md, "Exclusivity checks"): the connection's caches
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 // and flags: without them and the cursors' and the decoder's, insert-sql runs 6% more instructions,
 // point-queries 5%, transactions 8.6%.
 
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A connection to an SQLite database.

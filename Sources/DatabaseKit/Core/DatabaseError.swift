@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// An error thrown by SQLite, or by DatabaseKit when it detects a misuse.
 ///
@@ -217,21 +217,6 @@ extension DatabaseError {
     /// SQLite's error for a schema that is not attached.
     static func noSuchSchema(_ schemaName: String) -> DatabaseError {
         DatabaseError(message: "no such schema: \(schemaName)")
-    }
-}
-
-extension DatabaseError: CustomNSError {
-    /// "GRDB.DatabaseError", as GRDB names the domain.
-    public static var errorDomain: String { "GRDB.DatabaseError" }
-
-    /// The extended result code.
-    public var errorCode: Int { Int(extendedResultCode.rawValue) }
-
-    /// The description, and the message as the failure reason.
-    public var errorUserInfo: [String: Any] {
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
-        if let message { userInfo[NSLocalizedFailureReasonErrorKey] = message }
-        return userInfo
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A cursor over the statements of an SQL string, each compiled when the
 /// previous one has been used (so a statement may depend on the schema

@@ -3,7 +3,7 @@
 // fetch-struct runs 27% more instructions, record-fetch-manual 4%.
 
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A prepared statement: SQL compiled once, executed many times with different
 /// arguments.
@@ -518,11 +518,11 @@ extension Statement: CustomStringConvertible {
 extension String {
     /// The string without leading and trailing white space and semicolons.
     var trimmedSQLStatement: String {
-        trimmingCharacters(in: sqlStatementSeparators)
+        let isSeparator = { (character: Character) in character.isWhitespace || character == ";" }
+        guard let first = firstIndex(where: { !isSeparator($0) }), let last = lastIndex(where: { !isSeparator($0) }) else { return "" }
+        return String(self[first...last])
     }
 }
-
-private let sqlStatementSeparators = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: ";"))
 
 /// Takes the values for successive statements out of one set of arguments, so
 /// that statements separated by semicolons consume positional values in order.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The values bound to the parameters of a statement: positional (`?`) and
 /// named (`:name`, `$name`, `@name`).

@@ -1,5 +1,11 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// What a statement does to transactions, as its authorizer reported.
 enum TransactionEffect: Equatable, Sendable {

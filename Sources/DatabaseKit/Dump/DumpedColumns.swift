@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 extension Statement {
     /// The indexes of the columns a dump prints: all but those whose name

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 extension Row {
     /// Calls `body` with the BLOB (or TEXT bytes) at `index` without copying

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A database row.
 ///

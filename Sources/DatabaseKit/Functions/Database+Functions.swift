@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 extension Database {
     /// Adds a custom SQL function to this connection, replacing any function

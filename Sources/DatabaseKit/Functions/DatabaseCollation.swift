@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A custom string comparison for SQL `COLLATE` clauses.
 ///
@@ -48,27 +48,6 @@ public final class DatabaseCollation: Identifiable, Sendable {
     public static let unicodeCompare = DatabaseCollation("swiftCompare") { lhs, rhs in
         lhs < rhs ? .orderedAscending : (lhs == rhs ? .orderedSame : .orderedDescending)
     }
-
-    /// `swiftCaseInsensitiveCompare`: `String.caseInsensitiveCompare(_:)`.
-    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { lhs, rhs in
-        lhs.caseInsensitiveCompare(rhs)
-    }
-
-    /// `swiftLocalizedCaseInsensitiveCompare`: `String.localizedCaseInsensitiveCompare(_:)`.
-    public static let localizedCaseInsensitiveCompare = DatabaseCollation("swiftLocalizedCaseInsensitiveCompare") { lhs, rhs in
-        lhs.localizedCaseInsensitiveCompare(rhs)
-    }
-
-    /// `swiftLocalizedCompare`: `String.localizedCompare(_:)`.
-    public static let localizedCompare = DatabaseCollation("swiftLocalizedCompare") { lhs, rhs in
-        lhs.localizedCompare(rhs)
-    }
-
-    /// `swiftLocalizedStandardCompare`: `String.localizedStandardCompare(_:)`,
-    /// the Finder's order ("file2" before "file10").
-    public static let localizedStandardCompare = DatabaseCollation("swiftLocalizedStandardCompare") { lhs, rhs in
-        lhs.localizedStandardCompare(rhs)
-    }
 }
 
 extension Database {
@@ -96,17 +75,12 @@ extension Database {
 
     /// The functions and collations GRDB adds to every connection.
     func addDefaultFunctionsAndCollations() {
-        for function in [
-            DatabaseFunction.capitalize, .lowercase, .uppercase, .localizedCapitalize, .localizedLowercase,
-            .localizedUppercase,
-        ] {
+        for function in [DatabaseFunction.capitalize, .lowercase, .uppercase] {
             add(function: function)
         }
-        for collation in [
-            DatabaseCollation.unicodeCompare, .caseInsensitiveCompare, .localizedCaseInsensitiveCompare,
-            .localizedCompare, .localizedStandardCompare,
-        ] {
-            add(collation: collation)
-        }
+        add(collation: .unicodeCompare)
+        #if FoundationBridging
+            addLocalizedFunctionsAndCollations()
+        #endif
     }
 }

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A custom SQL function, scalar or aggregate, written in Swift.
 ///
@@ -147,29 +147,5 @@ extension DatabaseFunction {
     /// `swiftUppercaseString(x)`: `String.uppercased()`. Added to every connection.
     public static let uppercase = DatabaseFunction("swiftUppercaseString", argumentCount: 1, pure: true) { dbValues in
         String.fromDatabaseValue(dbValues[0])?.uppercased()
-    }
-
-    /// `swiftLocalizedCapitalizedString(x)`: `String.localizedCapitalized`.
-    /// Added to every connection.
-    public static let localizedCapitalize = DatabaseFunction(
-        "swiftLocalizedCapitalizedString", argumentCount: 1, pure: true
-    ) { dbValues in
-        String.fromDatabaseValue(dbValues[0])?.localizedCapitalized
-    }
-
-    /// `swiftLocalizedLowercaseString(x)`: `String.localizedLowercase`.
-    /// Added to every connection.
-    public static let localizedLowercase = DatabaseFunction(
-        "swiftLocalizedLowercaseString", argumentCount: 1, pure: true
-    ) { dbValues in
-        String.fromDatabaseValue(dbValues[0])?.localizedLowercase
-    }
-
-    /// `swiftLocalizedUppercaseString(x)`: `String.localizedUppercase`.
-    /// Added to every connection.
-    public static let localizedUppercase = DatabaseFunction(
-        "swiftLocalizedUppercaseString", argumentCount: 1, pure: true
-    ) { dbValues in
-        String.fromDatabaseValue(dbValues[0])?.localizedUppercase
     }
 }

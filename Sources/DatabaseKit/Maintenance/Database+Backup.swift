@@ -1,5 +1,11 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The progress of an online backup.
 public struct DatabaseBackupProgress: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Applies migrations, in order, each exactly once.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a migration treats foreign keys. Shared by ``DatabaseMigrator`` and
 /// dbtool's SQL-file migrations.

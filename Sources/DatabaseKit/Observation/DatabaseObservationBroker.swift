@@ -1,5 +1,11 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Tells a connection's transaction observers about its changes and
 /// transactions.

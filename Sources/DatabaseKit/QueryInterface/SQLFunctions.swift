@@ -90,15 +90,6 @@ extension SQLSpecificExpressible {
 
     /// The value through Swift's `String.uppercased()`.
     public var uppercased: SQLExpression { DatabaseFunction.uppercase(sqlExpression) }
-
-    /// The value through Foundation's `String.localizedCapitalized`.
-    public var localizedCapitalized: SQLExpression { DatabaseFunction.localizedCapitalize(sqlExpression) }
-
-    /// The value through Foundation's `String.localizedLowercase`.
-    public var localizedLowercased: SQLExpression { DatabaseFunction.localizedLowercase(sqlExpression) }
-
-    /// The value through Foundation's `String.localizedUppercase`.
-    public var localizedUppercased: SQLExpression { DatabaseFunction.localizedUppercase(sqlExpression) }
 }
 
 // MARK: - Dates

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A type that encodes itself into database columns.
 ///

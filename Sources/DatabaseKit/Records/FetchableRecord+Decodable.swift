@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // @exclusivity(unchecked), measured (Benchmarks/RESULTS.md, "Exclusivity checks"): the decoder's state:
 // without it and the cursors' and the connection's, fetch-decodable runs 15% more instructions,

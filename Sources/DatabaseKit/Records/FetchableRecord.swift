@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A type that can be initialized from a database row.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if FoundationBridging
+    import Foundation
+#endif
 
 // How `Codable` records map their properties to columns: the strategies a
 // record type declares with the static members of ``EncodableRecord`` and
@@ -38,8 +42,10 @@ public enum DatabaseDateDecodingStrategy: @unchecked Sendable {
     case millisecondsSince1970
     /// ISO 8601 text.
     case iso8601
-    /// Text, parsed by the formatter.
-    case formatted(DateFormatter)
+    #if FoundationBridging
+        /// Text, parsed by the formatter (with the FoundationBridging trait).
+        case formatted(DateFormatter)
+    #endif
     /// With a function; nil is a conversion error.
     case custom(@Sendable (DatabaseValue) -> Date?)
 
@@ -55,8 +61,10 @@ public enum DatabaseDateDecodingStrategy: @unchecked Sendable {
             return Double.fromDatabaseValue(dbValue).map { Date(timeIntervalSince1970: $0 / 1000) }
         case .iso8601:
             return String.fromDatabaseValue(dbValue).flatMap { ISO8601Formatting.date(from: $0) }
-        case .formatted(let formatter):
-            return String.fromDatabaseValue(dbValue).flatMap { formatter.date(from: $0) }
+        #if FoundationBridging
+            case .formatted(let formatter):
+                return String.fromDatabaseValue(dbValue).flatMap { formatter.date(from: $0) }
+        #endif
         case .custom(let decode):
             return decode(dbValue)
         }
@@ -125,8 +133,10 @@ public enum DatabaseDateEncodingStrategy: @unchecked Sendable {
     case millisecondsSince1970
     /// ISO 8601 / RFC 3339 text, such as "2026-11-23T10:00:00Z".
     case iso8601
-    /// Text, from the formatter.
-    case formatted(DateFormatter)
+    #if FoundationBridging
+        /// Text, from the formatter (with the FoundationBridging trait).
+        case formatted(DateFormatter)
+    #endif
     /// With a function; nil is NULL.
     case custom(@Sendable (Date) -> (any DatabaseValueConvertible)?)
 
@@ -135,10 +145,12 @@ public enum DatabaseDateEncodingStrategy: @unchecked Sendable {
         case .deferredToDate: return date.databaseValue
         case .timeIntervalSinceReferenceDate: return date.timeIntervalSinceReferenceDate.databaseValue
         case .timeIntervalSince1970: return date.timeIntervalSince1970.databaseValue
-        case .secondsSince1970: return Int64(floor(date.timeIntervalSince1970)).databaseValue
-        case .millisecondsSince1970: return Int64(floor(date.timeIntervalSince1970 * 1000)).databaseValue
+        case .secondsSince1970: return Int64(date.timeIntervalSince1970.rounded(.down)).databaseValue
+        case .millisecondsSince1970: return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)).databaseValue
         case .iso8601: return ISO8601Formatting.string(from: date).databaseValue
-        case .formatted(let formatter): return formatter.string(from: date).databaseValue
+        #if FoundationBridging
+            case .formatted(let formatter): return formatter.string(from: date).databaseValue
+        #endif
         case .custom(let encode): return encode(date)?.databaseValue ?? .null
         }
     }
@@ -182,17 +194,28 @@ public enum DatabaseColumnEncodingStrategy: Sendable {
 
 // MARK: Helpers
 
-/// The ISO 8601 formatter of the `iso8601` strategies. Creating one is
-/// costly; a configured formatter is safe to share between threads.
+/// The ISO 8601 text of the `iso8601` strategies, as `ISO8601DateFormatter`
+/// with `.withInternetDateTime` writes and reads it: "2026-11-23T10:00:00Z"
+/// (whole seconds, UTC), read back with `Z` or a `±HH:MM` offset.
 enum ISO8601Formatting {
-    nonisolated(unsafe) private static let formatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = .withInternetDateTime
-        return formatter
-    }()
+    static func string(from date: Date) -> String {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.magnitude < 1e15 else { return "" }
+        let text = formatDatabaseDate(Date(timeIntervalSince1970: seconds))  // "yyyy-MM-dd HH:mm:ss.SSS"
+        return text.dropLast(4).replacing(" ", with: "T", maxReplacements: 1) + "Z"
+    }
 
-    static func string(from date: Date) -> String { formatter.string(from: date) }
-    static func date(from string: String) -> Date? { formatter.date(from: string) }
+    static func date(from string: String) -> Date? {
+        let utf8 = Array(string.utf8)
+        // yyyy-MM-ddTHH:mm:ss then Z or ±HH:MM, nothing else.
+        guard utf8.count == 20 || utf8.count == 25, utf8[10] == UInt8(ascii: "T") else { return nil }
+        let zone = utf8[19...]
+        guard zone == [UInt8(ascii: "Z")] || (zone.count == 6 && (zone.first == UInt8(ascii: "+") || zone.first == UInt8(ascii: "-")))
+        else { return nil }
+        var text = String(decoding: utf8[..<10], as: UTF8.self) + " " + String(decoding: utf8[11..<19], as: UTF8.self)
+        if zone.count == 6 { text += String(decoding: zone, as: UTF8.self) }
+        return parseDatabaseDate(text)
+    }
 }
 
 /// The key conversions of `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase`
@@ -206,15 +229,16 @@ enum SnakeCase {
     static func snakeCased(_ key: String) -> String {
         let scalars = Array(key.unicodeScalars)
         guard !scalars.isEmpty else { return key }
-        func firstIndex(in set: CharacterSet, from start: Int) -> Int? {
-            (start..<scalars.count).first { set.contains(scalars[$0]) }
+        // Foundation's `.uppercaseLetters` is Lu and Lt, `.lowercaseLetters` Ll.
+        func firstIndex(in categories: Set<Unicode.GeneralCategory>, from start: Int) -> Int? {
+            (start..<scalars.count).first { categories.contains(scalars[$0].properties.generalCategory) }
         }
         var words: [Range<Int>] = []
         var wordStart = 0
         var searchStart = 1
-        while let upper = firstIndex(in: .uppercaseLetters, from: searchStart) {
+        while let upper = firstIndex(in: [.uppercaseLetter, .titlecaseLetter], from: searchStart) {
             words.append(wordStart..<upper)
-            guard let lower = firstIndex(in: .lowercaseLetters, from: upper) else {
+            guard let lower = firstIndex(in: [.lowercaseLetter], from: upper) else {
                 wordStart = upper
                 break
             }

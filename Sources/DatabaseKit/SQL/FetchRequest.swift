@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The SQL of a request, for ``SQLSubqueryable`` values: raw SQL, or a
 /// query interface request, built when the enclosing SQL is.

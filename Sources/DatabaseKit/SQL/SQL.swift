@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// SQL built with string interpolation: interpolated values become bound
 /// arguments, never text spliced into the SQL.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The SQL building blocks of SQL interpolation and of the query interface:
 // expressions (values, columns, operators, function calls), selections and

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The interpolations of ``SQL`` and ``SQLRequest`` literals.
 ///

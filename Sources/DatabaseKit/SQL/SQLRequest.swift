@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A request built from SQL, that fetches rows, values, or records.
 ///

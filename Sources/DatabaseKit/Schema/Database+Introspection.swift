@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Schema introspection, on the PRAGMAs SQLite documents
 // (https://www.sqlite.org/pragma.html#pragfunc).
@@ -369,6 +369,6 @@ extension String {
     public var quotedDatabaseIdentifier: String {
         // The common case, without a quote inside, costs no Foundation call.
         guard utf8.contains(UInt8(ascii: "\"")) else { return "\"" + self + "\"" }
-        return "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + replacing("\"", with: "\"\"") + "\""
     }
 }

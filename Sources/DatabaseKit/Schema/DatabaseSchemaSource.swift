@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A type that tells what SQLite does not know about the schema: the
 /// primary key of a view, so that records can be fetched from it by key.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the introspection methods learned about tables, kept until the schema
 /// may have changed: record persistence asks for a table's primary key on every

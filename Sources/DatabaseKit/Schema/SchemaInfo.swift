@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The identifier of a schema of the connection: main, temp, or an
 /// attached database. See <https://sqlite.org/lang_naming.html>.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Encoding support shared by records and `Codable` values: a value that asks
 // for a keyed or unkeyed container is stored as JSON. The containers below

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Date components stored as text in one of the formats SQLite's date
 /// functions understand: a day without a time, a time without a day, or both.

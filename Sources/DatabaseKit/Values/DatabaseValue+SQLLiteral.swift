@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 extension DatabaseValue {
     /// The value as an SQL literal, for the places where SQLite accepts no
     /// parameter, such as `DEFAULT` clauses: `NULL`, `42`, `1.5`, `'O''Brien'`,
@@ -13,7 +15,7 @@ extension DatabaseValue {
             if double.isInfinite { return double < 0 ? "-9e999" : "9e999" }
             return "\(double)"  // the shortest text that reads back the same double
         case .string(let string):
-            return "'" + string.replacingOccurrences(of: "'", with: "''") + "'"
+            return "'" + string.replacing("'", with: "''") + "'"
         case .blob(let data):
             let hexDigits = Array("0123456789ABCDEF".utf8)
             var hex = [UInt8]()

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A value stored in a database table: NULL, an integer, a double, a text or a blob.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // A `Codable` type gets its database conversions for free: declare
 // `DatabaseValueConvertible`, and it is stored as the single value it

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// A raw SQLite statement handle (`sqlite3_stmt *`).
 public typealias SQLiteStatement = OpaquePointer
@@ -257,18 +257,4 @@ extension StatementColumnConvertible where Self: RawRepresentable, RawValue: Sta
 extension SQLExpressible where Self: RawRepresentable, RawValue: SQLExpressible {
     /// The raw value's expression.
     public var sqlExpression: SQLExpression { rawValue.sqlExpression }
-}
-
-// MARK: - Foundation reference types
-
-extension DatabaseValueConvertible where Self: ReferenceConvertible, ReferenceType: DatabaseValueConvertible {
-    /// The reference type's database value.
-    public var databaseValue: DatabaseValue {
-        (self as? ReferenceType)?.databaseValue ?? .null
-    }
-
-    /// A value bridged from the reference type's conversion.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        ReferenceType.fromDatabaseValue(dbValue).flatMap { $0 as? Self }
-    }
 }

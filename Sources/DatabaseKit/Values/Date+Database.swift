@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Dates are stored as UTC text "yyyy-MM-dd HH:mm:ss.SSS", the format SQLite's
 // date functions understand and that sorts chronologically. The usual years
@@ -44,7 +44,7 @@ func formatDatabaseDate(_ date: Date) -> String {
     let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
     // 1583-01-01 ... 9999-12-31: the proleptic arithmetic is exact.
     guard milliseconds >= -12_212_553_600_000, milliseconds < 253_402_300_800_000 else {
-        return GregorianFallback.formatter.string(from: date)
+        return GregorianFallback.format(milliseconds: milliseconds)
     }
     let (days, msOfDay) = floorDivide(Int64(milliseconds), 86_400_000)
     let (year, month, day) = civilDate(fromDaysSince1970: days)
@@ -90,22 +90,39 @@ func date(from parsed: ParsedDateComponents) -> Date? {
 }
 
 /// Foundation's Gregorian calendar in UTC, as GRDB uses it, for the dates
-/// the arithmetic does not cover.
+/// the arithmetic does not cover: before 1583 it is the Julian calendar, as
+/// in DateFormatter (FoundationEssentials' calendar, which needs no ICU).
 private enum GregorianFallback {
-    static let formatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        return formatter
-    }()
-
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.locale = Locale(identifier: "en_US_POSIX")
         calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
         return calendar
     }()
+
+    /// "yyyy-MM-dd HH:mm:ss.SSS" as DateFormatter writes it: the year of the
+    /// era, at least 4 digits. The time of day is the same in every calendar.
+    static func format(milliseconds: Double) -> String {
+        guard milliseconds.magnitude < 9e18 else { return "" }
+        let (days, msOfDay) = floorDivide(Int64(milliseconds), 86_400_000)
+        let midnight = Date(timeIntervalSince1970: Double(days) * 86_400)
+        let parts = calendar.dateComponents([.year, .month, .day], from: midnight)
+        var text = ""
+        appendPadded(Int64(parts.year ?? 0), width: 4, to: &text)
+        text += "-"
+        appendPadded(Int64(parts.month ?? 0), width: 2, to: &text)
+        text += "-"
+        appendPadded(Int64(parts.day ?? 0), width: 2, to: &text)
+        text += " "
+        appendPadded(msOfDay / 3_600_000, width: 2, to: &text)
+        text += ":"
+        appendPadded(msOfDay / 60_000 % 60, width: 2, to: &text)
+        text += ":"
+        appendPadded(msOfDay / 1000 % 60, width: 2, to: &text)
+        text += "."
+        appendPadded(msOfDay % 1000, width: 3, to: &text)
+        return text
+    }
 }
 
 func appendPadded(_ value: Int64, width: Int, to text: inout String) {

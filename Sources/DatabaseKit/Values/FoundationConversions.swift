@@ -1,11 +1,8 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
-// Conversions of Foundation's value types and of their Objective-C
-// counterparts (NSString, NSData, NSDate, NSURL, NSUUID, NSNull), as GRDB
-// defines them.
-
-private let posixLocale = Locale(identifier: "en_US_POSIX")
+// Conversions of Foundation's value types, as GRDB defines them (their
+// Objective-C counterparts are in FoundationReferenceTypes.swift).
 
 extension UUID: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as a 16-byte BLOB.
@@ -52,7 +49,7 @@ extension UUID: DatabaseValueConvertible, StatementColumnConvertible {
 extension Decimal: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as TEXT, so that no digit is lost.
     public var databaseValue: DatabaseValue {
-        DatabaseValue(storage: .string(NSDecimalNumber(decimal: self).description(withLocale: posixLocale)))
+        DatabaseValue(storage: .string(description))
     }
 
     /// An INTEGER, a REAL, or a TEXT holding a decimal number.
@@ -60,7 +57,7 @@ extension Decimal: DatabaseValueConvertible, StatementColumnConvertible {
         switch dbValue.storage {
         case .int64(let int64): return Decimal(int64)
         case .double(let double): return Decimal(double)
-        case .string(let string): return Decimal(string: string, locale: posixLocale)
+        case .string(let string): return Decimal(string: string)
         default: return nil
         }
     }
@@ -71,7 +68,7 @@ extension Decimal: DatabaseValueConvertible, StatementColumnConvertible {
         case SQLITE_INTEGER: self = Decimal(sqlite3_column_int64(sqliteStatement, index))
         case SQLITE_FLOAT: self = Decimal(sqlite3_column_double(sqliteStatement, index))
         case SQLITE_TEXT:
-            guard let decimal = Decimal(string: columnString(sqliteStatement, index), locale: posixLocale) else { return nil }
+            guard let decimal = Decimal(string: columnString(sqliteStatement, index)) else { return nil }
             self = decimal
         default: return nil
         }
@@ -88,63 +85,6 @@ extension URL: DatabaseValueConvertible {
     }
 }
 
-extension NSString: DatabaseValueConvertible {
-    /// Stored as TEXT.
-    public var databaseValue: DatabaseValue { (self as String).databaseValue }
-
-    /// As `String` converts.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        String.fromDatabaseValue(dbValue).flatMap { NSString(string: $0) as? Self }
-    }
-}
-
-extension NSData: DatabaseValueConvertible {
-    /// Stored as BLOB.
-    public var databaseValue: DatabaseValue { (self as Data).databaseValue }
-
-    /// As `Data` converts.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        Data.fromDatabaseValue(dbValue).flatMap { NSData(data: $0) as? Self }
-    }
-}
-
-extension NSDate: DatabaseValueConvertible {
-    /// Stored as `Date` is.
-    public var databaseValue: DatabaseValue { (self as Date).databaseValue }
-
-    /// As `Date` converts.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        Date.fromDatabaseValue(dbValue).flatMap { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) as? Self }
-    }
-}
-
-extension NSURL: DatabaseValueConvertible {
-    /// Stored as its absolute string.
-    public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(absoluteString)) }
-
-    /// As `URL` converts.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        String.fromDatabaseValue(dbValue).flatMap { NSURL(string: $0) as? Self }
-    }
-}
-
-extension NSUUID: DatabaseValueConvertible {
-    /// Stored as a 16-byte BLOB.
-    public var databaseValue: DatabaseValue { (self as UUID).databaseValue }
-
-    /// As `UUID` converts.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        UUID.fromDatabaseValue(dbValue).flatMap { NSUUID(uuidString: $0.uuidString) as? Self }
-    }
-}
-
-extension NSNull: DatabaseValueConvertible {
-    /// NULL.
-    public var databaseValue: DatabaseValue { .null }
-
-    /// Never: a NULL is nil, not NSNull.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? { nil }
-}
 
 extension Date: StatementColumnConvertible {
     /// A date read from the column: a number is a Unix timestamp, a TEXT one

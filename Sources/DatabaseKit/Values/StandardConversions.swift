@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 // Conversions of the standard library types, as GRDB defines them. There are
 // two kinds, and they differ on purpose:
@@ -359,25 +359,6 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {
     /// SQLite's REAL conversion of the column.
     public init(sqliteStatement: SQLiteStatement, index: CInt) {
         self = Float(sqlite3_column_double(sqliteStatement, index))
-    }
-}
-
-extension CGFloat: DatabaseValueConvertible, StatementColumnConvertible {
-    /// Stored as REAL.
-    public var databaseValue: DatabaseValue { DatabaseValue(storage: .double(Double(self))) }
-
-    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
-        sqlite3_bind_double(sqliteStatement, index, Double(self))
-    }
-
-    /// An INTEGER or a REAL.
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> CGFloat? {
-        Double.fromDatabaseValue(dbValue).map { CGFloat($0) }
-    }
-
-    /// SQLite's REAL conversion of the column.
-    public init(sqliteStatement: SQLiteStatement, index: CInt) {
-        self = CGFloat(sqlite3_column_double(sqliteStatement, index))
     }
 }
 

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// One line per row, values separated by `|`, for reading while debugging.
 /// The output may change between releases: do not parse it or test it.

@@ -1,5 +1,5 @@
 internal import DatabaseKitSQLite
-import Foundation
+import FoundationEssentials
 
 /// The rows of each statement as a JSON array of objects, one object per
 /// line, as the `json` mode of the `sqlite3` command line tool.
