@@ -1,3 +1,4 @@
+import DatabaseKit
 import FoundationEssentials
 
 /// ISO 8601 times as the AWS services, Litestream and operators write them:
@@ -77,7 +78,7 @@ enum HTTPDate {
 }
 
 /// A UTC date and time of the proleptic Gregorian calendar, converted to and
-/// from Unix seconds with Howard Hinnant's day-count algorithms.
+/// from Unix seconds with DatabaseKit's day counts (Howard Hinnant's algorithms).
 struct CivilTime {
     var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
 
@@ -92,28 +93,15 @@ struct CivilTime {
 
     init(unixSeconds: Int64) {
         let (days, secondOfDay) = Self.floorDivision(unixSeconds, 86_400)
-        let shifted = days + 719_468
-        let era = Self.floorDivision(shifted, 146_097).quotient
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-        month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-        year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let (year, month, day) = civilDate(fromDaysSince1970: days)
+        (self.year, self.month, self.day) = (Int(year), Int(month), Int(day))
         hour = Int(secondOfDay / 3600)
         minute = Int(secondOfDay % 3600 / 60)
         second = Int(secondOfDay % 60)
     }
 
     var unixSeconds: Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = Self.floorDivision(y, 400).quotient
-        let yearOfEra = y - era * 400
-        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     /// `2026-11-26T21:55:21`.

@@ -140,9 +140,12 @@ private func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder:
 }
 
 // Proleptic Gregorian calendar conversions (Howard Hinnant's algorithms,
-// <https://howardhinnant.github.io/date_algorithms.html>).
+// <https://howardhinnant.github.io/date_algorithms.html>), shared with
+// dbtool's ISO 8601 and HTTP dates.
 
-private func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+/// The number of days from 1970-01-01 to a date of the proleptic Gregorian
+/// calendar (negative before).
+package func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yearOfEra = y - era * 400
@@ -151,7 +154,8 @@ private func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
     return era * 146_097 + dayOfEra - 719_468
 }
 
-private func civilDate(fromDaysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+/// The proleptic Gregorian date `days` after 1970-01-01.
+package func civilDate(fromDaysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let dayOfEra = z - era * 146_097
