@@ -70,4 +70,13 @@ struct TimeFormatTests {
             #expect(HTTPDate.parse(text) == nil, "\(text)")
         }
     }
+
+    @Test("corrupt times print as far dates and huge years are refused, never a trap")
+    func extremes() {
+        for seconds in [Double.nan, .infinity, -.infinity, 9.3e18, -9.3e18, 1e300] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(!ISOTime.text(date).isEmpty && !ISOTime.seconds(date).isEmpty && !ISOTime.compact(date).isEmpty)
+        }
+        #expect(HTTPDate.parse("Sat, 28 Nov 99999999999999 02:23:55 GMT") == nil)
+    }
 }

@@ -40,7 +40,7 @@ public enum ISOTime {
 
     /// `date` with milliseconds, in UTC: `2026-11-26T21:55:21.123Z`.
     public static func text(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int64(clamped(date.timeIntervalSince1970 * 1000, to: 1e18).rounded(.down))
         let (seconds, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let adjusted = remainder < 0 ? (seconds - 1, remainder + 1000) : (seconds, remainder)
         return CivilTime(unixSeconds: adjusted.0).iso + "." + padded(Int(adjusted.1), 3) + "Z"
@@ -48,12 +48,12 @@ public enum ISOTime {
 
     /// `date` to the second, in UTC: `2026-11-26T21:55:21Z`.
     public static func seconds(_ date: Date) -> String {
-        CivilTime(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down))).iso + "Z"
+        CivilTime(unixSeconds: wholeSeconds(date)).iso + "Z"
     }
 
     /// `date` as a migration version, in UTC: `20261126215521`.
     public static func compact(_ date: Date) -> String {
-        let time = CivilTime(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+        let time = CivilTime(unixSeconds: wholeSeconds(date))
         return padded(time.year, 4) + padded(time.month, 2) + padded(time.day, 2) + padded(time.hour, 2) + padded(time.minute, 2)
             + padded(time.second, 2)
     }
@@ -82,10 +82,12 @@ enum HTTPDate {
 struct CivilTime {
     var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
 
-    /// nil when a field is out of its range (a 31 April, a 25th hour); a
-    /// leap second (`:60`) is read as the next second, as ICU reads it.
+    /// nil when a field is out of its range (a 31 April, a 25th hour, a year
+    /// past ±1,000,000); a leap second (`:60`) is read as the next second, as
+    /// ICU reads it.
     init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        guard (1...12).contains(month), (1...Self.days(inMonth: month, of: year)).contains(day), (0...23).contains(hour),
+        guard (-1_000_000...1_000_000).contains(year), (1...12).contains(month), (1...Self.days(inMonth: month, of: year)).contains(day),
+            (0...23).contains(hour),
             (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
@@ -122,6 +124,17 @@ struct CivilTime {
         let (quotient, remainder) = value.quotientAndRemainder(dividingBy: divisor)
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
+}
+
+/// The whole seconds of `date` since 1970, within ±10^15 (31 million years:
+/// a corrupt timestamp prints as a far date, never traps).
+private func wholeSeconds(_ date: Date) -> Int64 {
+    Int64(clamped(date.timeIntervalSince1970, to: 1e15).rounded(.down))
+}
+
+/// `value` within ±`limit`; 0 for NaN.
+private func clamped(_ value: Double, to limit: Double) -> Double {
+    value.isNaN ? 0 : min(max(value, -limit), limit)
 }
 
 /// `value` in decimal, zero-padded to `width` digits.

@@ -52,6 +52,7 @@ enum WorkerThreads {
     /// Suspends the calling thread for `seconds` (a signal does not cut the
     /// pause short; ``Interruption/sleep(seconds:)`` is the interruptible one).
     static func pause(seconds: Double) {
+        guard seconds > 0 else { return }  // NaN too
         let nanoseconds = UInt64(max(0, min(seconds, 86_400)) * 1e9)
         var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = timespec()
