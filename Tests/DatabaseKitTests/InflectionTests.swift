@@ -230,4 +230,30 @@ struct InflectionTests {
             #expect(word.singularized == singular, "\(word)")
         }
     }
+
+    @Test("names beyond ASCII: case mappings of several letters, digits only, underscores")
+    func unusualNames() {
+        let cases: [(String, String, String)] = [
+            ("straße", "straßes", "straße"), ("STRASSE", "STRASSEs", "STRASSE"), ("ÉCOLE", "ÉCOLEs", "ÉCOLE"), ("", "", ""),
+            ("_", "_s", "_"), ("123", "123", "123"), ("日本", "日本s", "日本"), ("user_ß", "user_ßs", "user_ß"),
+            ("İstanbul", "İstanbuls", "İstanbul"),
+        ]
+        for (word, plural, singular) in cases {
+            #expect(word.pluralized == plural, "\(word)")
+            #expect(word.singularized == singular, "\(word)")
+        }
+    }
+
+    @Test("the rules' pattern subset: leftmost match, groups that did not take part, refusals of the rest")
+    func patterns() throws {
+        let pattern = try #require(InflectionPattern("(?:([^f])fe|([lr])f)$", caseInsensitive: true))
+        let match = try #require(pattern.firstMatch(in: Array("WOLF")))
+        #expect(match.range == 2..<4 && match.captures[0] == nil && match.captures[1] == 2..<3)
+        #expect(InflectionPattern("(bus)(es)?$", caseInsensitive: true)?.firstMatch(in: Array("buses"))?.captures == [0..<3, 3..<5])
+        #expect(InflectionPattern("C(?i)hild$", caseInsensitive: false)?.firstMatch(in: Array("cHILD")) == nil)
+        #expect(InflectionPattern("C(?i)hild$", caseInsensitive: false)?.firstMatch(in: Array("CHILD"))?.range == 0..<5)
+        for unsupported in ["a*", "a.", "(a", "[a", "a)", "a{2}", "[z-a]"] {
+            #expect(InflectionPattern(unsupported, caseInsensitive: false) == nil, "\(unsupported)")
+        }
+    }
 }

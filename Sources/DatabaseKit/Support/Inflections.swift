@@ -19,9 +19,8 @@ private final class Inflector: Sendable {
 
     /// A pattern and its replacement, in which `$N` is the Nth group (empty
     /// when it did not take part in the match).
-    private struct Rule: @unchecked Sendable {
-        // @unchecked: a compiled Regex is immutable once built.
-        let pattern: Regex<AnyRegexOutput>
+    private struct Rule: Sendable {
+        let pattern: InflectionPattern
         let template: String
     }
 
@@ -34,11 +33,9 @@ private final class Inflector: Sendable {
     private let cache = Locked([String: String]())
 
     /// The patterns are the constants below, which compile: nil is never
-    /// seen. Swift's own regular expressions, not NSRegularExpression: the
-    /// rules need no locale, and Foundation's would link ICU.
-    private static func regex(_ pattern: String, caseInsensitive: Bool = true) -> Regex<AnyRegexOutput>? {
-        guard let regex = try? Regex(pattern) else { return nil }
-        return caseInsensitive ? regex.ignoresCase() : regex
+    /// seen (InflectionTests checks every rule's effect).
+    private static func regex(_ pattern: String, caseInsensitive: Bool = true) -> InflectionPattern? {
+        InflectionPattern(pattern, caseInsensitive: caseInsensitive)
     }
 
     private init() {
@@ -111,27 +108,30 @@ private final class Inflector: Sendable {
         let radicalEnd = name.index(name.endIndex, offsetBy: -digitsStart)
         let wordStart = startOfLastWord(String(name[..<radicalEnd]))
         let word = String(name[wordStart..<radicalEnd])
-        if word.isEmpty || uncountables.contains(where: { word.contains($0.pattern) }) { return name }
+        let characters = Array(word)
+        if word.isEmpty || uncountables.contains(where: { $0.pattern.firstMatch(in: characters) != nil }) { return name }
         // The last matching rule wins: later rules are the exceptions.
         for rule in rules.reversed() {
-            guard let match = word.firstMatch(of: rule.pattern) else { continue }
-            let replaced = word[..<match.range.lowerBound] + Self.expand(rule.template, with: match) + word[match.range.upperBound...]
+            guard let match = rule.pattern.firstMatch(in: characters) else { continue }
+            let replaced =
+                String(characters[..<match.range.lowerBound]) + Self.expand(rule.template, with: match, in: characters)
+                + String(characters[match.range.upperBound...])
             return String(name[..<wordStart]) + replaced + String(name[radicalEnd...])
         }
         return name
     }
 
     /// `template` with `$1`…`$9` replaced by the groups of `match`.
-    private static func expand(_ template: String, with match: Regex<AnyRegexOutput>.Match) -> String {
+    private static func expand(_ template: String, with match: InflectionPattern.Match, in characters: [Character]) -> String {
         var result = ""
-        var characters = template.makeIterator()
-        while let character = characters.next() {
+        var iterator = template.makeIterator()
+        while let character = iterator.next() {
             guard character == "$" else {
                 result.append(character)
                 continue
             }
-            guard let digit = characters.next(), let group = digit.wholeNumberValue else { continue }
-            if group < match.output.count, let captured = match.output[group].substring { result += captured }
+            guard let digit = iterator.next(), let group = digit.wholeNumberValue, group >= 1 else { continue }
+            if group <= match.captures.count, let captured = match.captures[group - 1] { result += String(characters[captured]) }
         }
         return result
     }
@@ -140,9 +140,11 @@ private final class Inflector: Sendable {
     /// a lowercase-to-uppercase change (`bookAuthor`).
     private func startOfLastWord(_ name: String) -> String.Index {
         var candidates: [String.Index] = []
+        let characters = Array(name)
         for (boundary, skipsFirst) in zip(wordBoundaries, [false, true, true]) {
-            guard let found = name.firstMatch(of: boundary.pattern)?.range else { continue }
-            candidates.append(skipsFirst ? name.index(after: found.lowerBound) : found.lowerBound)
+            guard let found = boundary.pattern.firstMatch(in: characters)?.range else { continue }
+            let offset = skipsFirst ? found.lowerBound + 1 : found.lowerBound
+            candidates.append(name.index(name.startIndex, offsetBy: offset))
         }
         return candidates.max() ?? name.startIndex
     }
