@@ -1,11 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// DBToolCore and dbtool import FoundationEssentials, never Foundation, whose
-// formatters, NSString bridge and CharacterSet link ICU's 30 MB of data into
-// the binary. Member visibility follows each file's own imports, so that a
-// Foundation extension DatabaseKit sees (String(format:),
-// replacingOccurrences) is a compile error here, not a silent link.
+// DatabaseKit, DBToolCore and dbtool import FoundationEssentials; Foundation
+// proper, whose formatters, NSString bridge and CharacterSet link ICU's 30 MB
+// of data into a binary, only behind DatabaseKit's FoundationBridging trait.
+// Member visibility follows each file's own imports, so that a Foundation
+// extension seen through another module (String(format:),
+// replacingOccurrences) is a compile error, not a silent link.
 let foundationEssentialsOnly: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
@@ -110,7 +111,8 @@ let package = Package(
         .executableTarget(
             name: "DatabaseKitDemo",
             dependencies: ["DatabaseKit"]),
-        // What every test target shares: temporary directories (and, through
+        // What every test target and the workload process share: temporary
+        // directories, the S3 and credential servers, BusyClock (and, through
         // DatabaseKit's package access, `Locked`).
         .target(name: "TestSupport", dependencies: ["DatabaseKit"], path: "Tests/TestSupport"),
         .testTarget(
