@@ -1,7 +1,7 @@
 import DatabaseKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Row adapters")
 struct RowAdapterTests {
@@ -140,6 +140,54 @@ struct RowAdapterTests {
             let row = try #require(try Row.fetchOne(db, sql: sql, adapter: SuffixRowAdapter(fromIndex: 3)))
             #expect(throws: RowDecodingError.self) { try row.decode(Int.self, forColumn: "name") }
             #expect(try row.decode(String.self, atIndex: 0) == "Reds")
+        }
+    }
+
+    @Test("a fetch's adapted rows read the live statement: by name, any case, duplicates, NULL scopes")
+    func liveViews() throws {
+        let dbQueue = try makeDatabase()
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player VALUES (3, 'Craig', NULL)")
+        }
+        let leftJoin =
+            "SELECT player.id, player.name, team.id, team.name FROM player LEFT JOIN team ON team.id = player.teamId ORDER BY player.id"
+        let adapter = ScopeAdapter(base: RangeRowAdapter(0..<2), scopes: ["team": SuffixRowAdapter(fromIndex: 2)])
+        try dbQueue.read { (db: Database) throws in
+            // A cursor's scope record follows the cursor, row after row.
+            var seen: [String] = []
+            let cursor = try Row.fetchCursor(db, sql: leftJoin, adapter: adapter)
+            while let row = try cursor.next() {
+                let player = Player(row: row)
+                let team: Team? = row["team"]
+                seen.append("\(player.id) \(player.name) \(team?.name ?? "-") \(row[0] as Int64) \(row["ID"] as Int64)")
+                // The team scope of Craig holds only NULL values.
+                #expect(row.scopes["team"]?.containsNonNullValue == (team != nil))
+                #expect(row.scopes["team"]?.hasNull(atIndex: 1) == (team == nil))
+                if team == nil {
+                    #expect(throws: RowDecodingError.self) { try row.decode(Team.self, forKey: "team") }
+                    #expect(try row.decodeIfPresent(Team.self, forKey: "team") == nil)
+                }
+            }
+            #expect(seen == ["1 Arthur Reds 1 1", "2 Barbara Blues 2 2", "3 Craig - 3 3"])
+
+            // A mapping that picks columns out of order, read by name in any case.
+            let mapping = ColumnMapping(["teamName": "name", "playerId": "id"])
+            var mapped: [String] = []
+            for row in try Row.fetchAll(db, sql: "SELECT name, 0 AS x, id FROM player ORDER BY id", adapter: mapping) {
+                mapped.append("\(row["PLAYERID"] as Int64) \(row["teamname"] as String)")
+            }
+            #expect(mapped == ["1 Arthur", "2 Barbara", "3 Craig"])
+            let mappedCursor = try Row.fetchCursor(db, sql: "SELECT name, 0 AS x, id FROM player ORDER BY id", adapter: mapping)
+            var mappedLive: [Int64] = []
+            while let row = try mappedCursor.next() { mappedLive.append(row["playerId"]) }
+            #expect(mappedLive == [1, 2, 3])
+
+            // Two columns of one name: the leftmost wins, read after read.
+            let duplicates = try Row.fetchCursor(db, sql: "SELECT 1 AS a, 2 AS id, 3 AS id", adapter: SuffixRowAdapter(fromIndex: 1))
+            let row = try #require(try duplicates.next())
+            #expect(row["id"] as Int == 2)
+            #expect(row["id"] as Int == 2)
+            #expect(row[1] as Int == 3)
         }
     }
 }

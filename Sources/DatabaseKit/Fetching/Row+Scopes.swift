@@ -4,10 +4,7 @@ extension Row {
     /// ```swift
     /// let teamRow: Row? = row.scopes["team"]
     /// ```
-    public var scopes: ScopesView {
-        guard let adaptation else { return ScopesView(base: nil, layouts: [:], prefetches: nil) }
-        return ScopesView(base: adaptation.base, layouts: adaptation.layout.scopes, prefetches: prefetches)
-    }
+    public var scopes: ScopesView { ScopesView(row: self) }
 
     /// The scopes of the row and of its scopes, searched breadth-first: the
     /// nearest scope with a name wins.
@@ -20,25 +17,41 @@ extension Row {
         return row
     }
 
+    /// The row of a scope, made on first use and kept: a fetch that reads a
+    /// joined record from each of its rows reads the same row object, a
+    /// view of the statement row, and makes its scope rows once.
+    func scopeRow(named name: String) -> Row? {
+        if let firstScope, firstScope.name == name { return firstScope.row }
+        if let otherScopes, let row = otherScopes.row(named: name) { return row }
+        guard let adaptedBase, let scopeLayout = layout?.scopes[name] else { return nil }
+        // A view of a statement row is read once per fetched row: it finds
+        // its columns by name through an index. A copied row is read once.
+        let row = Row(base: adaptedBase, layout: scopeLayout, indexed: adaptedBase.sqliteStatement != nil)
+        // A joined record's own prefetches: `Book.including(required:
+        // Book.author.including(all: Author.awards))`.
+        row.prefetches = prefetches?.subtree(name)
+        if firstScope == nil {
+            firstScope = (name, row)
+        } else {
+            let others = otherScopes ?? ScopeRows()
+            others.names.append(name)
+            others.rows.append(row)
+            otherScopes = others
+        }
+        return row
+    }
+
     /// The scopes of a row, by name.
     public struct ScopesView: Collection {
-        fileprivate let base: Row?
-        fileprivate let layouts: [String: LayoutedRowAdapter]
-        fileprivate let prefetches: PrefetchedRowsView?
+        fileprivate let row: Row
+        private var layouts: [String: LayoutedRowAdapter] { row.layout?.scopes ?? [:] }
         private var sortedNames: [String] { layouts.keys.sorted() }
 
         /// The scope names.
         public var names: Set<String> { Set(layouts.keys) }
 
         /// The scope with this name, or nil.
-        public subscript(_ name: String) -> Row? {
-            guard let base, let layout = layouts[name] else { return nil }
-            let row = Row(base: base, layout: layout)
-            // A joined record's own prefetches: `Book.including(required:
-            // Book.author.including(all: Author.awards))`.
-            row.prefetches = prefetches?.subtree(name)
-            return row
-        }
+        public subscript(_ name: String) -> Row? { row.scopeRow(named: name) }
 
         public typealias Index = Int
         public var startIndex: Int { 0 }
@@ -70,10 +83,9 @@ extension Row {
 
         /// The nearest scope with this name, breadth-first, or nil.
         public subscript(_ name: String) -> Row? {
-            // The common case, a scope of the row itself, allocates nothing more.
-            let scopes = row.scopes
-            if let found = scopes[name] { return found }
-            if scopes.isEmpty { return nil }
+            // The common case: a scope of the row itself.
+            if let found = row.scopeRow(named: name) { return found }
+            if row.layout?.scopes.isEmpty ?? true { return nil }
             var rows = [row]
             while !rows.isEmpty {
                 let scopes = rows.map(\.scopes)
@@ -105,7 +117,7 @@ extension Row {
     public func decodeIfPresent<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws
         -> Record?
     {
-        guard let scopedRow = scopesTree[scope], scopedRow.containsNonNullValue else { return nil }
+        guard let scopedRow = scopeRow(named: scope) ?? scopesTree[scope], scopedRow.containsNonNullValue else { return nil }
         return try Record(row: scopedRow)
     }
 
@@ -114,7 +126,8 @@ extension Row {
     /// - throws: ``RowDecodingError`` when the scope is missing, or holds
     ///   only NULL values.
     public func decode<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws -> Record {
-        guard let scopedRow = scopesTree[scope] else {
+        // A scope of the row itself, the common case, before the tree.
+        guard let scopedRow = scopeRow(named: scope) ?? scopesTree[scope] else {
             let available = scopesTree.names
             var message = "scope not found: \(String(reflecting: scope))"
             if !available.isEmpty { message += " - available scopes: \(available.sorted())" }
@@ -131,6 +144,10 @@ extension Row {
     /// The record of a scope. Stops the program when the scope is missing
     /// or holds only NULL values; see ``decode(_:forKey:)->Record``.
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
+        // The joined record of each row of a fetch: straight to its scope.
+        if let scopedRow = scopeRow(named: scope), scopedRow.containsNonNullValue {
+            do { return try Record(row: scopedRow) } catch { fatalError("\(error)") }
+        }
         do { return try decode(Record.self, forKey: scope) } catch { fatalError("\(error)") }
     }
 
@@ -138,5 +155,19 @@ extension Row {
     /// NULL values.
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record? {
         do { return try decodeIfPresent(Record.self, forKey: scope) } catch { fatalError("\(error)") }
+    }
+}
+
+/// The scope rows a row has made after its first, by name: a handful at
+/// most, searched by comparing names (an identical scope name compares as
+/// two words).
+final class ScopeRows {
+    // No dynamic exclusivity checks: the rows are confined with their row.
+    @exclusivity(unchecked) var names: [String] = []
+    @exclusivity(unchecked) var rows: [Row] = []
+
+    func row(named name: String) -> Row? {
+        for index in names.indices where names[index] == name { return rows[index] }
+        return nil
     }
 }

@@ -36,7 +36,8 @@ public final class Row {
     /// The number of columns.
     public let count: Int
 
-    /// The column lookup of a statement row.
+    /// The column lookup of a statement row, and of the adapted rows a
+    /// fetch reads (the fetched row and its scopes), made once per fetch.
     @usableFromInline let columnNameIndex: ColumnNameIndex?
 
     /// The base row and layout of an adapted row (see ``RowAdapter``).
@@ -50,7 +51,11 @@ public final class Row {
     let adaptedBase: Row?
     let layout: LayoutedRowAdapter?
     /// The layout's base indexes, on their own for the same reason.
-    let adaptedIndexes: [Int]
+    @usableFromInline let adaptedIndexes: [Int]
+    /// The statement of the base of an adapted row, when that base is a
+    /// statement row: the slow paths read the value at the base index
+    /// straight from it, without walking to the base row.
+    @usableFromInline let adaptedStatement: OpaquePointer?
 
     /// True for rows read from the database (and their copies), false for
     /// rows built from values: `Record` tracks changes from fetched rows.
@@ -58,7 +63,21 @@ public final class Row {
 
     /// The rows of the `including(all:)` associations of the row, set by
     /// the fetch; nil for the others, at no cost.
-    var prefetches: PrefetchedRowsView?
+    var prefetches: PrefetchedRowsView? {
+        // The scope rows carry the prefetches of their subtree.
+        didSet {
+            firstScope = nil
+            otherScopes = nil
+        }
+    }
+
+    /// The scope rows already made, so that a fetch that reads a joined
+    /// record from each row makes its scope row once; see ``scopeRow(named:)``.
+    /// The first is kept in the row, the others (rare) apart. No dynamic
+    /// exclusivity checks: a row is confined to one thread (it is not
+    /// `Sendable`), and no access spans a call.
+    @exclusivity(unchecked) var firstScope: (name: String, row: Row)?
+    @exclusivity(unchecked) var otherScopes: ScopeRows?
 
     /// A row that reads the current row of a statement.
     init(statement: Statement) {
@@ -71,6 +90,7 @@ public final class Row {
         self.adaptedBase = nil
         self.layout = nil
         self.adaptedIndexes = []
+        self.adaptedStatement = nil
         self.isFetched = true
     }
 
@@ -85,21 +105,27 @@ public final class Row {
         self.adaptedBase = nil
         self.layout = nil
         self.adaptedIndexes = []
+        self.adaptedStatement = nil
         self.isFetched = isFetched
     }
 
     /// A view of `base` through a layout. It reads the base row, so a view
     /// of a statement row changes as the cursor moves, like its base.
-    init(base: Row, layout: LayoutedRowAdapter) {
+    ///
+    /// `indexed`: the row finds its columns through a ``ColumnNameIndex``,
+    /// which pays off for a row read again and again (a fetch's row and its
+    /// scopes), not for a row read once.
+    init(base: Row, layout: LayoutedRowAdapter, indexed: Bool = false) {
         self.statement = nil
         self.sqliteStatement = nil  // the inlinable fast paths must not read the statement directly
-        self.columnNameIndex = nil
+        self.columnNameIndex = indexed ? ColumnNameIndex(names: layout.columnNames) : nil
         self.storedValues = []
         self.storedColumnNames = layout.columnNames
         self.count = layout.columnNames.count
         self.adaptedBase = base
         self.layout = layout
         self.adaptedIndexes = layout.baseIndexes
+        self.adaptedStatement = base.sqliteStatement
         self.isFetched = base.isFetched
     }
 
@@ -172,6 +198,10 @@ public final class Row {
 
     /// True when the value at `index` is NULL.
     public func hasNull(atIndex index: Int) -> Bool {
+        if let adaptedStatement {
+            checkIndex(index)
+            return sqlite3_column_type(adaptedStatement, CInt(adaptedIndexes[index])) == SQLITE_NULL
+        }
         let (base, baseIndex) = baseRow(atIndex: index)
         if let statement = base.sqliteStatement { return sqlite3_column_type(statement, CInt(baseIndex)) == SQLITE_NULL }
         return base.storedValues[baseIndex].isNull
@@ -179,7 +209,15 @@ public final class Row {
 
     /// True when at least one value is not NULL.
     public var containsNonNullValue: Bool {
-        (0..<count).contains { !hasNull(atIndex: $0) }
+        // Read for each joined record of a fetch: no closure, no walk to the base row.
+        if let adaptedStatement {
+            for baseIndex in adaptedIndexes where sqlite3_column_type(adaptedStatement, CInt(baseIndex)) != SQLITE_NULL {
+                return true
+            }
+            return false
+        }
+        for index in 0..<count where !hasNull(atIndex: index) { return true }
+        return false
     }
 
     /// The index of the leftmost column with this name, case-insensitive.
@@ -250,11 +288,7 @@ public final class Row {
     /// The value of the named column, read straight from the statement.
     @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
-        if let sqliteStatement, let index = statementColumnIndex(columnName),
-            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
-        {
-            return value
-        }
+        if let value = indexedValue(Value.self, forColumn: columnName) { return value }
         do { return try decodeSlowly(Value.self, forColumn: columnName) } catch { fatalError("\(error)") }
     }
 
@@ -324,11 +358,7 @@ public final class Row {
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type = Value.self, forColumn columnName: String
     ) throws -> Value {
-        if let sqliteStatement, let index = statementColumnIndex(columnName),
-            let value = Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index))
-        {
-            return value
-        }
+        if let value = indexedValue(Value.self, forColumn: columnName) { return value }
         return try decodeSlowly(Value.self, forColumn: columnName)
     }
 
@@ -357,6 +387,12 @@ public final class Row {
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type, atIndex index: Int
     ) throws -> Value {
+        // A row adapted from a statement row (a joined record): one step to the statement.
+        if let adaptedStatement, UInt(bitPattern: index) < UInt(bitPattern: count),
+            let value = Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(adaptedIndexes[index]))
+        {
+            return value
+        }
         let (base, baseIndex) = baseRow(atIndex: index)
         if let statement = base.sqliteStatement {
             // An adapted statement row reads its base, with SQLite's conversions.
@@ -391,6 +427,11 @@ public final class Row {
     func decodeSlowly<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type, forColumn columnName: String
     ) throws -> Value {
+        if let adaptedStatement, let index = columnNameIndex?.index(of: columnName),
+            let value = Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(adaptedIndexes[index]))
+        {
+            return value
+        }
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
@@ -403,10 +444,17 @@ public final class Row {
         }
     }
 
-    /// The column index of a statement row; nil for a copied row or a missing column.
+    /// The value of the named column, read straight from the statement, for
+    /// a statement row and for the views of one a fetch reads (its row seen
+    /// through an adapter, the scopes of a joined record); nil for the other
+    /// rows, a missing column, NULL, and a failed conversion, which the slow
+    /// paths tell apart.
     @inlinable @inline(__always)
-    func statementColumnIndex(_ name: String) -> Int? {
-        columnNameIndex?.index(of: name)
+    func indexedValue<Value: StatementColumnConvertible>(_ type: Value.Type, forColumn name: String) -> Value? {
+        guard let index = columnNameIndex?.index(of: name) else { return nil }
+        if let sqliteStatement { return Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) }
+        if let adaptedStatement { return Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(adaptedIndexes[index])) }
+        return nil
     }
 
     // MARK: Coalescing

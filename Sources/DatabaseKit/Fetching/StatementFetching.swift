@@ -89,7 +89,7 @@ extension Row {
     static func forFetching(_ statement: Statement, adapter: (any RowAdapter)?) throws -> Row {
         let row = Row(statement: statement)
         guard let adapter else { return row }
-        return Row(base: row, layout: try adapter.layoutedAdapter(from: statement.columnNames))
+        return Row(base: row, layout: try adapter.layoutedAdapter(from: statement.columnNames), indexed: true)
     }
 }
 
