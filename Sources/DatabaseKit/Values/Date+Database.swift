@@ -48,6 +48,11 @@ func formatDatabaseDate(_ date: Date) -> String {
     }
     let (days, msOfDay) = floorDivide(Int64(milliseconds), 86_400_000)
     let (year, month, day) = civilDate(fromDaysSince1970: days)
+    return databaseDateText(year: year, month: month, day: day, millisecondOfDay: msOfDay)
+}
+
+/// "yyyy-MM-dd HH:mm:ss.SSS", the text a date is stored as.
+private func databaseDateText(year: Int64, month: Int64, day: Int64, millisecondOfDay msOfDay: Int64) -> String {
     var text = ""
     text.reserveCapacity(23)
     appendPadded(year, width: 4, to: &text)
@@ -107,21 +112,8 @@ private enum GregorianFallback {
         let (days, msOfDay) = floorDivide(Int64(milliseconds), 86_400_000)
         let midnight = Date(timeIntervalSince1970: Double(days) * 86_400)
         let parts = calendar.dateComponents([.year, .month, .day], from: midnight)
-        var text = ""
-        appendPadded(Int64(parts.year ?? 0), width: 4, to: &text)
-        text += "-"
-        appendPadded(Int64(parts.month ?? 0), width: 2, to: &text)
-        text += "-"
-        appendPadded(Int64(parts.day ?? 0), width: 2, to: &text)
-        text += " "
-        appendPadded(msOfDay / 3_600_000, width: 2, to: &text)
-        text += ":"
-        appendPadded(msOfDay / 60_000 % 60, width: 2, to: &text)
-        text += ":"
-        appendPadded(msOfDay / 1000 % 60, width: 2, to: &text)
-        text += "."
-        appendPadded(msOfDay % 1000, width: 3, to: &text)
-        return text
+        return databaseDateText(
+            year: Int64(parts.year ?? 0), month: Int64(parts.month ?? 0), day: Int64(parts.day ?? 0), millisecondOfDay: msOfDay)
     }
 }
 
