@@ -268,6 +268,66 @@ struct AssociationTests {
         }
     }
 
+    /// A record that keeps the row it was decoded from, and a copy of it.
+    struct KeepingPlayer: FetchableRecord {
+        var name: String
+        var row: Row
+        var copy: Row
+        init(row: Row) {
+            name = row["name"]
+            self.row = row
+            copy = row.copy()
+        }
+    }
+
+    @Test("prefetched records each decode their own row; kept copies hold their values, rows compare equal")
+    func prefetchedRecordsAndRows() throws {
+        let dbQueue = try Self.makeDatabase()
+        try dbQueue.read { (db: Database) throws in
+            let rows = try Team.including(all: Team.players.order(Column("id"))).asRequest(of: Row.self).fetchAll(db)
+            let kept: [[KeepingPlayer]] = rows.map { $0["players"] }
+            #expect(kept.map { $0.map(\.name) } == [["Ann", "Bob"], ["Cid"], []])
+            // A copy made while decoding keeps that record's values.
+            #expect(kept.map { $0.map { $0.copy["name"] as String } } == [["Ann", "Bob"], ["Cid"], []])
+            #expect(kept[0][0].copy == ["id": 1, "teamId": 1, "name": "Ann", "score": 10, "grdb_teamId": 1])
+            // The rows view: rows of their own, equal to the rows the query gives.
+            let expected = try Row.fetchAll(
+                db, sql: #"SELECT *, "teamId" AS "grdb_teamId" FROM "player" WHERE "teamId" = 1 ORDER BY "id""#)
+            #expect(rows[0].prefetchedRows["players"] == expected)
+            #expect(rows[2].prefetchedRows["players"] == [])
+            // Two fetches of the same request give equal rows; other rows differ.
+            let again = try Team.including(all: Team.players.order(Column("id"))).asRequest(of: Row.self).fetchAll(db)
+            #expect(rows == again)
+            #expect(rows[0] != rows[1])
+            // Records decoded from the rows view and from the request agree.
+            let players: [Player] = rows[0]["players"]
+            #expect(players.map(\.name) == ["Ann", "Bob"])
+            #expect(try rows[0].decode([Player].self, forKey: "players") == players)
+            #expect(Set(rows[0]["players"] as Set<Player>) == Set(players))
+        }
+    }
+
+    @Test("prefetch keys that are not integers group by value, as SQLite compares them")
+    func prefetchKeysOfOtherTypes() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.execute(
+                sql: """
+                    CREATE TABLE parent (id PRIMARY KEY, name TEXT);
+                    CREATE TABLE child (id INTEGER PRIMARY KEY, parentId REFERENCES parent(id), name TEXT);
+                    INSERT INTO parent VALUES (1, 'integer'), ('b', 'text'), (2.5, 'real'), (NULL, 'null');
+                    INSERT INTO child VALUES (1, 1.0, 'real one'), (2, 'b', 'bee'), (3, 2.5, 'two and a half'), (4, 1, 'one'), (5, NULL, 'orphan');
+                    """)
+        }
+        struct Parent: TableRecord { static let children = hasMany(Table("child"), using: ForeignKey(["parentId"])) }
+        try dbQueue.read { (db: Database) throws in
+            let rows = try Parent.including(all: Parent.children.order(Column("id"))).asRequest(of: Row.self).fetchAll(db)
+            let names = rows.map { ($0["name"] as String, ($0.prefetchedRows["children"] ?? []).map { $0["name"] as String }) }
+            #expect(names.map(\.0) == ["integer", "text", "real", "null"])
+            #expect(names.map(\.1) == [["real one", "one"], ["bee"], ["two and a half"], []])
+        }
+    }
+
     @Test("a to-many association through another prefetches its destination joined to the pivot")
     func hasManyThrough() throws {
         let dbQueue = try Self.makeDatabase()

@@ -70,7 +70,8 @@ final class ColumnNameIndex {
     /// thread, and no access to it spans a call.
     @exclusivity(unchecked) @usableFromInline var hint: Int
 
-    private let hasDuplicates: Bool
+    /// True when two columns share a name (ignoring ASCII case).
+    let hasDuplicates: Bool
 
     init(names: [String]) {
         self.names = names
@@ -98,6 +99,10 @@ final class ColumnNameIndex {
         let index: Int
         if hint < names.count, columnNameMatches(names[hint], name) {
             index = hint
+        } else if let first = names.first, first == name {
+            // The next record starts again from the first column, when the
+            // previous one did not read the last (index 0 is the leftmost anyway).
+            index = 0
         } else {
             guard let leftmost = leftmostIndex(ofColumn: name, in: names) else { return nil }
             index = leftmost

@@ -14,15 +14,25 @@ extension Row {
     ///   not decode.
     public func decode<Records: RangeReplaceableCollection>(_ type: Records.Type = Records.self, forKey key: String) throws -> Records
     where Records.Element: FetchableRecord {
-        guard let rows = prefetchedRows[key] else {
+        guard let group = prefetchedRows.group(forKey: key) else {
             var message = "no prefetched rows under the key \(String(reflecting: key))"
             let available = prefetchedRows.keys
             if !available.isEmpty { message += " - available keys: \(available.sorted())" }
             throw RowDecodingError.keyNotFound(.prefetchKey(key), debugDescription: message, row: self)
         }
         var records = Records()
-        records.reserveCapacity(rows.count)
-        for row in rows { records.append(try Records.Element(row: row)) }
+        records.reserveCapacity(group.count)
+        switch group {
+        case .rows(let rows):
+            for row in rows { records.append(try Records.Element(row: row)) }
+        case .batch(let batch, let indexes):
+            // One row moves along the batch, as a cursor's row does.
+            let row = Row(viewing: batch)
+            for index in indexes {
+                row.moveToBatchRow(index)
+                records.append(try Records.Element(row: row))
+            }
+        }
         return records
     }
 
@@ -49,7 +59,7 @@ extension Row {
         fileprivate struct Node: Equatable {
             var key: String
             /// Nil for the pivot of an indirect association: not decoded.
-            var rows: [Row]?
+            var group: PrefetchedGroup?
             var children: PrefetchedRowsView
         }
 
@@ -66,7 +76,7 @@ extension Row {
             var queue = nodes
             while !queue.isEmpty {
                 let node = queue.removeFirst()
-                if node.rows != nil { keys.insert(node.key) }
+                if node.group != nil { keys.insert(node.key) }
                 queue += node.children.nodes
             }
             return keys
@@ -74,10 +84,20 @@ extension Row {
 
         /// The rows of the nearest key, breadth-first; nil when absent.
         public subscript(_ key: String) -> [Row]? {
+            group(forKey: key)?.rows
+        }
+
+        /// The prefetched rows of the nearest key, breadth-first, as they are
+        /// stored; nil when absent.
+        func group(forKey key: String) -> PrefetchedGroup? {
+            // The common case, a key of the row itself, copies no node.
+            for node in nodes where node.key == key {
+                if let group = node.group { return group }
+            }
             var queue = nodes
             while !queue.isEmpty {
                 let node = queue.removeFirst()
-                if node.key == key, let rows = node.rows { return rows }
+                if node.key == key, let group = node.group { return group }
                 queue += node.children.nodes
             }
             return nil
@@ -89,20 +109,48 @@ extension Row {
             return node.children
         }
 
-        mutating func setRows(_ rows: [Row], forKeyPath keyPath: ArraySlice<String>) {
+        mutating func setGroup(_ group: PrefetchedGroup, forKeyPath keyPath: ArraySlice<String>) {
             guard let key = keyPath.first else { return }
             let index: Int
             if let found = nodes.firstIndex(where: { $0.key == key }) {
                 index = found
             } else {
-                nodes.append(Node(key: key, rows: nil, children: PrefetchedRowsView()))
+                nodes.append(Node(key: key, group: nil, children: PrefetchedRowsView()))
                 index = nodes.count - 1
             }
             if keyPath.count == 1 {
-                nodes[index].rows = rows
+                nodes[index].group = group
             } else {
-                nodes[index].children.setRows(rows, forKeyPath: keyPath.dropFirst())
+                nodes[index].children.setGroup(group, forKeyPath: keyPath.dropFirst())
             }
         }
+    }
+}
+
+/// The rows an association prefetched for one row: rows of their own, or
+/// rows of a batch that the prefetches of all the fetched rows share.
+enum PrefetchedGroup: Equatable {
+    case rows([Row])
+    /// The rows of `batch` at these indexes, in order.
+    case batch(RowBatch, [Int])
+
+    /// The number of rows.
+    var count: Int {
+        switch self {
+        case .rows(let rows): return rows.count
+        case .batch(_, let indexes): return indexes.count
+        }
+    }
+
+    /// The rows; rows of their own for a batch.
+    var rows: [Row] {
+        switch self {
+        case .rows(let rows): return rows
+        case .batch(let batch, let indexes): return indexes.map { batch.row(at: $0) }
+        }
+    }
+
+    static func == (lhs: PrefetchedGroup, rhs: PrefetchedGroup) -> Bool {
+        lhs.rows == rhs.rows
     }
 }

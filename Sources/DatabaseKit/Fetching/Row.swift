@@ -30,8 +30,20 @@ public final class Row {
     @usableFromInline let sqliteStatement: OpaquePointer?
 
     /// The values and names of a copied row.
-    let storedValues: [DatabaseValue]
+    @usableFromInline let storedValues: [DatabaseValue]
     let storedColumnNames: [String]
+    /// The column of a copied row to try first in a lookup by name: the one
+    /// after the previous hit, as ``ColumnNameIndex`` does for statement
+    /// rows; `Int.max` when two columns may share a name. The row's own:
+    /// no dynamic exclusivity check (a row is confined to one thread, and no
+    /// access spans a call).
+    @exclusivity(unchecked) var storedHint: Int
+    /// Where the values of a copied row start in ``storedValues``: 0, but
+    /// for the row that moves along a ``RowBatch``.
+    @exclusivity(unchecked) @usableFromInline var storedOffset = 0
+    /// True for the row that moves along a ``RowBatch``: its copies hold
+    /// values of their own.
+    let isBatchView: Bool
 
     /// The number of columns.
     public let count: Int
@@ -48,7 +60,7 @@ public final class Row {
 
     /// The base row of an adapted row: read apart from ``layout``, so that
     /// following it does not copy (and retain) the whole layout.
-    let adaptedBase: Row?
+    @usableFromInline let adaptedBase: Row?
     let layout: LayoutedRowAdapter?
     /// The layout's base indexes, on their own for the same reason.
     @usableFromInline let adaptedIndexes: [Int]
@@ -86,27 +98,57 @@ public final class Row {
         self.columnNameIndex = statement.columnNameIndex
         self.storedValues = []
         self.storedColumnNames = []
+        self.storedHint = Int.max
         self.count = statement.columnCount
         self.adaptedBase = nil
         self.layout = nil
         self.adaptedIndexes = []
         self.adaptedStatement = nil
+        self.isBatchView = false
         self.isFetched = true
     }
 
-    /// A row that holds its values.
-    init(columnNames: [String], values: [DatabaseValue], isFetched: Bool = false) {
+    /// A row that holds its values. `uniqueNames`: no two columns share a
+    /// name, so that lookups by name may start after the previous hit.
+    init(columnNames: [String], values: [DatabaseValue], isFetched: Bool = false, uniqueNames: Bool = false) {
         self.statement = nil
         self.sqliteStatement = nil
         self.columnNameIndex = nil
         self.storedValues = values
         self.storedColumnNames = columnNames
+        self.storedHint = uniqueNames ? 0 : Int.max
         self.count = values.count
         self.adaptedBase = nil
         self.layout = nil
         self.adaptedIndexes = []
         self.adaptedStatement = nil
+        self.isBatchView = false
         self.isFetched = isFetched
+    }
+
+    /// A row that reads the rows of a batch, the first one first: move it
+    /// with ``moveToBatchRow(_:)``. Like a cursor's row, it changes as it
+    /// moves; ``copy()`` keeps one.
+    init(viewing batch: RowBatch) {
+        self.statement = nil
+        self.sqliteStatement = nil
+        self.columnNameIndex = nil
+        self.storedValues = batch.values
+        self.storedColumnNames = batch.columnNames
+        self.storedHint = batch.uniqueNames ? 0 : Int.max
+        self.count = batch.width
+        self.adaptedBase = nil
+        self.layout = nil
+        self.adaptedIndexes = []
+        self.adaptedStatement = nil
+        self.isBatchView = true
+        self.isFetched = true
+    }
+
+    /// Moves a row made by ``init(viewing:)`` to row `index` of its batch.
+    @inline(__always)
+    func moveToBatchRow(_ index: Int) {
+        storedOffset = index * count
     }
 
     /// A view of `base` through a layout. It reads the base row, so a view
@@ -121,11 +163,13 @@ public final class Row {
         self.columnNameIndex = indexed ? ColumnNameIndex(names: layout.columnNames) : nil
         self.storedValues = []
         self.storedColumnNames = layout.columnNames
+        self.storedHint = Int.max
         self.count = layout.columnNames.count
         self.adaptedBase = base
         self.layout = layout
         self.adaptedIndexes = layout.baseIndexes
         self.adaptedStatement = base.sqliteStatement
+        self.isBatchView = false
         self.isFetched = base.isFetched
     }
 
@@ -170,8 +214,13 @@ public final class Row {
             row.prefetches = prefetches
             return row
         }
-        guard sqliteStatement != nil else { return self }
-        return Row(columnNames: columnNames, values: databaseValues, isFetched: true)
+        if isBatchView {
+            return Row(
+                columnNames: storedColumnNames, values: Array(storedValues[storedOffset..<(storedOffset + count)]), isFetched: true,
+                uniqueNames: storedHint != Int.max)
+        }
+        guard let columnNameIndex, sqliteStatement != nil else { return self }
+        return Row(columnNames: columnNames, values: databaseValues, isFetched: true, uniqueNames: !columnNameIndex.hasDuplicates)
     }
 
     /// The column names, in order.
@@ -185,9 +234,17 @@ public final class Row {
     /// The values, in order.
     public var databaseValues: [DatabaseValue] {
         if let sqliteStatement {
-            return (0..<count).map { DatabaseValue(columnOf: sqliteStatement, at: CInt($0)) }
+            // Every copied row comes through here: a plain loop into a
+            // buffer of the right size, with no closure per value.
+            return [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for index in 0..<count {
+                    buffer.initializeElement(at: index, to: DatabaseValue(columnOf: sqliteStatement, at: CInt(truncatingIfNeeded: index)))
+                }
+                initialized = count
+            }
         }
         if let adaptation { return adaptation.layout.baseIndexes.map { adaptation.base.databaseValue(atIndex: $0) } }
+        if isBatchView { return Array(storedValues[storedOffset..<(storedOffset + count)]) }
         return storedValues
     }
 
@@ -204,7 +261,7 @@ public final class Row {
         }
         let (base, baseIndex) = baseRow(atIndex: index)
         if let statement = base.sqliteStatement { return sqlite3_column_type(statement, CInt(baseIndex)) == SQLITE_NULL }
-        return base.storedValues[baseIndex].isNull
+        return base.storedValues[base.storedOffset + baseIndex].isNull
     }
 
     /// True when at least one value is not NULL.
@@ -223,7 +280,24 @@ public final class Row {
     /// The index of the leftmost column with this name, case-insensitive.
     public func index(forColumn name: String) -> Int? {
         if let columnNameIndex { return columnNameIndex.index(of: name) }
-        return leftmostIndex(ofColumn: name, in: storedColumnNames)
+        // A copied row: records read their columns in order, row after row.
+        let hint = storedHint
+        let names = storedColumnNames
+        if hint < names.count, names[hint] == name {
+            storedHint = hint + 1 == names.count ? 0 : hint + 1
+            return hint
+        }
+        // The next record starts again from the first column, when the
+        // previous one did not read the last (index 0 is the leftmost anyway).
+        let index: Int
+        if let first = names.first, first == name {
+            index = 0
+        } else {
+            guard let leftmost = leftmostIndex(ofColumn: name, in: names) else { return nil }
+            index = leftmost
+        }
+        if hint != Int.max { storedHint = index + 1 == names.count ? 0 : index + 1 }
+        return index
     }
 
     /// The value at `index`.
@@ -232,7 +306,7 @@ public final class Row {
         checkIndex(index)
         if let sqliteStatement { return DatabaseValue(columnOf: sqliteStatement, at: CInt(index)) }
         if let adaptedBase { return adaptedBase.databaseValue(atIndex: adaptedIndexes[index]) }
-        return storedValues[index]
+        return storedValues[storedOffset + index]
     }
 
     /// The name of the column at `index`.
@@ -393,6 +467,12 @@ public final class Row {
         {
             return value
         }
+        // A copied row: its own value.
+        if sqliteStatement == nil, adaptedBase == nil, UInt(bitPattern: index) < UInt(bitPattern: count),
+            let value = Value.fromDatabaseValue(storedValues[storedOffset &+ index])
+        {
+            return value
+        }
         let (base, baseIndex) = baseRow(atIndex: index)
         if let statement = base.sqliteStatement {
             // An adapted statement row reads its base, with SQLite's conversions.
@@ -419,7 +499,7 @@ public final class Row {
 
     /// The value of a copied row.
     @usableFromInline
-    func storedValue(atIndex index: Int) -> DatabaseValue { storedValues[index] }
+    func storedValue(atIndex index: Int) -> DatabaseValue { storedValues[storedOffset + index] }
 
     /// The general path of the fast accessors by name: copied rows, missing
     /// columns, NULL, conversion errors.
@@ -435,6 +515,10 @@ public final class Row {
         guard let index = index(forColumn: columnName) else {
             if let value = Value.fromMissingColumn() { return value }
             throw RowDecodingError.columnNotFound(columnName, row: self)
+        }
+        // A copied row (a prefetched one): its own value, without another call.
+        if sqliteStatement == nil, adaptedBase == nil, let value = Value.fromDatabaseValue(storedValues[storedOffset &+ index]) {
+            return value
         }
         do {
             return try decodeSlowly(Value.self, atIndex: index)

@@ -285,14 +285,14 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func contains(_ key: Key) -> Bool {
-        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows[key.stringValue] != nil
+        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows.group(forKey: key.stringValue) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         if let (_, index) = columnIndex(forKey: key) { return row.hasNull(atIndex: index) }
         if let scoped = row.scopesTree[key.stringValue] { return !scoped.containsNonNullValue }
         // Prefetched rows, even none, are an empty array, never nil.
-        if row.prefetches != nil, row.prefetchedRows[key.stringValue] != nil { return false }
+        if row.prefetches != nil, row.prefetchedRows.group(forKey: key.stringValue) != nil { return false }
         return true
     }
 
@@ -388,8 +388,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             guard scoped.containsNonNullValue else { return nil }
             return try decodeRow(T.self, from: scoped, key: key)
         }
-        if let rows = row.prefetchedRows[key.stringValue] {
-            return try decodePrefetched(T.self, rows: rows, key: key)
+        if let group = row.prefetchedRows.group(forKey: key.stringValue) {
+            return try decodePrefetched(T.self, group: group, key: key)
         }
         return nil
     }
@@ -401,8 +401,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if let scoped = row.scopesTree[key.stringValue] {
             return try decodeRow(T.self, from: scoped, key: key)
         }
-        if let rows = row.prefetchedRows[key.stringValue] {
-            return try decodePrefetched(T.self, rows: rows, key: key)
+        if let group = row.prefetchedRows.group(forKey: key.stringValue) {
+            return try decodePrefetched(T.self, group: group, key: key)
         }
         // Neither a column nor a scope: the value is made of the whole row
         // (a record made of records). Only one key can claim it.
@@ -458,8 +458,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     /// A collection of the rows of an `including(all:)` association.
-    private func decodePrefetched<T: Decodable>(_ type: T.Type, rows: [Row], key: Key) throws -> T {
-        try T(from: PrefetchedRowsDecoder(rows: rows, recordType: decoder.recordType, codingPath: codingPath + [key]))
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, group: PrefetchedGroup, key: Key) throws -> T {
+        try T(from: PrefetchedRowsDecoder(group: group, recordType: decoder.recordType, codingPath: codingPath + [key]))
     }
 
     /// A value from a column.
@@ -594,7 +594,7 @@ private struct RowColumnKey: CodingKey {
 /// Decodes a collection (`[Book]`, `Set<Book>`) from the rows of an
 /// `including(all:)` association, one element per row.
 private struct PrefetchedRowsDecoder: Decoder {
-    let rows: [Row]
+    let group: PrefetchedGroup
     let recordType: any FetchableRecord.Type
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -606,7 +606,7 @@ private struct PrefetchedRowsDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        PrefetchedRowsContainer(rows: rows, recordType: recordType, codingPath: codingPath)
+        PrefetchedRowsContainer(group: group, recordType: recordType, codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -617,19 +617,42 @@ private struct PrefetchedRowsDecoder: Decoder {
 }
 
 private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
-    let rows: [Row]
+    /// Rows of their own, or one row that moves along a batch, as a
+    /// cursor's row does.
+    private enum Rows {
+        case rows([Row])
+        case batch(view: Row, indexes: [Int])
+    }
+
+    let group: PrefetchedGroup
+    private let rows: Rows
     let recordType: any FetchableRecord.Type
     let codingPath: [any CodingKey]
     var currentIndex = 0
 
-    init(rows: [Row], recordType: any FetchableRecord.Type, codingPath: [any CodingKey]) {
-        self.rows = rows
+    init(group: PrefetchedGroup, recordType: any FetchableRecord.Type, codingPath: [any CodingKey]) {
+        self.group = group
+        switch group {
+        case .rows(let rows): self.rows = .rows(rows)
+        case .batch(let batch, let indexes): self.rows = .batch(view: Row(viewing: batch), indexes: indexes)
+        }
         self.recordType = recordType
         self.codingPath = codingPath
     }
 
-    var count: Int? { rows.count }
-    var isAtEnd: Bool { currentIndex >= rows.count }
+    var count: Int? { group.count }
+    var isAtEnd: Bool { currentIndex >= group.count }
+
+    /// The row of the current element.
+    private func row(at index: Int) -> Row {
+        switch rows {
+        case .rows(let rows):
+            return rows[index]
+        case .batch(let view, let indexes):
+            view.moveToBatchRow(indexes[index])
+            return view
+        }
+    }
 
     mutating func decodeNil() throws -> Bool { false }
 
@@ -637,7 +660,7 @@ private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
         }
-        let row = rows[currentIndex]
+        let row = row(at: currentIndex)
         currentIndex += 1
         if let elementType = T.self as? any FetchableRecord.Type {
             guard let element = try elementType.init(row: row) as? T else {
@@ -668,6 +691,6 @@ private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        PrefetchedRowsDecoder(rows: rows, recordType: recordType, codingPath: codingPath)
+        PrefetchedRowsDecoder(group: group, recordType: recordType, codingPath: codingPath)
     }
 }

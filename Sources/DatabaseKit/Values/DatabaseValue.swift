@@ -82,18 +82,13 @@ public struct DatabaseValue: Hashable, Sendable {
 
     /// Reads column `index` of the current row of a statement.
     init(columnOf sqliteStatement: OpaquePointer, at index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_NULL:
-            storage = .null
-        case SQLITE_INTEGER:
-            storage = .int64(sqlite3_column_int64(sqliteStatement, index))
-        case SQLITE_FLOAT:
-            storage = .double(sqlite3_column_double(sqliteStatement, index))
-        case SQLITE_TEXT:
-            storage = .string(columnString(sqliteStatement, index))
-        default:
-            storage = .blob(columnData(sqliteStatement, index))
+        // One call into the statement, then the value's own readers, which
+        // skip the statement's per-call bookkeeping (see `columnValue`).
+        guard let value = sqlite3_column_value(sqliteStatement, index) else {
+            self.init(storage: .null)
+            return
         }
+        self.init(sqliteValue: value)
     }
 
     /// Reads a value handed to a custom function or aggregate.
@@ -106,19 +101,11 @@ public struct DatabaseValue: Hashable, Sendable {
         case SQLITE_FLOAT:
             storage = .double(sqlite3_value_double(sqliteValue))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_value_bytes(sqliteValue))
-            if let bytes = sqlite3_value_text(sqliteValue) {
-                storage = .string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-            } else {
-                storage = .string("")
-            }
+            // The text first, then its length: the order in which SQLite
+            // never converts the value between the two calls.
+            storage = .string(valueString(sqliteValue))
         default:
-            let count = Int(sqlite3_value_bytes(sqliteValue))
-            if let bytes = sqlite3_value_blob(sqliteValue), count > 0 {
-                storage = .blob(Data(bytes: bytes, count: count))
-            } else {
-                storage = .blob(Data())
-            }
+            storage = .blob(valueData(sqliteValue))
         }
     }
 

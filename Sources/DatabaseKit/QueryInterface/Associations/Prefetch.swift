@@ -45,37 +45,113 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
                 .with(SQLCTE(tableName: "grdb_base", columns: nil, subquery: .relation(base), isRecursive: false))
         }
 
-        let prefetchedRows = try QueryInterfaceRequest<Row>(relation: relation).fetchAll(db)
+        // Plain rows go to a batch, which costs their values only; rows with
+        // scopes or prefetches of their own are rows.
+        let source = try FetchSource(db, request: QueryInterfaceRequest<Row>(relation: relation))
+        let prefetched: PrefetchedSource
+        if let batch = try source.fetchBatch() {
+            prefetched = .batch(batch)
+        } else {
+            prefetched = .rows(try source.fetchAll { $0.copy() })
+        }
 
         // Group the prefetched rows by key, in their order: by value for a
         // single column (no array to hash per row), by row value otherwise.
         let keyPath = association.steps.map(\.keyName)[...]
-        let pivotIndexes = prefetchedRows.first.map { first in pivotColumns.map { first.index(forColumn: "grdb_\($0)") ?? 0 } } ?? []
+        let pivotIndexes = pivotColumns.map { prefetched.index(forColumn: "grdb_\($0)") ?? 0 }
         if leftIndexes.count == 1 {
-            var groups: [DatabaseValue: [Row]] = [:]
-            if let pivotIndex = pivotIndexes.first {
-                for row in prefetchedRows { groups[row.databaseValue(atIndex: pivotIndex), default: []].append(row) }
-            }
             let leftIndex = leftIndexes[0]
+            let pivotIndex = pivotIndexes[0]
+            if let groups = integerGroups(prefetched, pivotIndex: pivotIndex, rows: rows, leftIndex: leftIndex) {
+                for row in rows {
+                    if case .int64(let value) = row.databaseValue(atIndex: leftIndex).storage {
+                        attach(prefetched.group(groups[value] ?? []), to: row, keyPath)
+                    } else {
+                        attach(prefetched.group([]), to: row, keyPath)  // NULL
+                    }
+                }
+                continue
+            }
+            var groups: [DatabaseValue: [Int]] = [:]
+            for index in 0..<prefetched.count { groups[prefetched.value(row: index, column: pivotIndex), default: []].append(index) }
             for row in rows {
                 let key = row.databaseValue(atIndex: leftIndex)
-                attach(key.isNull ? [] : groups[key] ?? [], to: row, keyPath)
+                attach(prefetched.group(key.isNull ? [] : groups[key] ?? []), to: row, keyPath)
             }
         } else {
-            var groups: [[DatabaseValue]: [Row]] = [:]
-            for row in prefetchedRows { groups[pivotIndexes.map { row.databaseValue(atIndex: $0) }, default: []].append(row) }
+            var groups: [[DatabaseValue]: [Int]] = [:]
+            for index in 0..<prefetched.count {
+                groups[pivotIndexes.map { prefetched.value(row: index, column: $0) }, default: []].append(index)
+            }
             for row in rows {
                 let key = leftIndexes.map { row.databaseValue(atIndex: $0) }
-                attach(key.contains(where: \.isNull) ? [] : groups[key] ?? [], to: row, keyPath)
+                attach(prefetched.group(key.contains(where: \.isNull) ? [] : groups[key] ?? []), to: row, keyPath)
             }
         }
     }
 }
 
+/// The rows of a prefetch query: a batch, or rows of their own.
+private enum PrefetchedSource {
+    case batch(RowBatch)
+    case rows([Row])
+
+    var count: Int {
+        switch self {
+        case .batch(let batch): return batch.count
+        case .rows(let rows): return rows.count
+        }
+    }
+
+    func index(forColumn name: String) -> Int? {
+        switch self {
+        case .batch(let batch): return leftmostIndex(ofColumn: name, in: batch.columnNames)
+        case .rows(let rows): return rows.first?.index(forColumn: name)
+        }
+    }
+
+    func value(row: Int, column: Int) -> DatabaseValue {
+        switch self {
+        case .batch(let batch): return batch.value(row: row, column: column)
+        case .rows(let rows): return rows[row].databaseValue(atIndex: column)
+        }
+    }
+
+    /// The rows at these indexes.
+    func group(_ indexes: [Int]) -> PrefetchedGroup {
+        switch self {
+        case .batch(let batch): return .batch(batch, indexes)
+        case .rows(let rows): return .rows(indexes.map { rows[$0] })
+        }
+    }
+}
+
+/// The prefetched rows grouped by their integer key, the usual foreign key,
+/// without hashing a ``DatabaseValue`` per row; nil when a key on either
+/// side is neither an integer nor NULL (a REAL equals an INTEGER of the same
+/// value: the general grouping handles it).
+private func integerGroups(_ prefetched: PrefetchedSource, pivotIndex: Int, rows: [Row], leftIndex: Int) -> [Int64: [Int]]? {
+    for row in rows {
+        switch row.databaseValue(atIndex: leftIndex).storage {
+        case .int64, .null: continue
+        default: return nil
+        }
+    }
+    var groups: [Int64: [Int]] = [:]
+    for index in 0..<prefetched.count {
+        switch prefetched.value(row: index, column: pivotIndex).storage {
+        case .int64(let value): groups[value, default: []].append(index)
+        case .null: continue  // matches no row
+        default: return nil
+        }
+    }
+    return groups
+}
+
 /// Attaches prefetched rows to a row, under a key path.
-private func attach(_ prefetched: [Row], to row: Row, _ keyPath: ArraySlice<String>) {
+private func attach(_ prefetched: PrefetchedGroup, to row: Row, _ keyPath: ArraySlice<String>) {
     var prefetches = row.prefetches ?? Row.PrefetchedRowsView()
-    prefetches.setRows(prefetched, forKeyPath: keyPath)
+    prefetches.setGroup(prefetched, forKeyPath: keyPath)
     row.prefetches = prefetches
 }
 
