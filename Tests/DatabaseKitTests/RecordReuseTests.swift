@@ -1,8 +1,8 @@
 import DatabaseKit
 import Dispatch
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What record writes and key lookups reuse from one record to the next: the
 /// encoder of `Encodable` records (shared by the process, with its keyed
@@ -233,8 +233,9 @@ struct RecordReuseTests {
             for player in players.reversed() {
                 #expect(try Player.fetchOne(db, key: player.id) == player)
             }
-            #expect(try Row.fetchAll(db, sql: "SELECT name FROM player ORDER BY id").map { $0[0] as String }
-                == players.map(\.name))
+            #expect(
+                try Row.fetchAll(db, sql: "SELECT name FROM player ORDER BY id").map { $0[0] as String }
+                    == players.map(\.name))
         }
     }
 }
@@ -298,6 +299,44 @@ struct RecordLookupRowTests {
             #expect(arthur.row !== barbara.row)
             #expect(arthur.name == "Arthur")
             #expect(barbara.name == "Barbara")
+        }
+    }
+
+    /// Rows handed to other threads on purpose: a test of what reading them costs.
+    final class SharedRows: @unchecked Sendable {
+        let rows: [Row]
+        init(_ rows: [Row]) { self.rows = rows }
+    }
+
+    struct Friend: FetchableRecord {
+        var name: String
+        init(row: Row) { name = row["name"] }
+    }
+
+    @Test("copied rows, their scopes and their prefetched rows are read by many threads at once, and reads never write")
+    func concurrentReadsOfCopiedRows() throws {
+        struct Person: TableRecord {
+            static let databaseTableName = "player"
+            static let friend = belongsTo(Person.self, key: "friend", using: ForeignKey(["friendId"]))
+            static let followers = hasMany(Person.self, key: "followers", using: ForeignKey(["friendId"]))
+        }
+        let dbQueue = DatabaseQueue()
+        let shared = try dbQueue.write { db in
+            try Self.makePlayers(db)
+            let request = Person.including(optional: Person.friend).including(all: Person.followers).order(Column("id"))
+            return SharedRows(try Row.fetchAll(db, request))
+        }
+        // Under ThreadSanitizer, a write made by a read is a report.
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<50 {
+                let names = shared.rows.map { $0["name"] as String }
+                let friends = shared.rows.map { ($0["friend"] as Friend?)?.name }
+                let followers = shared.rows.map { ($0["followers"] as [Friend]).map(\.name) }
+                #expect(names == ["Arthur", "Barbara", "Craig"])
+                #expect(friends == ["Barbara", "Craig", nil])
+                #expect(followers == [[], ["Arthur"], ["Barbara"]])
+                #expect(shared.rows[0].scopes["friend"]?["NAME"] as String? == "Barbara")
+            }
         }
     }
 

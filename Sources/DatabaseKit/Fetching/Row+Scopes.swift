@@ -17,19 +17,23 @@ extension Row {
         return row
     }
 
-    /// The row of a scope, made on first use and kept: a fetch that reads a
-    /// joined record from each of its rows reads the same row object, a
-    /// view of the statement row, and makes its scope rows once.
+    /// The row of a scope. The scope of a view of a statement row (the row
+    /// a fetch reads) is made on first use and kept: a fetch that reads a
+    /// joined record from each of its rows makes its scope rows once. Those
+    /// rows are confined to their database access; a copied row may be read
+    /// by several threads at once, and its reads never write.
     func scopeRow(named name: String) -> Row? {
         if let firstScope, firstScope.name == name { return firstScope.row }
         if let otherScopes, let row = otherScopes.row(named: name) { return row }
         guard let adaptedBase, let scopeLayout = layout?.scopes[name] else { return nil }
+        let isLive = adaptedBase.sqliteStatement != nil
         // A view of a statement row is read once per fetched row: it finds
         // its columns by name through an index. A copied row is read once.
-        let row = Row(base: adaptedBase, layout: scopeLayout, indexed: adaptedBase.sqliteStatement != nil)
+        let row = Row(base: adaptedBase, layout: scopeLayout, indexed: isLive)
         // A joined record's own prefetches: `Book.including(required:
         // Book.author.including(all: Author.awards))`.
         row.prefetches = prefetches?.subtree(name)
+        guard isLive else { return row }
         if firstScope == nil {
             firstScope = (name, row)
         } else {

@@ -32,11 +32,13 @@ public final class Row {
     /// The values and names of a copied row.
     @usableFromInline let storedValues: [DatabaseValue]
     let storedColumnNames: [String]
-    /// The column of a copied row to try first in a lookup by name: the one
-    /// after the previous hit, as ``ColumnNameIndex`` does for statement
-    /// rows; `Int.max` when two columns may share a name. The row's own:
-    /// no dynamic exclusivity check (a row is confined to one thread, and no
-    /// access spans a call).
+    /// For the row that moves along a ``RowBatch``, the column to try first
+    /// in a lookup by name: the one after the previous hit, as
+    /// ``ColumnNameIndex`` does for statement rows. `Int.max` when two
+    /// columns may share a name, and for every other row: a copied row may
+    /// be read by several threads at once, and its reads never write. No
+    /// dynamic exclusivity check: the moving row is confined to the decoding
+    /// of one association's records, and no access spans a call.
     @exclusivity(unchecked) var storedHint: Int
     /// Where the values of a copied row start in ``storedValues``: 0, but
     /// for the row that moves along a ``RowBatch``.
@@ -85,9 +87,10 @@ public final class Row {
 
     /// The scope rows already made, so that a fetch that reads a joined
     /// record from each row makes its scope row once; see ``scopeRow(named:)``.
-    /// The first is kept in the row, the others (rare) apart. No dynamic
-    /// exclusivity checks: a row is confined to one thread (it is not
-    /// `Sendable`), and no access spans a call.
+    /// The first is kept in the row, the others (rare) apart. Only the views
+    /// of a statement row keep them, and those are confined to their
+    /// database access: no dynamic exclusivity checks (no access spans a
+    /// call).
     @exclusivity(unchecked) var firstScope: (name: String, row: Row)?
     @exclusivity(unchecked) var otherScopes: ScopeRows?
 
@@ -108,15 +111,14 @@ public final class Row {
         self.isFetched = true
     }
 
-    /// A row that holds its values. `uniqueNames`: no two columns share a
-    /// name, so that lookups by name may start after the previous hit.
-    init(columnNames: [String], values: [DatabaseValue], isFetched: Bool = false, uniqueNames: Bool = false) {
+    /// A row that holds its values.
+    init(columnNames: [String], values: [DatabaseValue], isFetched: Bool = false) {
         self.statement = nil
         self.sqliteStatement = nil
         self.columnNameIndex = nil
         self.storedValues = values
         self.storedColumnNames = columnNames
-        self.storedHint = uniqueNames ? 0 : Int.max
+        self.storedHint = Int.max
         self.count = values.count
         self.adaptedBase = nil
         self.layout = nil
@@ -215,12 +217,10 @@ public final class Row {
             return row
         }
         if isBatchView {
-            return Row(
-                columnNames: storedColumnNames, values: Array(storedValues[storedOffset..<(storedOffset + count)]), isFetched: true,
-                uniqueNames: storedHint != Int.max)
+            return Row(columnNames: storedColumnNames, values: Array(storedValues[storedOffset..<(storedOffset + count)]), isFetched: true)
         }
-        guard let columnNameIndex, sqliteStatement != nil else { return self }
-        return Row(columnNames: columnNames, values: databaseValues, isFetched: true, uniqueNames: !columnNameIndex.hasDuplicates)
+        guard sqliteStatement != nil else { return self }
+        return Row(columnNames: columnNames, values: databaseValues, isFetched: true)
     }
 
     /// The column names, in order.
@@ -280,7 +280,7 @@ public final class Row {
     /// The index of the leftmost column with this name, case-insensitive.
     public func index(forColumn name: String) -> Int? {
         if let columnNameIndex { return columnNameIndex.index(of: name) }
-        // A copied row: records read their columns in order, row after row.
+        // The row of a batch: records read their columns in order, row after row.
         let hint = storedHint
         let names = storedColumnNames
         if hint < names.count, names[hint] == name {

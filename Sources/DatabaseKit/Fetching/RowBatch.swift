@@ -42,7 +42,7 @@ final class RowBatch {
     /// A row of its own, with a copy of the values of row `index`.
     func row(at index: Int) -> Row {
         let start = index * width
-        return Row(columnNames: columnNames, values: Array(values[start..<(start + width)]), isFetched: true, uniqueNames: uniqueNames)
+        return Row(columnNames: columnNames, values: Array(values[start..<(start + width)]), isFetched: true)
     }
 }
 
