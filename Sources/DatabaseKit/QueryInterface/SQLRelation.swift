@@ -23,14 +23,6 @@ enum DatabasePromise<Value: Sendable>: Sendable {
 struct SQLRelation: Sendable {
     /// The table (or common table expression) the rows come from.
     var source: String
-    /// The alias the application gave the source (`aliased(_:)`), if any.
-    var alias: TableAliasBase?
-    /// The associated tables: joined (to-one) or prefetched (to-many), by key.
-    var children: [SQLRelationChild] = []
-    /// Misuses found while the request was built (two associations under
-    /// one key, an alias given to two tables): the fetch throws them, since
-    /// deriving a request can not.
-    var misuses: [String] = []
     /// The selection; a `select` replaces it and the annotations.
     var selection: DatabasePromise<[SQLSelection]> {
         didSet { selectsAllColumns = false }
@@ -38,18 +30,94 @@ struct SQLRelation: Sendable {
     /// True while the selection is `*`, the one a lookup by primary key of
     /// the record statement cache selects.
     private(set) var selectsAllColumns: Bool
-    /// What `annotated(with:)` added to the selection.
-    var annotations: [DatabasePromise<[SQLSelection]>] = []
     /// The filters, joined by `AND`.
     var filters: [Filter] = []
     var ordering = Ordering()
-    var grouping: DatabasePromise<[SQLExpression]>?
-    /// The `HAVING` conditions, joined by `AND`.
-    var havings: [DatabasePromise<SQLExpression>] = []
     var limit: SQLLimit?
-    var isDistinct = false
+
+    /// The parts most requests do not have, in one shared box: a request is
+    /// copied several times per fetch (each derivation, the fetch itself),
+    /// and a copy costs a retain per reference it holds.
+    private var rareParts: RareParts?
+
+    /// The alias the application gave the source (`aliased(_:)`), if any.
+    var alias: TableAliasBase? {
+        get { rareParts?.alias }
+        set { changeRareParts { $0.alias = newValue } }
+    }
+    /// The associated tables: joined (to-one) or prefetched (to-many), by key.
+    var children: [SQLRelationChild] {
+        get { rareParts?.children ?? [] }
+        set { changeRareParts { $0.children = newValue } }
+    }
+    /// Misuses found while the request was built (two associations under
+    /// one key, an alias given to two tables): the fetch throws them, since
+    /// deriving a request can not.
+    var misuses: [String] {
+        get { rareParts?.misuses ?? [] }
+        set { changeRareParts { $0.misuses = newValue } }
+    }
+    /// What `annotated(with:)` added to the selection.
+    var annotations: [DatabasePromise<[SQLSelection]>] {
+        get { rareParts?.annotations ?? [] }
+        set { changeRareParts { $0.annotations = newValue } }
+    }
+    var grouping: DatabasePromise<[SQLExpression]>? {
+        get { rareParts?.grouping }
+        set { changeRareParts { $0.grouping = newValue } }
+    }
+    /// The `HAVING` conditions, joined by `AND`.
+    var havings: [DatabasePromise<SQLExpression>] {
+        get { rareParts?.havings ?? [] }
+        set { changeRareParts { $0.havings = newValue } }
+    }
+    var isDistinct: Bool {
+        get { rareParts?.isDistinct ?? false }
+        set { changeRareParts { $0.isDistinct = newValue } }
+    }
     /// The common table expressions of the `WITH` clause, in order, one per name.
-    var ctes: [SQLCTE] = []
+    var ctes: [SQLCTE] {
+        get { rareParts?.ctes ?? [] }
+        set { changeRareParts { $0.ctes = newValue } }
+    }
+
+    /// Changes the rare parts, copying the box first when another relation
+    /// shares it: relations stay values.
+    private mutating func changeRareParts(_ change: (RareParts) -> Void) {
+        if rareParts == nil {
+            rareParts = RareParts()
+        } else if !isKnownUniquelyReferenced(&rareParts) {
+            rareParts = rareParts.map(RareParts.init(copying:))
+        }
+        if let rareParts { change(rareParts) }
+    }
+
+    /// The box of the rare parts. Changed only through
+    /// ``changeRareParts(_:)``, when no other relation refers to it: shared,
+    /// it is immutable, hence `Sendable`.
+    private final class RareParts: @unchecked Sendable {
+        var alias: TableAliasBase?
+        var children: [SQLRelationChild] = []
+        var misuses: [String] = []
+        var annotations: [DatabasePromise<[SQLSelection]>] = []
+        var grouping: DatabasePromise<[SQLExpression]>?
+        var havings: [DatabasePromise<SQLExpression>] = []
+        var isDistinct = false
+        var ctes: [SQLCTE] = []
+
+        init() {}
+
+        init(copying other: RareParts) {
+            alias = other.alias
+            children = other.children
+            misuses = other.misuses
+            annotations = other.annotations
+            grouping = other.grouping
+            havings = other.havings
+            isDistinct = other.isDistinct
+            ctes = other.ctes
+        }
+    }
 
     init(source: String, selection: DatabasePromise<[SQLSelection]>, selectsAllColumns: Bool) {
         self.source = source
