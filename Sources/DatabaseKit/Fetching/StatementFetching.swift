@@ -128,16 +128,18 @@ struct FetchSource {
     /// A request, prepared for this connection.
     init(_ db: Database, request: some FetchRequest, singleResult: Bool = false) throws {
         if let parts = try request._fetchParts(db, singleResult: singleResult) {
-            // An SQL or query interface request binds its arguments in the
-            // fetch itself.
-            (statement, arguments, adapter) = (parts.statement, parts.arguments, parts.adapter)
-            if let run = parts.prefetch { prefetch = (db, run) }
+            self.init(db, parts: parts)
         } else {
             let prepared = try request.makePreparedRequest(db, forSingleResult: singleResult)
-            statement = prepared.statement
-            arguments = nil
-            adapter = prepared.adapter
+            self.init(prepared.statement, arguments: nil, adapter: prepared.adapter)
         }
+    }
+
+    /// The parts of an SQL or query interface request, which binds its
+    /// arguments in the fetch itself.
+    init(_ db: Database, parts: _FetchParts) {
+        (statement, arguments, adapter) = (parts.statement, parts.arguments, parts.adapter)
+        if let run = parts.prefetch { prefetch = (db, run) }
     }
 
     @inline(__always)

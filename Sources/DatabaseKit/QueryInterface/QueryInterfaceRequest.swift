@@ -66,27 +66,36 @@ extension QueryInterfaceRequest {
     /// primary key, or the connection's statement of the generated SQL; the
     /// fetch binds the arguments.
     public func _fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts? {
-        if let key = relation.primaryKeyLookup, !key.isNull {
+        try relation.fetchParts(db, singleResult: singleResult)
+    }
+}
+
+extension SQLRelation {
+    /// The parts of ``QueryInterfaceRequest/_fetchParts(_:singleResult:)``,
+    /// on the relation itself: read from the generic request, it would be
+    /// copied first (a retain per reference it holds).
+    func fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts {
+        if let key = primaryKeyLookup, !key.isNull {
             // `SELECT * FROM "player" WHERE "id" = ?`, the SQL this request
             // builds, from the record statement cache: no SQL to build.
             // The key goes in the spare array of the record statements.
-            let statement = try db.selectAllByPrimaryKeyStatement(table: relation.source)
+            let statement = try db.selectAllByPrimaryKeyStatement(table: source)
             var values = db.recordStatementCache.takeSpareValues()
             values.append(key)
             db.bindRecordValues(values, to: statement)
             return _FetchParts(statement: statement, arguments: nil, adapter: nil)
         }
         let context = SQLGenerationContext(db)
-        let sql = try SQLQueryGenerator(relation).selectSQL(context, singleResult: singleResult)
+        let sql = try SQLQueryGenerator(self).selectSQL(context, singleResult: singleResult)
         // The statement never leaves the fetch: the connection's reusable
         // statement of this SQL, its arguments bound by the fetch.
         let statement = try db.reusableStatement(sql: sql)
-        if relation.children.isEmpty && relation.alias == nil {
+        if children.isEmpty && alias == nil {
             return _FetchParts(statement: statement, arguments: context.arguments, adapter: nil)
         }
-        let adapter = relation.isJoined ? try JoinedRelation(relation).rowAdapter(db) : nil
-        let associations = relation.prefetchedAssociations
-        let relation = self.relation
+        let adapter = isJoined ? try JoinedRelation(self).rowAdapter(db) : nil
+        let associations = prefetchedAssociations
+        let relation = self
         let prefetch: ((Database, [Row]) throws -> Void)? =
             associations.isEmpty ? nil : { db, rows in try DatabaseKit.prefetch(db, associations, from: relation, into: rows) }
         return _FetchParts(statement: statement, arguments: context.arguments, adapter: adapter, prefetch: prefetch)
@@ -109,7 +118,10 @@ extension QueryInterfaceRequest where RowDecoder: FetchableRecord {
 
 extension QueryInterfaceRequest {
     private func fetchSource(_ db: Database, singleResult: Bool) throws -> FetchSource {
-        try FetchSource(db, request: self, singleResult: singleResult)
+        // Straight to the parts: through the generic initializer, the
+        // request would be copied (a retain per reference it holds) for the
+        // witness call.
+        FetchSource(db, parts: try relation.fetchParts(db, singleResult: singleResult))
     }
 }
 
