@@ -148,11 +148,13 @@ extension Row {
     /// The record of a scope. Stops the program when the scope is missing
     /// or holds only NULL values; see ``decode(_:forKey:)->Record``.
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
-        // The joined record of each row of a fetch: straight to its scope.
-        if let scopedRow = scopeRow(named: scope), scopedRow.containsNonNullValue {
-            do { return try Record(row: scopedRow) } catch { fatalError("\(error)") }
+        do {
+            // The joined record of each row of a fetch: straight to its scope.
+            if let scopedRow = scopeRow(named: scope), scopedRow.containsNonNullValue { return try Record(row: scopedRow) }
+            return try decode(Record.self, forKey: scope)
+        } catch {
+            fatalError("\(error)")
         }
-        do { return try decode(Record.self, forKey: scope) } catch { fatalError("\(error)") }
     }
 
     /// The record of a scope, or nil when the scope is missing or holds only
