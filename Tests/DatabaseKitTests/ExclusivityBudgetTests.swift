@@ -7,7 +7,7 @@ import Testing
 @Suite("Exclusivity budget")
 struct ExclusivityBudgetTests {
     /// How many DatabaseKit may hold, as measured.
-    static let budget = 37
+    static let budget = 41
 
     @Test("DatabaseKit's @exclusivity(unchecked) properties stay within the measured budget, each file citing its measurement")
     func budgetHolds() throws {

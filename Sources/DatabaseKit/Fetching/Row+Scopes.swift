@@ -168,9 +168,8 @@ extension Row {
 /// most, searched by comparing names (an identical scope name compares as
 /// two words).
 final class ScopeRows {
-    // No dynamic exclusivity checks: the rows are confined with their row.
-    @exclusivity(unchecked) var names: [String] = []
-    @exclusivity(unchecked) var rows: [Row] = []
+    var names: [String] = []
+    var rows: [Row] = []
 
     func row(named name: String) -> Row? {
         for index in names.indices where names[index] == name { return rows[index] }
