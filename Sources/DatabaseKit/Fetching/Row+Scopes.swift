@@ -22,6 +22,7 @@ extension Row {
     /// joined record from each of its rows makes its scope rows once. Those
     /// rows are confined to their database access; a copied row may be read
     /// by several threads at once, and its reads never write.
+    @usableFromInline
     func scopeRow(named name: String) -> Row? {
         if let firstScope, firstScope.name == name { return firstScope.row }
         if let otherScopes, let row = otherScopes.row(named: name) { return row }
@@ -42,6 +43,15 @@ extension Row {
             others.rows.append(row)
             otherScopes = others
         }
+        return row
+    }
+
+    /// The row of a scope that holds a value other than NULL: what a joined
+    /// record decodes from. One call for the record subscript, which the
+    /// application's code specializes.
+    @usableFromInline
+    func nonNullScopeRow(named name: String) -> Row? {
+        guard let row = scopeRow(named: name), row.containsNonNullValue else { return nil }
         return row
     }
 
@@ -147,10 +157,11 @@ extension Row {
 
     /// The record of a scope. Stops the program when the scope is missing
     /// or holds only NULL values; see ``decode(_:forKey:)->Record``.
+    @inlinable
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
         do {
             // The joined record of each row of a fetch: straight to its scope.
-            if let scopedRow = scopeRow(named: scope), scopedRow.containsNonNullValue { return try Record(row: scopedRow) }
+            if let scopedRow = nonNullScopeRow(named: scope) { return try Record(row: scopedRow) }
             return try decode(Record.self, forKey: scope)
         } catch {
             fatalError("\(error)")

@@ -163,7 +163,11 @@ public final class Row {
     /// scopes), not for a row read once.
     init(base: Row, layout: LayoutedRowAdapter, indexed: Bool = false) {
         self.statement = nil
-        self.sqliteStatement = nil  // the inlinable fast paths must not read the statement directly
+        // The inlinable fast paths read column n of the statement for value
+        // n: right for the first columns of a statement row in order (the
+        // record of a join's row), wrong for any other view.
+        let readsPrefix = layout.baseIndexes.elementsEqual(layout.baseIndexes.indices)
+        self.sqliteStatement = readsPrefix ? base.sqliteStatement : nil
         self.columnNameIndex = indexed ? ColumnNameIndex(names: layout.columnNames) : nil
         self.storedValues = []
         self.storedColumnNames = layout.columnNames
@@ -259,7 +263,7 @@ public final class Row {
     public func hasNull(atIndex index: Int) -> Bool {
         if let adaptedStatement {
             checkIndex(index)
-            return sqlite3_column_type(adaptedStatement, CInt(adaptedIndexes[index])) == SQLITE_NULL
+            return sqlite3_column_type(adaptedStatement, CInt(truncatingIfNeeded: adaptedIndexes[index])) == SQLITE_NULL
         }
         let (base, baseIndex) = baseRow(atIndex: index)
         if let statement = base.sqliteStatement { return sqlite3_column_type(statement, CInt(baseIndex)) == SQLITE_NULL }
@@ -270,7 +274,7 @@ public final class Row {
     public var containsNonNullValue: Bool {
         // Read for each joined record of a fetch: no closure, no walk to the base row.
         if let adaptedStatement {
-            for baseIndex in adaptedIndexes where sqlite3_column_type(adaptedStatement, CInt(baseIndex)) != SQLITE_NULL {
+            for baseIndex in adaptedIndexes where sqlite3_column_type(adaptedStatement, CInt(truncatingIfNeeded: baseIndex)) != SQLITE_NULL {
                 return true
             }
             return false
@@ -538,8 +542,11 @@ public final class Row {
     @inlinable @inline(__always)
     func indexedValue<Value: StatementColumnConvertible>(_ type: Value.Type, forColumn name: String) -> Value? {
         guard let index = columnNameIndex?.index(of: name) else { return nil }
-        if let sqliteStatement { return Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(index)) }
-        if let adaptedStatement { return Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(adaptedIndexes[index])) }
+        // Column indexes come from the statement's columns: they fit a CInt.
+        if let sqliteStatement { return Value.fromStatement(sqliteStatement, atUncheckedIndex: CInt(truncatingIfNeeded: index)) }
+        if let adaptedStatement {
+            return Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(truncatingIfNeeded: adaptedIndexes[index]))
+        }
         return nil
     }
 
