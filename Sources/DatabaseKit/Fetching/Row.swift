@@ -274,7 +274,8 @@ public final class Row {
     public var containsNonNullValue: Bool {
         // Read for each joined record of a fetch: no closure, no walk to the base row.
         if let adaptedStatement {
-            for baseIndex in adaptedIndexes where sqlite3_column_type(adaptedStatement, CInt(truncatingIfNeeded: baseIndex)) != SQLITE_NULL {
+            for baseIndex in adaptedIndexes where sqlite3_column_type(adaptedStatement, CInt(truncatingIfNeeded: baseIndex)) != SQLITE_NULL
+            {
                 return true
             }
             return false

@@ -171,7 +171,9 @@ extension QueryInterfaceRequest: SelectionRequest {
     }
 
     /// The request selecting raw SQL, fetching values of another type.
-    public func select<T>(sql: String, arguments: StatementArguments = StatementArguments(), as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+    public func select<T>(sql: String, arguments: StatementArguments = StatementArguments(), as type: T.Type = T.self)
+        -> QueryInterfaceRequest<T>
+    {
         select(literal: SQL(sql: sql, arguments: arguments)).asRequest(of: T.self)
     }
 
