@@ -46,9 +46,9 @@ extension Row {
         return row
     }
 
-    /// The row of a scope that holds a value other than NULL: what a joined
-    /// record decodes from. One call for the record subscript, which the
-    /// application's code specializes.
+    /// The row of a scope of the row itself that holds a value other than
+    /// NULL: what a joined record decodes from, in one call from the
+    /// inlined ``decode(_:forKey:)->Record``.
     @usableFromInline
     func nonNullScopeRow(named name: String) -> Row? {
         guard let row = scopeRow(named: name), row.containsNonNullValue else { return nil }
@@ -139,8 +139,19 @@ extension Row {
     ///
     /// - throws: ``RowDecodingError`` when the scope is missing, or holds
     ///   only NULL values.
+    @inlinable
     public func decode<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws -> Record {
-        // A scope of the row itself, the common case, before the tree.
+        // The joined record of each row of a fetch: a scope of the row
+        // itself. Inlinable, so that the application's code calls the
+        // record's `init(row:)` directly.
+        if let scopedRow = nonNullScopeRow(named: scope) { return try Record(row: scopedRow) }
+        return try decodeFromScopesTree(Record.self, forKey: scope)
+    }
+
+    /// ``decode(_:forKey:)->Record`` for a scope deeper in the tree, and
+    /// the errors.
+    @usableFromInline
+    func decodeFromScopesTree<Record: FetchableRecord>(_ type: Record.Type, forKey scope: String) throws -> Record {
         guard let scopedRow = scopeRow(named: scope) ?? scopesTree[scope] else {
             let available = scopesTree.names
             var message = "scope not found: \(String(reflecting: scope))"
@@ -159,13 +170,7 @@ extension Row {
     /// or holds only NULL values; see ``decode(_:forKey:)->Record``.
     @inlinable
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
-        do {
-            // The joined record of each row of a fetch: straight to its scope.
-            if let scopedRow = nonNullScopeRow(named: scope) { return try Record(row: scopedRow) }
-            return try decode(Record.self, forKey: scope)
-        } catch {
-            fatalError("\(error)")
-        }
+        do { return try decode(Record.self, forKey: scope) } catch { fatalError("\(error)") }
     }
 
     /// The record of a scope, or nil when the scope is missing or holds only
