@@ -69,6 +69,11 @@ static inline int dbkit_preupdate_hook(sqlite3 *db, dbkit_preupdate_callback cal
     return 1;
 }
 
+/// True when SQLite has the pre-update hook (SQLITE_ENABLE_PREUPDATE_HOOK).
+static inline int dbkit_has_preupdate_hook(void) {
+    return dbkit_sqlite_symbol("sqlite3_preupdate_hook") != NULL;
+}
+
 static inline int dbkit_preupdate_count(sqlite3 *db) {
     int (*function)(sqlite3 *) = (int (*)(sqlite3 *))dbkit_sqlite_symbol("sqlite3_preupdate_count");
     return function ? function(db) : 0;

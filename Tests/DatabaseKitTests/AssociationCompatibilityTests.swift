@@ -111,12 +111,13 @@ struct AssociationCompatibilityTests {
                     == "player(id,name,score,teamId),team(cityCode,id,name)")
             #expect(try Team.none().including(all: Team.players).databaseRegion(db).description == "empty")
             #expect(try Team.including(all: Team.players.none()).databaseRegion(db).description == "team(cityCode,id,name)")
-            // What a fetch that found no team records for an observation.
+            // What a fetch that found no team records for an observation:
+            // the team it looked for, and every player.
             var region = DatabaseRegion()
             _ = try db.recordingSelection(&region) {
                 try Team.filter(Column("id") == 99).including(all: Team.players).fetchOne(db)
             }
-            #expect(region.description == "player(id,name,score,teamId),team(cityCode,id,name)")
+            #expect(region.description == "player(id,name,score,teamId),team(cityCode,id,name)[99]")
         }
         // The statements of the application, not the schema's: introspection
         // runs PRAGMA statements, which a trace of SELECTs leaves out.

@@ -471,13 +471,3 @@ struct ValueObservationTests {
         #expect(log.errors.isEmpty)
     }
 }
-
-/// Polls `condition` for up to 10 s.
-private func waitUntilTrue(_ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(1000)
-    }
-    return true
-}

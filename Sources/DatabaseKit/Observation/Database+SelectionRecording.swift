@@ -23,4 +23,13 @@ extension Database {
         }
         return try block()
     }
+
+    /// Runs `block` without recording what its statements read: the
+    /// queries of the schema that a recorded fetch needs.
+    func withoutRecordingSelection<T>(_ block: () throws -> T) rethrows -> T {
+        guard let recorded = recordedSelection else { return try block() }
+        recordedSelection = nil
+        defer { recordedSelection = recorded }
+        return try block()
+    }
 }

@@ -55,6 +55,11 @@ final class DatabaseObservationBroker {
 
     var hasObservers: Bool { !observations.isEmpty }
 
+    /// True when SQLite reports the rowid a row had before it was deleted
+    /// or updated to another rowid, through its pre-update hook: only then
+    /// can a region name rows (see `DatabaseRegion.isModified(byRowRemovedIn:)`).
+    static let reportsRemovedRows = dbkit_has_preupdate_hook() != 0
+
     // MARK: Observers
 
     func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {

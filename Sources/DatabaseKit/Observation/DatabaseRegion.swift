@@ -81,10 +81,20 @@ public struct DatabaseRegion: Sendable {
         return DatabaseRegion(tableRegions: result)
     }
 
-    /// True when events of this kind may modify the region.
-    ///
-    /// Asked for each statement that writes, by each observation: one
-    /// lookup, no allocation.
+    /// The region with the part of `table` restricted to the rows of
+    /// these rowids; the other tables are unchanged. What a request
+    /// filtered by primary key reads: `player(id,name)[1]`.
+    func tableIntersection(_ table: String, rowIDs: Set<Int64>) -> DatabaseRegion {
+        guard var result = tableRegions else {
+            return DatabaseRegion(table: table, rowIds: rowIDs)
+        }
+        let key = CaseInsensitiveIdentifier(table)
+        guard let region = result[key] else { return self }
+        let restricted = region.intersection(TableRegion(columns: nil, rowIDs: rowIDs))
+        result[key] = restricted.isEmpty ? nil : restricted
+        return DatabaseRegion(tableRegions: result)
+    }
+
     /// The region of the table named `name` (in any case): a scan of a few
     /// tables costs less than folding the name and hashing it.
     private static func region(of name: String, in tableRegions: [CaseInsensitiveIdentifier: TableRegion]) -> TableRegion? {
@@ -95,6 +105,10 @@ public struct DatabaseRegion: Sendable {
         return tableRegions[CaseInsensitiveIdentifier(name)]
     }
 
+    /// True when events of this kind may modify the region.
+    ///
+    /// Asked for each statement that writes, by each observation: one
+    /// lookup, no allocation.
     public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
         let updatedColumns: Set<String>?
         if case .update(_, let columnNames) = eventKind {
@@ -119,6 +133,21 @@ public struct DatabaseRegion: Sendable {
         guard let tableRegions else { return true }
         guard let region = Self.region(of: event.tableName, in: tableRegions) else { return true }
         return region.contains(rowID: event.rowID)
+    }
+
+    /// True when a row of the region leaves its rowid: it is deleted, or
+    /// updated to another rowid.
+    ///
+    /// SQLite's update hook reports an update with the rowid after it only
+    /// (`UPDATE player SET id = 10 WHERE id = 1` is an update of row 10),
+    /// and does not report the rows that `REPLACE` deletes to resolve a
+    /// conflict. The pre-update hook reports both with the rowid before, so
+    /// that an observation of row 1 sees it go.
+    func isModified(byRowRemovedIn event: DatabasePreUpdateEvent) -> Bool {
+        guard event.kind != .insert, let initialRowID = event.initialRowID, initialRowID != event.finalRowID,
+            let tableRegions, let region = Self.region(of: event.tableName, in: tableRegions), region.rowIDs != nil
+        else { return false }
+        return region.contains(rowID: initialRowID)
     }
 
     /// The region with the table names SQLite knows (views and unknown
@@ -146,7 +175,8 @@ public struct DatabaseRegion: Sendable {
         }
         if let tableRegions {
             for (table, region) in tableRegions {
-                let columns = try region.columns.map { Set($0.map(\.rawValue)) }
+                let columns =
+                    try region.columns.map { Set($0.map(\.rawValue)) }
                     ?? Set(db.columns(in: table.rawValue).map(\.name))
                 addKinds(table: table.rawValue, columns: columns)
             }
@@ -171,7 +201,8 @@ extension DatabaseRegion: CustomStringConvertible {
     public var description: String {
         guard let tableRegions else { return "full database" }
         if tableRegions.isEmpty { return "empty" }
-        return tableRegions
+        return
+            tableRegions
             .sorted { $0.key.rawValue < $1.key.rawValue }
             .map { table, region in
                 var text = table.rawValue

@@ -78,6 +78,13 @@ private final class RegionObserver: TransactionObserver, @unchecked Sendable {
         }
     }
 
+    func databaseWillChange(with event: DatabasePreUpdateEvent) {
+        if region.isModified(byRowRemovedIn: event) {
+            isChanged = true
+            stopObservingDatabaseChangesUntilNextTransaction()
+        }
+    }
+
     func databaseDidChange() {
         isChanged = true
         stopObservingDatabaseChangesUntilNextTransaction()

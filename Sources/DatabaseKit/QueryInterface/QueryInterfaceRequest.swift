@@ -44,6 +44,9 @@ extension QueryInterfaceRequest: FetchRequest {
         if try relation.isProvablyEmpty(db) {
             // `none()`: nothing to observe, as GRDB's region says.
             statement.databaseRegion = DatabaseRegion()
+        } else if let rowIDs = try relation.identifiedRowIDs(db) {
+            // `filter(id: 1)`: the rows it selects, `player(id,name)[1]`.
+            statement.databaseRegion = statement.databaseRegion.tableIntersection(relation.source, rowIDs: rowIDs)
         }
         let associations = relation.prefetchedAssociations
         if !associations.isEmpty && !statement.databaseRegion.isEmpty {
@@ -75,7 +78,11 @@ extension SQLRelation {
     /// on the relation itself: read from the generic request, it would be
     /// copied first (a retain per reference it holds).
     func fetchParts(_ db: Database, singleResult: Bool) throws -> _FetchParts {
-        if let key = primaryKeyLookup, !key.isNull {
+        // An observation records what each fetch reads: a fetch of rows by
+        // rowid records those rows only, through a statement of its own (the
+        // reusable statement's region holds for any arguments).
+        let observedRowIDs = db.recordedSelection == nil ? nil : try identifiedRowIDs(db)
+        if observedRowIDs == nil, let key = primaryKeyLookup, !key.isNull {
             // `SELECT * FROM "player" WHERE "id" = ?`, the SQL this request
             // builds, from the record statement cache: no SQL to build.
             // The key goes in the spare array of the record statements.
@@ -89,7 +96,13 @@ extension SQLRelation {
         let sql = try SQLQueryGenerator(self).selectSQL(context, singleResult: singleResult)
         // The statement never leaves the fetch: the connection's reusable
         // statement of this SQL, its arguments bound by the fetch.
-        let statement = try db.reusableStatement(sql: sql)
+        let statement: Statement
+        if let observedRowIDs {
+            statement = try db.makeStatement(sql: sql)
+            statement.databaseRegion = statement.databaseRegion.tableIntersection(source, rowIDs: observedRowIDs)
+        } else {
+            statement = try db.reusableStatement(sql: sql)
+        }
         if children.isEmpty && alias == nil {
             return _FetchParts(statement: statement, arguments: context.arguments, adapter: nil)
         }

@@ -83,7 +83,11 @@ struct KeyFilter {
 
     /// The `SELECT` of the rows, with the record's selection.
     func selectStatement(_ db: Database, selection: [any SQLSelectable]) throws -> Statement {
-        if isSingleNonNullKey, selectsAllColumns(selection) {
+        // An observation records what each fetch reads: a fetch by rowid
+        // records its rows only, through a statement of its own (a cached
+        // statement's region holds for any arguments).
+        let observedRowIDs = db.recordedSelection == nil ? nil : try rowIDs(db, selection: selection)
+        if observedRowIDs == nil, isSingleNonNullKey, selectsAllColumns(selection) {
             // The usual lookup: no SQL is built once the statement is cached.
             return try db.selectAllByKeyStatement(table: table, columns: columns, values: values) { self.sql }
         }
@@ -91,13 +95,31 @@ struct KeyFilter {
         let columns = try selection.map { try $0.sqlSelection.sql(context) }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(table.quotedDatabaseIdentifier) WHERE \(self.sql)"
         let statement: Statement
-        if context.arguments.isEmpty && isSingleNonNullKey {
+        if let observedRowIDs {
+            statement = try db.makeStatement(sql: sql)
+            statement.databaseRegion = statement.databaseRegion.tableIntersection(table, rowIDs: observedRowIDs)
+        } else if context.arguments.isEmpty && isSingleNonNullKey {
             statement = try db.recordStatement(.selectByKey(selection: columns), table: table, columns: self.columns) { sql }
         } else {
             statement = try db.cachedStatement(sql: sql)
         }
         try statement.setArguments(context.arguments + arguments)
         return statement
+    }
+
+    /// The rowids of the keys, when the key is the rowid (or its INTEGER
+    /// PRIMARY KEY alias) and the selection reads nothing else; nil otherwise.
+    private func rowIDs(_ db: Database, selection: [any SQLSelectable]) throws -> Set<Int64>? {
+        guard columns.count == 1, try db.tableExists(table),
+            try RowIDColumnTest(db, table: table, alias: nil).isRowID(.column(columns[0])),
+            selection.allSatisfy(\.sqlSelection.readsOnlyItsRow)
+        else { return nil }
+        var result: Set<Int64> = []
+        for value in values {
+            guard let rowIDs = SQLExpression.rowIDs(equalTo: value) else { return nil }
+            result.formUnion(rowIDs)
+        }
+        return result
     }
 
     /// Deletes the rows, and returns how many were deleted.

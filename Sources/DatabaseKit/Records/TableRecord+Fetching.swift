@@ -40,10 +40,12 @@ extension FetchableRecord where Self: TableRecord {
         let table = databaseTableName
         let selection = databaseSelection
         let statement: Statement
-        if selectsAllColumns(selection) {
+        if db.recordedSelection == nil, selectsAllColumns(selection) {
             // The usual lookup: the statement of the previous lookup of the
             // table, and the key in the spare array of the record statements,
             // which the lookup before left: no array is allocated per lookup.
+            // (The fetch of an observation takes the other path, which
+            // records the row rather than the table.)
             statement = try db.selectAllByPrimaryKeyStatement(table: table)
             let value = key.databaseValue
             // NULL matches no primary key.

@@ -39,7 +39,8 @@ extension Database {
     /// The objects of a schema.
     func schema(_ schemaID: DatabaseSchemaID) throws -> SchemaInfo {
         if let info = schemaCache.schemaInfos[schemaID] { return info }
-        let info = try SchemaInfo(self, schemaID: schemaID)
+        // The schema a fetch needs is not what the application reads.
+        let info = try withoutRecordingSelection { try SchemaInfo(self, schemaID: schemaID) }
         schemaCache.schemaInfos[schemaID] = info
         return info
     }

@@ -3,8 +3,8 @@ import DatabaseKit
 import DatabaseKitSQLite
 import Dispatch
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension TemporaryDirectory {
     /// A database queue on a file of the directory.
@@ -131,4 +131,14 @@ func liveStatementCount(_ connection: SQLiteConnection) -> Int {
         statement = sqlite3_next_stmt(connection, current)
     }
     return count
+}
+
+/// Polls `condition` for up to 10 s.
+func waitUntilTrue(_ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(1000)
+    }
+    return true
 }

@@ -330,6 +330,14 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         }
     }
 
+    func databaseWillChange(with event: DatabasePreUpdateEvent) {
+        guard !isFetchingOnWriter else { return }
+        if region.isModified(byRowRemovedIn: event) {
+            isChanged = true
+            stopObservingDatabaseChangesUntilNextTransaction()
+        }
+    }
+
     func databaseDidChange() {
         guard !isFetchingOnWriter else { return }
         isChanged = true
