@@ -5,10 +5,12 @@ import FoundationEssentials
 /// The entry point: a run parses with ``DBTool`` (see ``CommandRunner``);
 /// help, completion and the man page's tool description come from
 /// ``DBToolInterface``. SIGINT and SIGTERM are caught from the start
-/// (``Interruption``): every command cleans up, and ends with 130.
+/// (``Interruption``): every command cleans up, and ends with 130. Large
+/// buffers are returned to the system when freed (``LargeAllocations``).
 @main
 enum Entry {
     static func main() {
+        LargeAllocations.mapIndividually()
         Interruption.install()
         let arguments: [String]
         do {
