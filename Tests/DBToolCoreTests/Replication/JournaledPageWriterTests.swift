@@ -89,4 +89,51 @@ struct JournaledPageWriterTests {
         #expect(try contents(copy) == after)
         #expect(after.check == "ok")
     }
+
+    /// The page numbers of the records of a journal left behind.
+    private func journaledPages(_ path: String) throws -> [UInt32] {
+        let journal = try Data(contentsOf: URL(fileURLWithPath: path))
+        return stride(from: JournaledPageWriter.sectorSize, to: journal.count, by: 4104).map { offset in
+            journal[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+    }
+
+    @Test(
+        "page 1 goes into the journal only when more than its counters change; stopped right after page 1, the copy still rolls back",
+        arguments: [false, true])
+    func pageOne(changesSchema: Bool) throws {
+        let directory = TemporaryDirectory()
+        let copy = directory.file("db.sqlite")
+        let newer = directory.file("newer.sqlite")
+        try makeDatabase(copy, rows: 2_000)
+        try FileManager.default.copyItem(atPath: copy, toPath: newer)
+        let writer = try DatabaseQueue(path: newer)
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 300")
+            if changesSchema { try db.execute(sql: "CREATE TABLE extra(x)") }
+        }
+        try writer.close()
+        let before = try contents(copy)
+        let folder = try DirectoryDescriptor.open(directory.path)
+        defer { folder.close() }
+        do {
+            // Page 1 is read to compare it, then written first: the second read fails.
+            let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+            let broken = try update(from: copy, to: newer, failingAfter: changesSchema ? 1 : 2)
+            #expect(broken.pages.first == 1)
+            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(broken) }
+        }
+        let journaled = try journaledPages(directory.file("db.sqlite-journal"))
+        #expect(journaled.contains(1) == changesSchema, "journaled pages: \(journaled)")
+        #expect(!journaled.isEmpty)
+        #expect(try contents(copy) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("db.sqlite-journal")))
+        let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+        #expect(try pageWriter.apply(try update(from: copy, to: newer)) != nil)
+        let after = try contents(copy)
+        #expect(after.check == "ok" && after.rows.count == 2_300)
+        let tables = try DatabaseQueue(path: copy).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master ORDER BY name")
+        }
+        #expect(tables == (changesSchema ? ["extra", "t"] : ["t"]))
+    }
 }

@@ -13,7 +13,9 @@ import FoundationEssentials
 ///    byte): no other writer, and a journal that appears is not "hot";
 /// 2. writes `NAME-journal`: SQLite's header (magic, records, nonce, the
 ///    database's size, sector and page size) and the original of every page
-///    it changes, with SQLite's checksum, then syncs it and its folder;
+///    it changes, with SQLite's checksum, then syncs it and its folder
+///    (page 1 only when more than its counters change: see
+///    `changesPageOne(_:initialPages:)`);
 /// 3. takes PENDING, then EXCLUSIVE (the shared range): new readers wait,
 ///    and the update waits for the readers inside a transaction, giving up
 ///    after ``lockWait`` (then retried later, readers unharmed);
@@ -89,16 +91,40 @@ final class JournaledPageWriter {
         defer { database.unlockPOSIX(offset: Self.reservedByte, length: 1) }
         let size = try database.status().size
         let initialPages = UInt32(size / Int64(pageSize))
-        try writeJournal(update, initialPages: initialPages)
-        guard let held = try exclusively({ try writePages(update) }) else {
+        let journalsPageOne = try changesPageOne(update, initialPages: initialPages)
+        try writeJournal(update, initialPages: initialPages, includingPageOne: journalsPageOne)
+        guard let held = try exclusively({ try writePages(update, sizeIsValid: journalsPageOne) }) else {
             _ = try? folder.removeFile(journalName)
             return nil
         }
         return held
     }
 
-    /// Step 2: the originals of the pages the update changes (page 1 always).
-    private func writeJournal(_ update: Update, initialPages: UInt32) throws {
+    /// Whether the update changes page 1 beyond the fields of its header
+    /// that ``patchHeader(_:counter:commit:sizeIsValid:)`` writes anyway (the
+    /// change counter, the size and its validity, SQLite's version): only
+    /// then must the journal hold page 1's original.
+    ///
+    /// Most updates add rows and change nothing else of page 1. Its original
+    /// then stays out of the journal (4 KiB less per update), and the new
+    /// header says its size is not valid, so that SQLite reads the size from
+    /// the file: after a rollback, the file's original size.
+    private func changesPageOne(_ update: Update, initialPages: UInt32) throws -> Bool {
+        guard initialPages >= 1, update.pages.first == 1 else { return false }
+        let size = Int(pageSize)
+        let original = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { original.deallocate() }
+        let new = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { new.deallocate() }
+        guard try database.read(fromAbsoluteOffset: 0, into: original) == size else { return true }
+        try update.read(1, new)
+        // Bytes 24..<32 and 92..<100: the counter and size, their validity and the version.
+        for range in [0..<24, 32..<92, 100..<size] where !original[range].elementsEqual(new[range]) { return true }
+        return false
+    }
+
+    /// Step 2: the originals of the pages the update changes.
+    private func writeJournal(_ update: Update, initialPages: UInt32, includingPageOne: Bool) throws {
         _ = try? folder.removeFile(journalName)
         let journal: FileDescriptor
         do {
@@ -107,8 +133,7 @@ final class JournaledPageWriter {
             throw error.reported(.cantCreate, hint: "Check the permissions of the copy's folder.")
         }
         defer { journal.close() }
-        var changed = update.pages.filter { $0 <= initialPages }
-        if initialPages >= 1 && changed.first != 1 { changed.insert(1, at: 0) }
+        let changed = update.pages.filter { $0 <= initialPages && ($0 != 1 || includingPageOne) }
         var generator = SystemRandomNumberGenerator()
         let nonce = UInt32(truncatingIfNeeded: generator.next() as UInt64)
         var header = Self.journalMagic
@@ -128,7 +153,9 @@ final class JournaledPageWriter {
                 guard try database.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: page) == page.count else {
                     throw DBToolError(.dataError, "\(path) is shorter than its \(initialPages) pages")
                 }
-                raw.storeBytes(of: Self.checksum(UnsafeRawBufferPointer(page), nonce: nonce).bigEndian, toByteOffset: 4 + Int(pageSize), as: UInt32.self)
+                raw.storeBytes(
+                    of: Self.checksum(UnsafeRawBufferPointer(page), nonce: nonce).bigEndian, toByteOffset: 4 + Int(pageSize),
+                    as: UInt32.self)
             }
             try journal.writeAll(toAbsoluteOffset: offset, record)
             offset += Int64(record.count)
@@ -170,7 +197,7 @@ final class JournaledPageWriter {
     }
 
     /// Steps 4 and 5.
-    private func writePages(_ update: Update) throws {
+    private func writePages(_ update: Update, sizeIsValid: Bool) throws {
         let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(pageSize), alignment: 16)
         defer { page.deallocate() }
         // The change counter readers compare, from the page 1 on disk.
@@ -180,7 +207,7 @@ final class JournaledPageWriter {
         for number in update.pages {
             try update.read(number, page)
             if number == 1 {
-                Self.patchHeader(page, counter: counter, commit: update.commit)
+                Self.patchHeader(page, counter: counter, commit: update.commit, sizeIsValid: sizeIsValid)
                 wrotePageOne = true
             }
             try database.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), UnsafeRawBufferPointer(page))
@@ -189,7 +216,7 @@ final class JournaledPageWriter {
             guard try database.read(fromAbsoluteOffset: 0, into: page) == page.count else {
                 throw DBToolError(.dataError, "\(path) is shorter than its first page")
             }
-            Self.patchHeader(page, counter: counter, commit: update.commit)
+            Self.patchHeader(page, counter: counter, commit: update.commit, sizeIsValid: sizeIsValid)
             try database.writeAll(toAbsoluteOffset: 0, UnsafeRawBufferPointer(page))
         }
         try database.resize(to: Int64(update.commit) * Int64(pageSize))
@@ -204,12 +231,14 @@ final class JournaledPageWriter {
 
     /// The database header a follower's copy keeps: rollback-journal mode
     /// (read and write versions 1), the change counter readers check, and
-    /// the size, valid for that counter.
-    static func patchHeader(_ page: UnsafeMutableRawBufferPointer, counter: UInt32, commit: UInt32) {
+    /// the size, valid for that counter when `sizeIsValid` (SQLite trusts
+    /// the size only when the "version-valid-for" number equals the
+    /// counter; otherwise it takes the file's size).
+    static func patchHeader(_ page: UnsafeMutableRawBufferPointer, counter: UInt32, commit: UInt32, sizeIsValid: Bool) {
         page[18] = 1
         page[19] = 1
         page.storeBytes(of: counter.bigEndian, toByteOffset: 24, as: UInt32.self)
         page.storeBytes(of: commit.bigEndian, toByteOffset: 28, as: UInt32.self)
-        page.storeBytes(of: counter.bigEndian, toByteOffset: 92, as: UInt32.self)
+        page.storeBytes(of: (sizeIsValid ? counter : counter &- 1).bigEndian, toByteOffset: 92, as: UInt32.self)
     }
 }
