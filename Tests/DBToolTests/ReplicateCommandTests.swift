@@ -396,6 +396,85 @@ struct ReplicateCommandTests {
         #expect(try accountTotals(copy).accounts == 40)
     }
 
+    @Test(
+        "--follow behind a gap in level 0 (compacted, then removed): the follower reads the other levels and catches up; while level 0 goes on, one listing a poll"
+    )
+    func followAcrossLevels() throws {
+        let server = try ObjectStorageServer(requestLog: scratch.file("requests.log"))
+        defer { server.stop() }
+        let database = try scratch.makeDatabase()
+        let app = try AckWriter(database: database, scratch: scratch)
+        let replica = scratch.file("replica")
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1", "--compaction-levels", "1s"], scratch: scratch)
+        #expect(waitUntil { replicaHoldsState(replica) })
+        let copy = scratch.file("copy")
+        let follower = try BackgroundTool(["restore", replica, copy, "--follow", "--follow-interval", "0.1"], scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("at TXID") }, "\(follower.stderrSoFar)")
+        // A reader keeps the copy: the follower stays where it is.
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: copy + "/db.sqlite", configuration: configuration)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM event")
+        }
+        Thread.sleep(forTimeInterval: 3)
+        // Retention's work, by hand: the level-0 files level 1 holds go away.
+        let level = { (number: Int) in
+            ((try? FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/\(number)")) ?? []).filter { $0.hasSuffix(".ltx") }
+        }
+        let maxTXID = { (name: String) in UInt64(name.dropLast(4).split(separator: "-")[1], radix: 16) ?? 0 }
+        let compacted = level(1).map(maxTXID).max() ?? 0
+        let removed = level(0).filter { maxTXID($0) <= compacted }
+        for name in removed { try FileManager.default.removeItem(atPath: replica + "/ltx/0/" + name) }
+        #expect(compacted > 0 && removed.count > 5, "level 1 reaches \(compacted); \(removed.count) level-0 files removed")
+        try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
+        try reader.close()
+        Thread.sleep(forTimeInterval: 1)
+        app.stop()
+        Thread.sleep(forTimeInterval: 1)
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        #expect(waitUntil(timeout: 10) { (try? self.events(copy)) == (try? self.events(database)) }, "the copy did not catch up")
+        follower.send(SIGTERM)
+        let followed = follower.wait()
+        #expect(followed.status == 0, "\(followed.stderr)")
+        // Through level 1, not back to the snapshot.
+        #expect(!followed.stderr.contains("went to its snapshot"), "\(followed.stderr)")
+
+        // On object storage, with level 0 going on: a listing a poll, not one a level.
+        let objectDatabase = try scratch.makeDatabase("object-db")
+        let objectApp = try AckWriter(database: objectDatabase, scratch: scratch)
+        let objectReplicate = try BackgroundTool(
+            ["replicate", "--database", objectDatabase, "--to", "s3://backups/count/follow/", "--sync-interval", "0.2", "--no-compaction"],
+            environment: server.environment, scratch: scratch)
+        #expect(waitUntil { objectReplicate.stderrSoFar.contains("snapshot") }, "\(objectReplicate.stderrSoFar)")
+        Thread.sleep(forTimeInterval: 1)
+        let objectCopy = scratch.file("object-copy")
+        let objectFollower = try BackgroundTool(
+            ["restore", "s3://backups/count/follow/", objectCopy, "--follow", "--follow-interval", "0.5"], environment: server.environment,
+            scratch: scratch)
+        #expect(waitUntil { objectFollower.stderrSoFar.contains("at TXID") }, "\(objectFollower.stderrSoFar)")
+        let start = Date().timeIntervalSince1970
+        Thread.sleep(forTimeInterval: 5)
+        let end = Date().timeIntervalSince1970
+        objectFollower.send(SIGTERM)
+        #expect(objectFollower.wait().status == 0)
+        objectApp.stop()
+        objectReplicate.send(SIGTERM)
+        #expect(objectReplicate.wait().status == 0)
+        // The follower's listings (without compaction, the replicator lists only as it starts).
+        let listings = ((try? String(contentsOfFile: scratch.file("requests.log"), encoding: .utf8)) ?? "").split(separator: "\n").filter {
+            line in
+            guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let time = json["time"] as? Double
+            else { return false }
+            return time >= start && time < end && (json["query"] as? String ?? "").contains("list-type=2")
+        }
+        // 10 polls in 5 s: about 10 listings, where listing every level made 90.
+        #expect(listings.count <= 14, "\(listings.count) listings in 5 s of polls every 0.5 s")
+    }
+
     @Test("a snapshot of a 60 MB database going up a slow link: level-0 files go up beside it, and SIGKILL loses under 1.5 s of commits")
     func lanes() throws {
         let log = scratch.file("requests.log")

@@ -3,7 +3,8 @@ import FoundationEssentials
 /// `dbtool restore REPLICA DIR --follow`: keeps a restored database current
 /// with its replica, a read-only copy for readers elsewhere, until SIGTERM.
 ///
-/// Every interval the files after the copy's TXID are merged (each page's
+/// Every interval the files after the copy's TXID (level 0's, one listing,
+/// while it goes on from the copy) are merged (each page's
 /// newest version, in a scratch file beside DIR, `.dbtool-follow-NAME/`)
 /// and written into DIR's database in place, as one transaction of
 /// SQLite's own rollback journal (`JournaledPageWriter`): readers see the
@@ -69,11 +70,21 @@ public struct FollowOperation: Sendable {
         var current = UInt64(txid, radix: 16) ?? 0
         var updates = 0
         var waiting = false
+        var listedEveryLevel = Date.distantPast
         while !stop() && !Interruption.isRequested {
             try? Interruption.sleep(seconds: waiting ? min(interval, 0.05) : interval)
             if stop() || Interruption.isRequested { break }
             do {
-                let files = try store.files(after: current)
+                // Level 0 alone while it goes on from the copy (one listing a
+                // poll); every level when it starts later (compaction and
+                // retention took what follows), and now and then when it
+                // holds nothing newer, in case the replica moved on above it.
+                var files = try store.files(level: 0, firstTXIDs: ReplicaLevels.listing(level: 0, reach: current))
+                let continues = files.contains { $0.name.minTXID == current + 1 }
+                if !continues && (!files.isEmpty || listedEveryLevel.timeIntervalSinceNow < -Self.everyLevelInterval) {
+                    files = try store.files(after: current, straddling: true)
+                    listedEveryLevel = Date()
+                }
                 var next = try RestorePlan.chain(after: current, in: files)
                 let last = files.map(\.name.maxTXID).max() ?? current
                 var rebuilt = false
@@ -109,6 +120,10 @@ public struct FollowOperation: Sendable {
         }
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())
     }
+
+    /// How often a follower with nothing new in level 0 lists the other
+    /// levels too.
+    static let everyLevelInterval: TimeInterval = 60
 
     /// The page size the copy's header gives.
     private static func pageSize(of folder: DirectoryDescriptor, _ name: String) throws -> UInt32 {

@@ -22,7 +22,8 @@ final class Replica {
         var upload = UploadOptions()
         upload.partSize = 5 << 20
         upload.threads = uploadThreads
-        return Replica(try StoreLocation.store(location, objectStore: objectStore, upload: upload, tempPrefix: ".dbtool-ltx-", what: "the replica"))
+        return Replica(
+            try StoreLocation.store(location, objectStore: objectStore, upload: upload, tempPrefix: ".dbtool-ltx-", what: "the replica"))
     }
 
     /// Before writing: creates a missing replica directory (its parent must
@@ -122,7 +123,8 @@ final class Replica {
         do {
             source = try store.stream(key(name))
         } catch let error as DBToolError where error.status == .noInput {
-            throw DBToolError(.noInput, "\(description): \(name.path) is missing", hint: "The replica lost a file: run `dbtool replicate verify`.")
+            throw DBToolError(
+                .noInput, "\(description): \(name.path) is missing", hint: "The replica lost a file: run `dbtool replicate verify`.")
         }
         let reader = BlockReader(source)
         return { buffer in try reader.read(into: buffer) }
@@ -161,11 +163,17 @@ final class Replica {
     /// (every file that ends after it, but those of levels 0 and 1 that
     /// straddle it), listed so that a day of history costs a listing of its
     /// last minutes: see ``ReplicaLevels/listing(level:reach:)``.
-    func files(after txid: UInt64) throws -> [ReplicaFile] {
+    ///
+    /// With `straddling`, level 1 is listed whole, for its file that holds
+    /// `txid` and what follows: where level 0 no longer holds the files
+    /// after `txid` (retention removed them once compacted), the chain goes
+    /// on through that file.
+    func files(after txid: UInt64, straddling: Bool = false) throws -> [ReplicaFile] {
         var found: [ReplicaFile] = []
         var reach = txid
         for level in (0..<LTXFileName.snapshotLevel).reversed() {
-            found += try files(level: level, firstTXIDs: ReplicaLevels.listing(level: level, reach: reach)).filter { $0.name.maxTXID > txid }
+            let range = straddling && level == 1 ? 0...UInt64.max : ReplicaLevels.listing(level: level, reach: reach)
+            found += try files(level: level, firstTXIDs: range).filter { $0.name.maxTXID > txid }
             reach = try RestorePlan.chain(after: reach, in: found).last?.name.maxTXID ?? reach
         }
         return found
