@@ -107,7 +107,10 @@ struct JournaledPageWriterTests {
         let newer = directory.file("newer.sqlite")
         try makeDatabase(copy, rows: 2_000)
         try FileManager.default.copyItem(atPath: copy, toPath: newer)
+        // The primary is in WAL mode, as replicated databases are: its page 1
+        // says so, where the copy's says rollback journal.
         let writer = try DatabaseQueue(path: newer)
+        _ = try writer.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
         try writer.write { db in
             try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 300")
             if changesSchema { try db.execute(sql: "CREATE TABLE extra(x)") }

@@ -102,8 +102,8 @@ final class JournaledPageWriter {
 
     /// Whether the update changes page 1 beyond the fields of its header
     /// that ``patchHeader(_:counter:commit:sizeIsValid:)`` writes anyway (the
-    /// change counter, the size and its validity, SQLite's version): only
-    /// then must the journal hold page 1's original.
+    /// journal mode, the change counter, the size and its validity, SQLite's
+    /// version): only then must the journal hold page 1's original.
     ///
     /// Most updates add rows and change nothing else of page 1. Its original
     /// then stays out of the journal (4 KiB less per update), and the new
@@ -118,8 +118,9 @@ final class JournaledPageWriter {
         defer { new.deallocate() }
         guard try database.read(fromAbsoluteOffset: 0, into: original) == size else { return true }
         try update.read(1, new)
-        // Bytes 24..<32 and 92..<100: the counter and size, their validity and the version.
-        for range in [0..<24, 32..<92, 100..<size] where !original[range].elementsEqual(new[range]) { return true }
+        // What the patch writes: the journal mode (18..<20), the counter and
+        // size (24..<32), their validity and SQLite's version (92..<100).
+        for range in [0..<18, 20..<24, 32..<92, 100..<size] where !original[range].elementsEqual(new[range]) { return true }
         return false
     }
 
