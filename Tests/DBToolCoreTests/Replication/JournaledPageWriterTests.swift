@@ -139,4 +139,39 @@ struct JournaledPageWriterTests {
         }
         #expect(tables == (changesSchema ? ["extra", "t"] : ["t"]))
     }
+
+    @Test("pages an update takes from the copy's freelist stay out of the journal; stopped half-way, the copy still rolls back")
+    func freePages() throws {
+        let directory = TemporaryDirectory()
+        let copy = directory.file("db.sqlite")
+        let newer = directory.file("newer.sqlite")
+        try makeDatabase(copy, rows: 3_000)
+        let deleting = try DatabaseQueue(path: copy)
+        try deleting.write { db in try db.execute(sql: "DELETE FROM t WHERE id > 1000") }
+        #expect(try deleting.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 } > 20)
+        try deleting.close()
+        try FileManager.default.copyItem(atPath: copy, toPath: newer)
+        let writer = try DatabaseQueue(path: newer)
+        try writer.write { db in try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 800") }
+        try writer.close()
+        let before = try contents(copy)
+        let full = try update(from: copy, to: newer)
+        let initialPages = UInt32(try FileManager.default.attributesOfItem(atPath: copy)[.size] as! Int / 4096)
+        let overwritten = full.pages.filter { $0 <= initialPages }
+        #expect(overwritten.count > 20, "the update overwrites \(overwritten.count) pages")
+
+        let folder = try DirectoryDescriptor.open(directory.path)
+        defer { folder.close() }
+        do {
+            let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(try update(from: copy, to: newer, failingAfter: 12)) }
+        }
+        let journaled = try journaledPages(directory.file("db.sqlite-journal"))
+        #expect(journaled.count < overwritten.count / 2, "journaled \(journaled.count) of \(overwritten.count) overwritten pages")
+        #expect(try contents(copy) == before)
+        let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+        #expect(try pageWriter.apply(try update(from: copy, to: newer)) != nil)
+        #expect(try contents(copy) == contents(newer))
+        #expect(try contents(copy).check == "ok")
+    }
 }

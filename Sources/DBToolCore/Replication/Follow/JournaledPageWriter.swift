@@ -134,7 +134,9 @@ final class JournaledPageWriter {
             throw error.reported(.cantCreate, hint: "Check the permissions of the copy's folder.")
         }
         defer { journal.close() }
-        let changed = update.pages.filter { $0 <= initialPages && ($0 != 1 || includingPageOne) }
+        var changed = update.pages.filter { $0 <= initialPages && ($0 != 1 || includingPageOne) }
+        let free = try freeLeaves(among: changed)
+        if !free.isEmpty { changed.removeAll { free.contains($0) } }
         var generator = SystemRandomNumberGenerator()
         let nonce = UInt32(truncatingIfNeeded: generator.next() as UInt64)
         var header = Self.journalMagic
@@ -163,6 +165,47 @@ final class JournaledPageWriter {
         }
         try journal.sync()
         try folder.sync()
+    }
+
+    /// The pages among `pages` that are leaves of the copy's freelist: what
+    /// they hold means nothing, so an update that reuses them needs no
+    /// original (SQLite's pager does not journal them either). After a
+    /// rollback they are free again, whatever they hold. An update after a
+    /// large deletion or rewrite takes most of its new pages there.
+    ///
+    /// The freelist is read from page 1 (its first trunk and size) and its
+    /// trunk pages; anything out of bounds gives no free leaf (every page
+    /// journaled), never a page wrongly left out.
+    private func freeLeaves(among pages: [UInt32]) throws -> Set<UInt32> {
+        guard !pages.isEmpty else { return [] }
+        let header = try database.read(fromAbsoluteOffset: 32, count: 8)
+        guard header.count == 8 else { return [] }
+        let total = header.withUnsafeBytes { $0.bigEndian(at: 4) as UInt32 }
+        var trunk = header.withUnsafeBytes { $0.bigEndian(at: 0) as UInt32 }
+        guard total > 0, trunk != 0 else { return [] }
+        let wanted = Set(pages)
+        let perTrunk = Int(pageSize) / 4 - 2
+        var found: Set<UInt32> = []
+        var listed: UInt32 = 0
+        let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(pageSize), alignment: 16)
+        defer { page.deallocate() }
+        while trunk != 0 {
+            // Each trunk counts itself and its leaves: more than the header's
+            // total is a loop or a damaged list.
+            listed += 1
+            guard listed <= total, try database.read(fromAbsoluteOffset: Int64(trunk - 1) * Int64(pageSize), into: page) == page.count
+            else { return [] }
+            let bytes = UnsafeRawBufferPointer(page)
+            let count: UInt32 = bytes.bigEndian(at: 4)
+            guard count <= perTrunk, listed + count <= total else { return [] }
+            for index in 0..<Int(count) {
+                let leaf: UInt32 = bytes.bigEndian(at: 8 + 4 * index)
+                if wanted.contains(leaf) { found.insert(leaf) }
+            }
+            listed += count
+            trunk = bytes.bigEndian(at: 0)
+        }
+        return found
     }
 
     /// SQLite's journal checksum: the nonce plus every 200th byte from the
