@@ -63,6 +63,26 @@ struct ReplicateCommandTests {
         }
     }
 
+    /// A request the test server logged (it logs those under `backups/count/`
+    /// and `backups/slow/`).
+    struct LoggedRequest {
+        var time: Double
+        var method: String
+        var path: String
+        var query: String
+    }
+
+    /// The requests logged in `log` so far.
+    func loggedRequests(_ log: String) -> [LoggedRequest] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+            guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let time = json["time"] as? Double
+            else { return nil }
+            return LoggedRequest(
+                time: time, method: json["method"] as? String ?? "", path: json["path"] as? String ?? "",
+                query: json["query"] as? String ?? "")
+        }
+    }
+
     /// Runs Litestream with `arguments` (`AWS_CA_BUNDLE` unset: it refuses one with plain HTTP).
     func litestream(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
         try #require(FileManager.default.isExecutableFile(atPath: Self.litestream), "no \(Self.litestream): run `make s3-deps`")
@@ -465,11 +485,8 @@ struct ReplicateCommandTests {
         objectReplicate.send(SIGTERM)
         #expect(objectReplicate.wait().status == 0)
         // The follower's listings (without compaction, the replicator lists only as it starts).
-        let listings = ((try? String(contentsOfFile: scratch.file("requests.log"), encoding: .utf8)) ?? "").split(separator: "\n").filter {
-            line in
-            guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let time = json["time"] as? Double
-            else { return false }
-            return time >= start && time < end && (json["query"] as? String ?? "").contains("list-type=2")
+        let listings = loggedRequests(scratch.file("requests.log")).filter {
+            $0.time >= start && $0.time < end && $0.query.contains("list-type=2")
         }
         // 10 polls in 5 s: about 10 listings, where listing every level made 90.
         #expect(listings.count <= 14, "\(listings.count) listings in 5 s of polls every 0.5 s")
@@ -499,14 +516,7 @@ struct ReplicateCommandTests {
                 "0.004",
                 "--no-compaction",
             ], environment: server.environment, scratch: scratch)
-        let requests = { () -> [(time: Double, path: String, query: String, method: String)] in
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
-                guard let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let time = json["time"] as? Double
-                else { return nil }
-                return (time, json["path"] as? String ?? "", json["query"] as? String ?? "", json["method"] as? String ?? "")
-            }
-        }
+        let requests = { self.loggedRequests(log) }
         #expect(
             waitUntil(timeout: 90) { requests().contains { $0.path.contains("/0009/") } }, "no snapshot went up: \(replicate.stderrSoFar)")
         let snapshotStart = requests().first { $0.path.contains("/0009/") }!.time
@@ -553,9 +563,7 @@ struct ReplicateCommandTests {
         // Shipped: the multipart upload of its level-0 file was completed
         // (the server logs the requests under backups/count/).
         let completed = {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").contains {
-                $0.contains("/memory/0000/") && $0.contains("\"method\": \"POST\"") && $0.contains("uploadId=")
-            }
+            self.loggedRequests(log).contains { $0.path.contains("/memory/0000/") && $0.method == "POST" && $0.query.contains("uploadId=") }
         }
         #expect(waitUntil(timeout: 120, completed), "\(replicate.stderrSoFar)")
         Thread.sleep(forTimeInterval: 2)
@@ -589,11 +597,9 @@ struct ReplicateCommandTests {
         app.stop()
         replicate.send(SIGTERM)
         #expect(replicate.wait().status == 0)
-        let requests = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
-            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        }.filter { ($0["time"] as? Double).map { $0 >= start && $0 < end } ?? false }
+        let requests = loggedRequests(log).filter { $0.time >= start && $0.time < end }
         let rate = Double(requests.count) / (end - start)
-        let methods = Dictionary(grouping: requests) { $0["method"] as? String ?? "?" }.mapValues(\.count)
+        let methods = Dictionary(grouping: requests, by: \.method).mapValues(\.count)
         #expect(rate <= 1.6, "\(requests.count) requests in \(Int(end - start)) s: \(methods)")
         #expect(methods["HEAD"] == nil, "\(methods)")
         #expect((methods["PUT"] ?? 0) >= 30, "\(methods)")

@@ -31,6 +31,16 @@ struct JournaledPageWriterTests {
         }
     }
 
+    /// `newer`: a copy of the database `copy`, then changed by `change` (in
+    /// WAL mode with `wal`, as a replicated primary is).
+    private func makeNewer(from copy: String, at newer: String, wal: Bool = false, _ change: (Database) throws -> Void) throws {
+        try FileManager.default.copyItem(atPath: copy, toPath: newer)
+        let writer = try DatabaseQueue(path: newer)
+        if wal { _ = try writer.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") } }
+        try writer.write(change)
+        try writer.close()
+    }
+
     /// The pages of `newer` that differ from `older`'s, read from `newer`.
     private func update(from older: String, to newer: String, failingAfter limit: Int = .max) throws -> JournaledPageWriter.Update {
         let old = try Data(contentsOf: URL(fileURLWithPath: older))
@@ -59,13 +69,10 @@ struct JournaledPageWriterTests {
         let copy = directory.file("db.sqlite")
         let newer = directory.file("newer.sqlite")
         try makeDatabase(copy, rows: 2_000)
-        try FileManager.default.copyItem(atPath: copy, toPath: newer)
-        let writer = try DatabaseQueue(path: newer)
-        try writer.write { db in
+        try makeNewer(from: copy, at: newer) { db in
             try db.execute(sql: "UPDATE t SET v = 'changed ' || id WHERE id % 7 = 0")
             try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 500")
         }
-        try writer.close()
         let before = try contents(copy)
         let after = try contents(newer)
         #expect(before.rows != after.rows)
@@ -106,16 +113,11 @@ struct JournaledPageWriterTests {
         let copy = directory.file("db.sqlite")
         let newer = directory.file("newer.sqlite")
         try makeDatabase(copy, rows: 2_000)
-        try FileManager.default.copyItem(atPath: copy, toPath: newer)
-        // The primary is in WAL mode, as replicated databases are: its page 1
-        // says so, where the copy's says rollback journal.
-        let writer = try DatabaseQueue(path: newer)
-        _ = try writer.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
-        try writer.write { db in
+        // The primary's page 1 says WAL mode, the copy's rollback journal.
+        try makeNewer(from: copy, at: newer, wal: true) { db in
             try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 300")
             if changesSchema { try db.execute(sql: "CREATE TABLE extra(x)") }
         }
-        try writer.close()
         let before = try contents(copy)
         let folder = try DirectoryDescriptor.open(directory.path)
         defer { folder.close() }
@@ -150,13 +152,10 @@ struct JournaledPageWriterTests {
         try deleting.write { db in try db.execute(sql: "DELETE FROM t WHERE id > 1000") }
         #expect(try deleting.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 } > 20)
         try deleting.close()
-        try FileManager.default.copyItem(atPath: copy, toPath: newer)
-        let writer = try DatabaseQueue(path: newer)
-        try writer.write { db in try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 800") }
-        try writer.close()
+        try makeNewer(from: copy, at: newer) { db in try db.execute(sql: "INSERT INTO t(v) SELECT hex(randomblob(60)) FROM t LIMIT 800") }
         let before = try contents(copy)
         let full = try update(from: copy, to: newer)
-        let initialPages = UInt32(try FileManager.default.attributesOfItem(atPath: copy)[.size] as! Int / 4096)
+        let initialPages = UInt32((try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int ?? 0) / 4096)
         let overwritten = full.pages.filter { $0 <= initialPages }
         #expect(overwritten.count > 20, "the update overwrites \(overwritten.count) pages")
 
