@@ -328,6 +328,39 @@ struct AssociationTests {
         }
     }
 
+    @Test("integer prefetch keys: two rows of one key share its group, interleaved rows keep the query's order, a REAL key still groups")
+    func prefetchIntegerKeys() throws {
+        let dbQueue = DatabaseQueue()
+        try dbQueue.write { (db: Database) throws in
+            try db.execute(
+                sql: """
+                    CREATE TABLE parent (id INTEGER PRIMARY KEY, code INTEGER, name TEXT);
+                    CREATE TABLE child (id INTEGER PRIMARY KEY, code, name TEXT);
+                    INSERT INTO parent VALUES (1, 30, 'thirty'), (2, 10, 'ten'), (3, 30, 'thirty again'), (4, NULL, 'none'), (5, 99, 'alone');
+                    INSERT INTO child VALUES (1, 30, 'c'), (2, 10, 'a'), (3, 30, 'b'), (4, NULL, 'orphan'), (5, 10, 'd'), (6, 7, 'stranger');
+                    """)
+        }
+        struct Parent: TableRecord {
+            static let children = hasMany(Table("child"), using: ForeignKey(["code"], to: ["code"]))
+        }
+        func names(_ db: Database, _ association: HasManyAssociation<Parent, Row>) throws -> [[String]] {
+            try Parent.including(all: association).order(Column("id")).asRequest(of: Row.self).fetchAll(db)
+                .map { ($0.prefetchedRows["children"] ?? []).map { $0["name"] as String } }
+        }
+        try dbQueue.read { (db: Database) throws in
+            // By name, the keys' rows interleave: 30, 10, 30, 10.
+            let byName = Parent.children.order(Column("name"))
+            #expect(try names(db, byName) == [["b", "c"], ["a", "d"], ["b", "c"], [], []])
+            let byNameDescending = Parent.children.order(Column("name").desc)
+            #expect(try names(db, byNameDescending) == [["c", "b"], ["d", "a"], ["c", "b"], [], []])
+        }
+        // A REAL pivot value equal to an integer key groups with it.
+        try dbQueue.write { (db: Database) throws in try db.execute(sql: "INSERT INTO child VALUES (7, 99.0, 'real')") }
+        try dbQueue.read { (db: Database) throws in
+            #expect(try names(db, Parent.children.order(Column("id"))) == [["c", "b"], ["a", "d"], ["c", "b"], [], ["real"]])
+        }
+    }
+
     @Test("a to-many association through another prefetches its destination joined to the pivot")
     func hasManyThrough() throws {
         let dbQueue = try Self.makeDatabase()

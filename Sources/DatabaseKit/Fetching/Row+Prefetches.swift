@@ -131,8 +131,9 @@ extension Row {
 /// rows of a batch that the prefetches of all the fetched rows share.
 enum PrefetchedGroup: Equatable {
     case rows([Row])
-    /// The rows of `batch` at these indexes, in order.
-    case batch(RowBatch, [Int])
+    /// The rows of `batch` at these indexes, in order: a slice of an array
+    /// that the groups of one prefetch share.
+    case batch(RowBatch, ArraySlice<Int>)
 
     /// The number of rows.
     var count: Int {

@@ -621,7 +621,7 @@ private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
     /// cursor's row does.
     private enum Rows {
         case rows([Row])
-        case batch(view: Row, indexes: [Int])
+        case batch(view: Row, indexes: ArraySlice<Int>)
     }
 
     let group: PrefetchedGroup
@@ -649,7 +649,7 @@ private struct PrefetchedRowsContainer: UnkeyedDecodingContainer {
         case .rows(let rows):
             return rows[index]
         case .batch(let view, let indexes):
-            view.moveToBatchRow(indexes[index])
+            view.moveToBatchRow(indexes[indexes.startIndex + index])
             return view
         }
     }

@@ -150,7 +150,7 @@ func pivotFilter(_ mapping: JoinMapping, leftRows: [(String) -> DatabaseValue]) 
             let value = row(first.left)
             if !value.isNull { values.insert(value) }
         }
-        return SQLCollection.array(values.sorted(by: databaseValueOrder).map(\.sqlExpression)).contains(Column(first.right).sqlExpression)
+        return pivotFilter(first, sortedValues: values.sorted(by: databaseValueOrder))
     }
     let alternatives = leftRows.compactMap { row -> SQLExpression? in
         var conditions: [SQLExpression] = []
@@ -162,6 +162,12 @@ func pivotFilter(_ mapping: JoinMapping, leftRows: [(String) -> DatabaseValue]) 
         return .associative(.and, conditions)
     }
     return .associative(.or, alternatives)
+}
+
+/// The filter of a single-column pivot on the values of origin rows, sorted
+/// (``databaseValueOrder(_:_:)``), without NULL: `"authorId" IN (1, 2)`.
+func pivotFilter(_ pair: (left: String, right: String), sortedValues: [DatabaseValue]) -> SQLExpression {
+    SQLCollection.array(sortedValues.map(\.sqlExpression)).contains(Column(pair.right).sqlExpression)
 }
 
 /// SQLite's order of values (numbers, then text, then blobs), which sorts

@@ -29,9 +29,17 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
         }
 
         var relation: SQLRelation
+        // The usual key, one integer column: sorted once, for the filter and the grouping.
+        var integerKeys: [Int64]?
         if mapping.count == 1 {
             let index = leftIndexes[0]
-            let filter = pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } })
+            let filter: SQLExpression
+            if let keys = sortedIntegerKeys(of: rows, atIndex: index) {
+                integerKeys = keys
+                filter = pivotFilter(mapping[0], sortedValues: keys.map { DatabaseValue(storage: .int64($0)) })
+            } else {
+                filter = pivotFilter(mapping, leftRows: rows.map { row in { _ in row.databaseValue(atIndex: index) } })
+            }
             relation = association.prefetchRelation(pivotFilter: filter, pivotColumns: pivotColumns)
         } else {
             var base = originRelation.removingPrefetchedAssociations()
@@ -62,10 +70,10 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
         if leftIndexes.count == 1 {
             let leftIndex = leftIndexes[0]
             let pivotIndex = pivotIndexes[0]
-            if let groups = integerGroups(prefetched, pivotIndex: pivotIndex, rows: rows, leftIndex: leftIndex) {
+            if let keys = integerKeys, let groups = IntegerPrefetchGroups(prefetched, pivotIndex: pivotIndex, keys: keys) {
                 for row in rows {
                     if case .int64(let value) = row.databaseValue(atIndex: leftIndex).storage {
-                        attach(prefetched.group(groups[value] ?? []), to: row, keyPath)
+                        attach(prefetched.group(groups.indexes(of: value)), to: row, keyPath)
                     } else {
                         attach(prefetched.group([]), to: row, keyPath)  // NULL
                     }
@@ -76,7 +84,7 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
             for index in 0..<prefetched.count { groups[prefetched.value(row: index, column: pivotIndex), default: []].append(index) }
             for row in rows {
                 let key = row.databaseValue(atIndex: leftIndex)
-                attach(prefetched.group(key.isNull ? [] : groups[key] ?? []), to: row, keyPath)
+                attach(prefetched.group(key.isNull ? [] : groups[key]?[...] ?? []), to: row, keyPath)
             }
         } else {
             var groups: [[DatabaseValue]: [Int]] = [:]
@@ -85,14 +93,14 @@ func prefetch(_ db: Database, _ associations: [_SQLAssociation], from originRela
             }
             for row in rows {
                 let key = leftIndexes.map { row.databaseValue(atIndex: $0) }
-                attach(prefetched.group(key.contains(where: \.isNull) ? [] : groups[key] ?? []), to: row, keyPath)
+                attach(prefetched.group(key.contains(where: \.isNull) ? [] : groups[key]?[...] ?? []), to: row, keyPath)
             }
         }
     }
 }
 
 /// The rows of a prefetch query: a batch, or rows of their own.
-private enum PrefetchedSource {
+enum PrefetchedSource {
     case batch(RowBatch)
     case rows([Row])
 
@@ -118,34 +126,12 @@ private enum PrefetchedSource {
     }
 
     /// The rows at these indexes.
-    func group(_ indexes: [Int]) -> PrefetchedGroup {
+    func group(_ indexes: ArraySlice<Int>) -> PrefetchedGroup {
         switch self {
         case .batch(let batch): return .batch(batch, indexes)
         case .rows(let rows): return .rows(indexes.map { rows[$0] })
         }
     }
-}
-
-/// The prefetched rows grouped by their integer key, the usual foreign key,
-/// without hashing a ``DatabaseValue`` per row; nil when a key on either
-/// side is neither an integer nor NULL (a REAL equals an INTEGER of the same
-/// value: the general grouping handles it).
-private func integerGroups(_ prefetched: PrefetchedSource, pivotIndex: Int, rows: [Row], leftIndex: Int) -> [Int64: [Int]]? {
-    for row in rows {
-        switch row.databaseValue(atIndex: leftIndex).storage {
-        case .int64, .null: continue
-        default: return nil
-        }
-    }
-    var groups: [Int64: [Int]] = [:]
-    for index in 0..<prefetched.count {
-        switch prefetched.value(row: index, column: pivotIndex).storage {
-        case .int64(let value): groups[value, default: []].append(index)
-        case .null: continue  // matches no row
-        default: return nil
-        }
-    }
-    return groups
 }
 
 /// Attaches prefetched rows to a row, under a key path.
