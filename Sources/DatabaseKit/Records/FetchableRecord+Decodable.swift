@@ -285,7 +285,8 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func contains(_ key: Key) -> Bool {
-        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows.group(forKey: key.stringValue) != nil
+        columnIndex(forKey: key) != nil || row.scopesTree[key.stringValue] != nil
+            || row.prefetchedRows.group(forKey: key.stringValue) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
