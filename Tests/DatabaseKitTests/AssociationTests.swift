@@ -361,6 +361,41 @@ struct AssociationTests {
         }
     }
 
+    /// A player read by hand: columns out of order, one missing, one twice.
+    struct PlayerByHand: FetchableRecord {
+        var summary: String
+        init(row: Row) {
+            let score: Int = row["score"]
+            let name: String = row["name"]
+            let nickname: String? = row["nickname"]
+            let id: Int64 = row["id"]
+            let again: String = row["name"]
+            summary = "\(id) \(name) \(score) \(nickname ?? "-") \(again)"
+        }
+    }
+
+    struct TeamWithPlayersByHand: FetchableRecord {
+        var players: [PlayerByHand]
+        init(row: Row) { players = row["players"] }
+    }
+
+    @Test("prefetched records read their columns in any order; a schema change shows in the next prefetch; no child row gives empty arrays")
+    func prefetchedColumnsByName() throws {
+        let dbQueue = try Self.makeDatabase()
+        let request = Team.including(all: Team.players.order(Column("id"))).asRequest(of: TeamWithPlayersByHand.self)
+        let before = try dbQueue.read { db in try request.fetchAll(db).map { $0.players.map(\.summary) } }
+        #expect(before == [["1 Ann 10 - Ann", "2 Bob 30 - Bob"], ["3 Cid 20 - Cid"], []])
+        // The cached prefetch statement runs again with the new column.
+        try dbQueue.write { db in
+            try db.execute(sql: "ALTER TABLE player ADD COLUMN nickname TEXT; UPDATE player SET nickname = 'Bobby' WHERE id = 2")
+        }
+        let after = try dbQueue.read { db in try request.fetchAll(db).map { $0.players.map(\.summary) } }
+        #expect(after == [["1 Ann 10 - Ann", "2 Bob 30 Bobby Bob"], ["3 Cid 20 - Cid"], []])
+        try dbQueue.write { db in try db.execute(sql: "DELETE FROM award; DELETE FROM player") }
+        let empty = try dbQueue.read { db in try request.fetchAll(db).map(\.players.count) }
+        #expect(empty == [0, 0, 0])
+    }
+
     @Test("a to-many association through another prefetches its destination joined to the pivot")
     func hasManyThrough() throws {
         let dbQueue = try Self.makeDatabase()

@@ -47,6 +47,12 @@ public final class Statement {
     /// statement cache never hands it to another fetch.
     var isBorrowed = false
 
+    /// The number of rows the last ``RowBatch`` of this statement held: the
+    /// next batch reserves room for as many (a prefetch runs the same
+    /// statement again and again), so that it does not move its values as it
+    /// grows.
+    var lastBatchRowCount = 0
+
     /// The decoder of the `Decodable` records read from the rows of this
     /// statement, kept from one row to the next and from one execution to
     /// the next (see ``RowDecoder``): fetching records one key at a time

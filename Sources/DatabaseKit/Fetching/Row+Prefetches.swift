@@ -12,28 +12,49 @@ extension Row {
     /// - throws: ``RowDecodingError`` when the key has no prefetched rows
     ///   (the request did not include the association), or a record does
     ///   not decode.
+    @inlinable
     public func decode<Records: RangeReplaceableCollection>(_ type: Records.Type = Records.self, forKey key: String) throws -> Records
     where Records.Element: FetchableRecord {
+        // Inlinable, so that the loop is specialized for the collection and
+        // the record: a direct append and a direct (often inlined) init(row:).
+        let rows = try prefetchedRecordRows(forKey: key)
+        if let view = rows.view { return try Row.decode(Records.self, along: view, at: rows.indexes) }
+        var records = Records()
+        records.reserveCapacity(rows.count)
+        for row in rows.rows { records.append(try Records.Element(row: row)) }
+        return records
+    }
+
+    /// The records of the rows of a batch at `indexes`, decoded from `view`,
+    /// the row that moves along it as a cursor's row does.
+    @inlinable
+    static func decode<Records: RangeReplaceableCollection>(_ type: Records.Type, along view: Row, at indexes: ArraySlice<Int>) throws
+        -> Records
+    where Records.Element: FetchableRecord {
+        var records = Records()
+        records.reserveCapacity(indexes.count)
+        for index in indexes {
+            view.moveToBatchRow(index)
+            records.append(try Records.Element(row: view))
+        }
+        return records
+    }
+
+    /// The rows the records of ``decode(_:forKey:)->Records`` decode from.
+    @usableFromInline
+    func prefetchedRecordRows(forKey key: String) throws -> PrefetchedRecordRows {
         guard let group = prefetchedRows.group(forKey: key) else {
             var message = "no prefetched rows under the key \(String(reflecting: key))"
             let available = prefetchedRows.keys
             if !available.isEmpty { message += " - available keys: \(available.sorted())" }
             throw RowDecodingError.keyNotFound(.prefetchKey(key), debugDescription: message, row: self)
         }
-        var records = Records()
-        records.reserveCapacity(group.count)
         switch group {
         case .rows(let rows):
-            for row in rows { records.append(try Records.Element(row: row)) }
+            return PrefetchedRecordRows(rows: rows, view: nil, indexes: [], count: rows.count)
         case .batch(let batch, let indexes):
-            // One row moves along the batch, as a cursor's row does.
-            let row = Row(viewing: batch)
-            for index in indexes {
-                row.moveToBatchRow(index)
-                records.append(try Records.Element(row: row))
-            }
+            return PrefetchedRecordRows(rows: [], view: Row(viewing: batch), indexes: indexes, count: indexes.count)
         }
-        return records
     }
 
     /// The records of an `including(all:)` association.
@@ -44,11 +65,13 @@ extension Row {
     ///
     /// As the other typed subscripts, it stops the program when the request
     /// did not include the association; see ``decode(_:forKey:)->Records``.
+    @inlinable
     public subscript<Records: RangeReplaceableCollection>(_ key: String) -> Records where Records.Element: FetchableRecord {
         do { return try decode(Records.self, forKey: key) } catch { preconditionFailure("\(error)") }
     }
 
     /// The records of an `including(all:)` association, as a set.
+    @inlinable
     public subscript<Record: FetchableRecord & Hashable>(_ key: String) -> Set<Record> {
         do { return Set(try decode([Record].self, forKey: key)) } catch { preconditionFailure("\(error)") }
     }
@@ -154,4 +177,19 @@ enum PrefetchedGroup: Equatable {
     static func == (lhs: PrefetchedGroup, rhs: PrefetchedGroup) -> Bool {
         lhs.rows == rhs.rows
     }
+}
+
+/// The rows of one key of a row's prefetches: rows of their own, or the
+/// rows of a batch at `indexes`, read through one row that moves along it
+/// (a record decodes from it before the next move).
+@usableFromInline
+struct PrefetchedRecordRows {
+    /// The rows, when they are rows of their own.
+    @usableFromInline let rows: [Row]
+    /// The row that moves along a batch; nil for rows of their own.
+    @usableFromInline let view: Row?
+    /// The batch rows, in order.
+    @usableFromInline let indexes: ArraySlice<Int>
+    /// The number of rows.
+    @usableFromInline let count: Int
 }

@@ -34,15 +34,16 @@ public final class Row {
 
     /// The values and names of a copied row.
     @usableFromInline let storedValues: [DatabaseValue]
-    let storedColumnNames: [String]
+    @usableFromInline let storedColumnNames: [String]
     /// For the row that moves along a ``RowBatch``, the column to try first
     /// in a lookup by name: the one after the previous hit, as
-    /// ``ColumnNameIndex`` does for statement rows. `Int.max` when two
+    /// ``ColumnNameIndex`` does for statement rows, and the first after a
+    /// move to another row. `Int.max` when two
     /// columns may share a name, and for every other row: a copied row may
     /// be read by several threads at once, and its reads never write. No
     /// dynamic exclusivity check: the moving row is confined to the decoding
     /// of one association's records, and no access spans a call.
-    @exclusivity(unchecked) var storedHint: Int
+    @exclusivity(unchecked) @usableFromInline var storedHint: Int
     /// Where the values of a copied row start in ``storedValues``: 0, but
     /// for the row that moves along a ``RowBatch``.
     @exclusivity(unchecked) @usableFromInline var storedOffset = 0
@@ -150,9 +151,11 @@ public final class Row {
     }
 
     /// Moves a row made by ``init(viewing:)`` to row `index` of its batch.
-    @inline(__always)
+    @inlinable @inline(__always)
     func moveToBatchRow(_ index: Int) {
         storedOffset = index * count
+        // The next record reads its columns from the first one.
+        if storedHint != Int.max { storedHint = 0 }
     }
 
     /// A view of `base` through a layout. It reads the base row, so a view
@@ -240,14 +243,15 @@ public final class Row {
     /// The values, in order.
     public var databaseValues: [DatabaseValue] {
         if let sqliteStatement {
-            // Every copied row comes through here: a plain loop into a
-            // buffer of the right size, with no closure per value.
-            return [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initialized in
-                for index in 0..<count {
-                    buffer.initializeElement(at: index, to: DatabaseValue(columnOf: sqliteStatement, at: CInt(truncatingIfNeeded: index)))
-                }
-                initialized = count
+            // Every copied row comes through here: a plain loop, into an
+            // array whose storage type is specialized (the generic
+            // `init(unsafeUninitializedCapacity:)` looks it up at run time).
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(count)
+            for index in 0..<count {
+                values.append(DatabaseValue(columnOf: sqliteStatement, at: CInt(truncatingIfNeeded: index)))
             }
+            return values
         }
         if let adaptation { return adaptation.layout.baseIndexes.map { adaptation.base.databaseValue(atIndex: $0) } }
         if isBatchView { return Array(storedValues[storedOffset..<(storedOffset + count)]) }
@@ -370,6 +374,7 @@ public final class Row {
     @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         if let value = indexedValue(Value.self, forColumn: columnName) { return value }
+        if let value = hintedBatchValue(Value.self, forColumn: columnName) { return value }
         do { return try decodeSlowly(Value.self, forColumn: columnName) } catch { fatalError("\(error)") }
     }
 
@@ -440,6 +445,7 @@ public final class Row {
         _ type: Value.Type = Value.self, forColumn columnName: String
     ) throws -> Value {
         if let value = indexedValue(Value.self, forColumn: columnName) { return value }
+        if let value = hintedBatchValue(Value.self, forColumn: columnName) { return value }
         return try decodeSlowly(Value.self, forColumn: columnName)
     }
 
@@ -546,6 +552,20 @@ public final class Row {
             return Value.fromStatement(adaptedStatement, atUncheckedIndex: CInt(truncatingIfNeeded: adaptedIndexes[index]))
         }
         return nil
+    }
+
+    /// The value of the named column of the row that moves along a batch,
+    /// when it is the column after the previous hit (a record reads its
+    /// columns in order); nil for the other rows, any other column, NULL
+    /// and a failed conversion, which ``index(forColumn:)`` and the slow
+    /// paths handle.
+    @inlinable @inline(__always)
+    func hintedBatchValue<Value: DatabaseValueConvertible>(_ type: Value.Type, forColumn name: String) -> Value? {
+        let hint = storedHint
+        let names = storedColumnNames
+        guard hint < names.count, names[hint] == name else { return nil }
+        storedHint = hint &+ 1 == names.count ? 0 : hint &+ 1
+        return Value.fromDatabaseValue(storedValues[storedOffset &+ hint])
     }
 
     // MARK: Coalescing

@@ -22,11 +22,12 @@ final class RowBatch {
     @exclusivity(unchecked) private(set) var values: [DatabaseValue] = []
     @exclusivity(unchecked) private(set) var count = 0
 
-    /// An empty batch of these columns.
-    init(columnNames: [String], uniqueNames: Bool) {
+    /// An empty batch of these columns, with room for `capacity` rows.
+    init(columnNames: [String], uniqueNames: Bool, capacity: Int = 0) {
         self.columnNames = columnNames
         self.uniqueNames = uniqueNames
         width = columnNames.count
+        values.reserveCapacity(capacity * width)
     }
 
     /// Appends the statement's current row.
@@ -42,6 +43,12 @@ final class RowBatch {
         values[row * width + column]
     }
 
+    /// The value of a column of a row, as an integer key.
+    @inline(__always)
+    func keyCell(row: Int, column: Int) -> KeyCell {
+        KeyCell(values[row * width + column])
+    }
+
     /// A row of its own, with a copy of the values of row `index`.
     func row(at index: Int) -> Row {
         let start = index * width
@@ -50,20 +57,45 @@ final class RowBatch {
 }
 
 extension FetchSource {
+    /// The most rows a batch reserves room for before its first row: a
+    /// statement that once gave a huge batch does not make every later
+    /// one as large (beyond it, a batch grows as it fills).
+    static let largestReservedBatch = 100_000
+
     /// The rows of the source in a batch; nil when they need rows of their
     /// own: an adapter (scopes) or prefetches of their own.
     func fetchBatch() throws -> RowBatch? {
         guard adapter == nil, prefetch == nil else { return nil }
-        var batch: RowBatch?
-        try statement.forEachRow(arguments: arguments) { row in
-            // Made from the first row, whose columns are those of the
-            // statement as it runs (a first step may recompile it).
-            guard let columnNameIndex = row.columnNameIndex, let sqliteStatement = row.sqliteStatement else { return false }
-            let rowBatch = batch ?? RowBatch(columnNames: columnNameIndex.names, uniqueNames: !columnNameIndex.hasDuplicates)
-            batch = rowBatch
-            rowBatch.appendCurrentRow(of: sqliteStatement)
-            return true
+        let capacity = min(statement.lastBatchRowCount, Self.largestReservedBatch)
+        var iteration = try StatementIteration(statement: statement, arguments: arguments)
+        defer { iteration.finish() }
+        let hasRows = try iteration.step()
+        // The columns as the statement runs: a first step may recompile it.
+        let columnNameIndex = statement.columnNameIndex
+        let batch = RowBatch(
+            columnNames: columnNameIndex.names, uniqueNames: !columnNameIndex.hasDuplicates, capacity: hasRows ? capacity : 0)
+        if hasRows {
+            // A plain loop: no closure, no retain per row.
+            let sqliteStatement = statement.sqliteStatement
+            repeat { batch.appendCurrentRow(of: sqliteStatement) } while try iteration.step()
         }
-        return batch ?? RowBatch(columnNames: statement.columnNames, uniqueNames: !statement.columnNameIndex.hasDuplicates)
+        statement.lastBatchRowCount = batch.count
+        return batch
+    }
+}
+
+/// A value seen as an integer key: the integer, NULL, or anything else.
+enum KeyCell {
+    case integer(Int64)
+    case null
+    case other
+
+    @inline(__always)
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .int64(let key): self = .integer(key)
+        case .null: self = .null
+        default: self = .other
+        }
     }
 }

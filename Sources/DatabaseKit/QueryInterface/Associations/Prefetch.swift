@@ -125,6 +125,15 @@ enum PrefetchedSource {
         }
     }
 
+    /// The value of a column of a row, as a key of ``IntegerPrefetchGroups``.
+    @inline(__always)
+    func keyCell(row: Int, column: Int) -> KeyCell {
+        switch self {
+        case .batch(let batch): return batch.keyCell(row: row, column: column)
+        case .rows(let rows): return KeyCell(rows[row].databaseValue(atIndex: column))
+        }
+    }
+
     /// The rows at these indexes.
     func group(_ indexes: ArraySlice<Int>) -> PrefetchedGroup {
         switch self {

@@ -20,35 +20,45 @@ struct IntegerPrefetchGroups {
         // slot + 1, so that the prefix sums below give where each starts).
         var slots = [Int](repeating: -1, count: count)
         var starts = [Int](repeating: 0, count: keys.count + 1)
-        // Rows often come in runs of one key (an index on the foreign key
-        // gives them in its order): a run searches its key once.
-        var runKey: Int64?
-        var runSlot = -1
-        for index in 0..<count {
-            switch prefetched.value(row: index, column: pivotIndex).storage {
-            case .int64(let key):
-                if key != runKey {
-                    // A row of no key (the pivot matched by SQLite's
-                    // conversions only) belongs to no group.
-                    guard let slot = keys.sortedIndex(of: key) else { continue }
-                    runKey = key
-                    runSlot = slot
+        let grouped = slots.withUnsafeMutableBufferPointer { slots in
+            starts.withUnsafeMutableBufferPointer { counts in
+                // Rows often come in runs of one key (an index on the foreign
+                // key gives them in its order): a run searches its key once.
+                var runKey: Int64?
+                var runSlot = -1
+                for index in 0..<count {
+                    switch prefetched.keyCell(row: index, column: pivotIndex) {
+                    case .integer(let key):
+                        if key != runKey {
+                            // A row of no key (the pivot matched by SQLite's
+                            // conversions only) belongs to no group.
+                            guard let slot = keys.sortedIndex(of: key) else { continue }
+                            runKey = key
+                            runSlot = slot
+                        }
+                        slots[index] = runSlot
+                        counts[runSlot + 1] += 1
+                    case .null:
+                        continue
+                    case .other:
+                        return false
+                    }
                 }
-                slots[index] = runSlot
-                starts[runSlot + 1] += 1
-            case .null:
-                continue
-            default:
-                return nil
+                for slot in keys.indices { counts[slot + 1] += counts[slot] }
+                return true
             }
         }
-        for slot in keys.indices { starts[slot + 1] += starts[slot] }
+        guard grouped else { return nil }
         // A stable counting sort: each group keeps the query's order.
         var order = [Int](repeating: 0, count: starts[keys.count])
         var next = starts
-        for (index, slot) in slots.enumerated() where slot >= 0 {
-            order[next[slot]] = index
-            next[slot] += 1
+        order.withUnsafeMutableBufferPointer { order in
+            next.withUnsafeMutableBufferPointer { next in
+                for (index, slot) in slots.enumerated() where slot >= 0 {
+                    order[next[slot]] = index
+                    next[slot] += 1
+                }
+            }
         }
         self.keys = keys
         self.order = order
