@@ -22,12 +22,19 @@ final class RowBatch {
     @exclusivity(unchecked) private(set) var values: [DatabaseValue] = []
     @exclusivity(unchecked) private(set) var count = 0
 
-    /// An empty batch of these columns, with room for `capacity` rows.
+    /// The most values a batch reserves room for before its first row
+    /// (6 MiB): a statement that once gave a huge batch does not make every
+    /// later one as large; beyond it, a batch grows as it fills.
+    static let largestReservation = 1 << 18
+
+    /// An empty batch of these columns, with room for `capacity` rows (up
+    /// to ``largestReservation`` values).
     init(columnNames: [String], uniqueNames: Bool, capacity: Int = 0) {
         self.columnNames = columnNames
         self.uniqueNames = uniqueNames
         width = columnNames.count
-        values.reserveCapacity(capacity * width)
+        let (wanted, overflow) = capacity.multipliedReportingOverflow(by: width)
+        values.reserveCapacity(overflow ? Self.largestReservation : min(wanted, Self.largestReservation))
     }
 
     /// Appends the statement's current row.
@@ -57,16 +64,11 @@ final class RowBatch {
 }
 
 extension FetchSource {
-    /// The most rows a batch reserves room for before its first row: a
-    /// statement that once gave a huge batch does not make every later
-    /// one as large (beyond it, a batch grows as it fills).
-    static let largestReservedBatch = 100_000
-
     /// The rows of the source in a batch; nil when they need rows of their
     /// own: an adapter (scopes) or prefetches of their own.
     func fetchBatch() throws -> RowBatch? {
         guard adapter == nil, prefetch == nil else { return nil }
-        let capacity = min(statement.lastBatchRowCount, Self.largestReservedBatch)
+        let capacity = statement.lastBatchRowCount
         var iteration = try StatementIteration(statement: statement, arguments: arguments)
         defer { iteration.finish() }
         let hasRows = try iteration.step()
