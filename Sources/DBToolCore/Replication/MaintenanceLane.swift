@@ -68,7 +68,9 @@ final class MaintenanceLane: @unchecked Sendable {
 
     /// Starts the lane's thread.
     func start() {
-        WorkerThreads.start(name: "replicate-maintenance") { [self] _ in
+        // Below the shipping lane and the application: a snapshot of a large
+        // database compresses for seconds on end.
+        WorkerThreads.start(name: "replicate-maintenance", priority: .background) { [self] _ in
             run()
             mail.withLock { $0.running = false }
             mail.broadcast()

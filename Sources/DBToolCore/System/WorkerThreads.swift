@@ -16,18 +16,44 @@ enum WorkerThreads {
     /// Stack size of every worker.
     static let stackSize = 4 << 20
 
+    /// How much CPU time a thread gets beside the others.
+    enum Priority {
+        /// The process's own.
+        case normal
+        /// Ten nice steps lower: work that must not slow down the rest
+        /// (a snapshot beside level-0 shipping, beside the application).
+        /// The threads it starts inherit it.
+        case background
+    }
+
     /// Starts `count` threads, each running `body` with its index, and
     /// returns at once.
     static func start(
-        _ count: Int = 1, name: String, receivesSignals: Bool = false, _ body: @escaping @Sendable (Int) -> Void
+        _ count: Int = 1, name: String, receivesSignals: Bool = false, priority: Priority = .normal,
+        _ body: @escaping @Sendable (Int) -> Void
     ) {
         for index in 0..<count {
             let threadName = count == 1 ? "dbtool-\(name)" : "dbtool-\(name)-\(index + 1)"
             spawn(name: threadName) {
                 if !receivesSignals { Interruption.blockInCurrentThread() }
+                if priority == .background { lowerCurrentThreadPriority() }
                 body(index)
             }
         }
+    }
+
+    /// Lowers the calling thread's priority by ten nice steps (19 at most).
+    /// Linux keeps a nice value per thread, and `setpriority` of
+    /// `PRIO_PROCESS` 0 sets the calling thread's; lowering it needs no
+    /// privilege. A failure leaves the thread as it was.
+    static func lowerCurrentThreadPriority() {
+        #if canImport(Glibc)
+            let process = __priority_which_t(PRIO_PROCESS.rawValue)
+            errno = 0
+            let current = getpriority(process, 0)
+            guard current != -1 || errno == 0 else { return }
+            _ = setpriority(process, 0, min(19, current + 10))
+        #endif
     }
 
     /// One detached POSIX thread (Foundation's `Thread` would link the part
