@@ -31,6 +31,20 @@ struct TimeFormatTests {
         }
     }
 
+    @Test("a time of whole milliseconds prints as those milliseconds and compares as them, whatever the Date's rounding")
+    func wholeMilliseconds() {
+        let base: Int64 = 1_795_951_972_000  // 2026-11-29
+        for offset in Int64(0)..<3000 {
+            let milliseconds = base + offset
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            #expect(ISOTime.text(date).hasSuffix(String(format: ".%03dZ", Int(milliseconds % 1000))), "\(milliseconds)")
+            #expect(date.microsecondsSince1970 == milliseconds * 1000)
+            #expect(ISOTime.parse(ISOTime.text(date))?.microsecondsSince1970 == milliseconds * 1000)
+        }
+        // A genuine fraction of a millisecond is still cut, not rounded.
+        #expect(ISOTime.text(Date(timeIntervalSince1970: 1_795_951_972.6596)).hasSuffix(".659Z"))
+    }
+
     @Test("offsets, lower-case letters and long fractions are read; malformed times are nil")
     func parsing() {
         let reference = Date(timeIntervalSince1970: 1_795_730_121)  // 2026-11-26T21:55:21Z

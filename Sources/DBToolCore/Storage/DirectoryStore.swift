@@ -246,8 +246,13 @@ final class DirectoryStore: Store {
             defer { file.close() }
             try file.sync()
             if let modified {
-                let seconds = modified.timeIntervalSince1970.rounded(.down)
-                let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((modified.timeIntervalSince1970 - seconds) * 1e9))
+                // To the microsecond, rounded: a time made from an LTX header's
+                // milliseconds is then exactly those milliseconds, as Litestream
+                // reads it (truncated, 12:00:00.659 became 12:00:00.658999919,
+                // before a restore target of 12:00:00.659 for Litestream only).
+                let microseconds = modified.microsecondsSince1970
+                let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
+                let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((microseconds - seconds * 1_000_000) * 1000))
                 try file.setTimes(access: time, modification: time)
             }
         } catch let error as FileSystemError {

@@ -40,7 +40,10 @@ public enum ISOTime {
 
     /// `date` with milliseconds, in UTC: `2026-11-26T21:55:21.123Z`.
     public static func text(_ date: Date) -> String {
-        let milliseconds = Int64(clamped(date.timeIntervalSince1970 * 1000, to: 1e18).rounded(.down))
+        // Truncated to the millisecond from the rounded microsecond: a time of
+        // whole milliseconds (an LTX header's) prints as those, not one less.
+        let microseconds = date.microsecondsSince1970
+        let milliseconds = microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
         let (seconds, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let adjusted = remainder < 0 ? (seconds - 1, remainder + 1000) : (seconds, remainder)
         return CivilTime(unixSeconds: adjusted.0).iso + "." + padded(Int(adjusted.1), 3) + "Z"
@@ -187,5 +190,15 @@ private struct DigitScanner {
             position += 1
         }
         return (value, count)
+    }
+}
+
+extension Date {
+    /// The time in whole microseconds since 1970, rounded: what two times
+    /// are compared by, and a file's time is set to. A `Date` holds a time
+    /// of this century only to about 0.2 µs, so that a time of whole
+    /// milliseconds may read a hair before or after them.
+    var microsecondsSince1970: Int64 {
+        Int64(clamped((timeIntervalSince1970 * 1_000_000).rounded(), to: 1e18))
     }
 }

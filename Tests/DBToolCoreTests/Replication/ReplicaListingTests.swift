@@ -60,6 +60,34 @@ struct ReplicaListingTests {
         return true
     }
 
+    @Test("a time target excludes the file of that very millisecond and includes the one before, as Litestream's -timestamp does")
+    func timeTargetAtFileTimes() throws {
+        // Level-0 files every 100 ms after a snapshot, their times whole milliseconds as LTX headers give them.
+        let start: Int64 = 1_795_951_972_059
+        let time = { (milliseconds: Int64) in Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+        // Written to a directory replica, and listed back: the plan reads the files' times as the store keeps them.
+        let directory = TemporaryDirectory()
+        let store = try Replica.at(directory.path, objectStore: ObjectStoreOptions())
+        let body = directory.file("body")
+        try Data([1]).write(to: URL(fileURLWithPath: body))
+        try store.write(LTXFileName(level: 9, minTXID: 1, maxTXID: 1), from: body, timestamp: time(start))
+        for txid in UInt64(2)...200 {
+            try store.write(LTXFileName(level: 0, minTXID: txid, maxTXID: txid), from: body, timestamp: time(start + Int64(txid) * 100))
+        }
+        let files = try store.allFiles()
+        #expect(files.count == 200)
+        for txid in UInt64(2)...200 {
+            let at = start + Int64(txid) * 100
+            // The target as an operator types it, read back as `--at` reads it.
+            let exactly = try #require(ISOTime.parse(ISOTime.text(time(at))))
+            let before = try #require(try RestorePlan(files, target: .time(exactly)))
+            #expect(before.txid == txid - 1, "\(ISOTime.text(exactly))")
+            let after = try #require(ISOTime.parse(ISOTime.text(time(at + 1))))
+            let including = try #require(try RestorePlan(files, target: .time(after)))
+            #expect(including.txid == txid)
+        }
+    }
+
     @Test("plans from partial listings reach the TXID of plans from every file, for the latest state, TXIDs and times")
     func partialPlans() throws {
         for seed: UInt64 in [1, 2, 3] {

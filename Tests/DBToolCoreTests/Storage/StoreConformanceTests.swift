@@ -70,6 +70,25 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("a directory store sets a file's time to the very millisecond it is given, as Litestream reads it back")
+    func exactFileTimes() throws {
+        let path = scratch.file("store-times")
+        let store = DirectoryStore(path: path, tempPrefix: ".dbtool-test-")
+        try store.prepareForWriting(creating: true)
+        // 12:52:52.659 as a Date is 0.08 µs before it: truncated, the file's time was 658,999,919 ns.
+        for milliseconds: Int64 in [1_795_951_972_659, 1_795_951_972_001, 1_795_951_972_999, 1_790_000_000_250] {
+            var options = StoreWriteOptions()
+            options.modified = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let upload = try store.create("ltx/0/\(milliseconds).ltx", options)
+            #expect([UInt8](repeating: 1, count: 10).withUnsafeBytes { upload.write($0.baseAddress!, count: $0.count) })
+            try upload.publish()
+            var status = stat()
+            #expect(stat(path + "/ltx/0/\(milliseconds).ltx", &status) == 0)
+            #expect(Int64(status.st_mtim.tv_sec) * 1000 == milliseconds / 1000 * 1000)
+            #expect(Int64(status.st_mtim.tv_nsec) == milliseconds % 1000 * 1_000_000, "\(milliseconds)")
+        }
+    }
+
     @Test("an aborted write leaves nothing, not even a temp file", arguments: Backend.allCases)
     func abort(_ backend: Backend) throws {
         let store = try store(backend)

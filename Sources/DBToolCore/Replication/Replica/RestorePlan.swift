@@ -33,7 +33,11 @@ struct RestorePlan: Equatable {
             switch target {
             case .latest: return true
             case .txid(let txid): return file.name.maxTXID <= txid
-            case .time(let time): return try file.createdAt < time || createdAt(file) < time
+            case .time(let time):
+                // Compared to the microsecond: a file's time is whole
+                // milliseconds, which a Date near 2026 holds only to 0.2 µs.
+                let target = time.microsecondsSince1970
+                return try file.createdAt.microsecondsSince1970 < target || createdAt(file).microsecondsSince1970 < target
             }
         }
         let snapshots = try available.filter {
