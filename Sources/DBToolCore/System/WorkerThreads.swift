@@ -34,9 +34,8 @@ enum WorkerThreads {
     ) {
         for index in 0..<count {
             let threadName = count == 1 ? "dbtool-\(name)" : "dbtool-\(name)-\(index + 1)"
-            spawn(name: threadName) {
+            spawn(name: threadName, priority: priority) {
                 if !receivesSignals { Interruption.blockInCurrentThread() }
-                if priority == .background { lowerCurrentThreadPriority() }
                 body(index)
             }
         }
@@ -59,9 +58,10 @@ enum WorkerThreads {
     /// One detached POSIX thread (Foundation's `Thread` would link the part
     /// of Foundation that carries ICU). When the system refuses a thread
     /// (EAGAIN at its process limit), `body` runs on Dispatch's pool instead:
-    /// late, never lost.
-    private static func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(ThreadBody(name: name, body: body)).toOpaque()
+    /// late, never lost, and at the pool's priority (a pool thread lowered
+    /// would stay lowered for the work it runs next).
+    private static func spawn(name: String, priority: Priority, _ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(ThreadBody(name: name, priority: priority, body: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -104,10 +104,12 @@ enum WorkerThreads {
 /// What a new thread runs, passed through `pthread_create`'s context.
 private final class ThreadBody: Sendable {
     let name: String
+    let priority: WorkerThreads.Priority
     let body: @Sendable () -> Void
 
-    init(name: String, body: @escaping @Sendable () -> Void) {
+    init(name: String, priority: WorkerThreads.Priority, body: @escaping @Sendable () -> Void) {
         self.name = name
+        self.priority = priority
         self.body = body
     }
 }
@@ -117,6 +119,7 @@ private func runThreadBody(_ context: UnsafeMutableRawPointer?) -> UnsafeMutable
     guard let context else { return nil }
     let threadBody = Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue()
     nameCurrentThread(threadBody.name)
+    if threadBody.priority == .background { WorkerThreads.lowerCurrentThreadPriority() }
     threadBody.body()
     return nil
 }
