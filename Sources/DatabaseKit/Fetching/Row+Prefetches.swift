@@ -20,7 +20,7 @@ extension Row {
         let rows = try prefetchedRecordRows(forKey: key)
         if let view = rows.view { return try Row.decode(Records.self, along: view, at: rows.indexes) }
         var records = Records()
-        records.reserveCapacity(rows.count)
+        records.reserveCapacity(rows.rows.count)
         for row in rows.rows { records.append(try Records.Element(row: row)) }
         return records
     }
@@ -51,9 +51,9 @@ extension Row {
         }
         switch group {
         case .rows(let rows):
-            return PrefetchedRecordRows(rows: rows, view: nil, indexes: [], count: rows.count)
+            return PrefetchedRecordRows(rows: rows, view: nil, indexes: [])
         case .batch(let batch, let indexes):
-            return PrefetchedRecordRows(rows: [], view: Row(viewing: batch), indexes: indexes, count: indexes.count)
+            return PrefetchedRecordRows(rows: [], view: Row(viewing: batch), indexes: indexes)
         }
     }
 
@@ -190,6 +190,4 @@ struct PrefetchedRecordRows {
     @usableFromInline let view: Row?
     /// The batch rows, in order.
     @usableFromInline let indexes: ArraySlice<Int>
-    /// The number of rows.
-    @usableFromInline let count: Int
 }

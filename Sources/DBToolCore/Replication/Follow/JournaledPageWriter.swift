@@ -180,13 +180,14 @@ final class JournaledPageWriter {
         guard !pages.isEmpty else { return [] }
         let header = try database.read(fromAbsoluteOffset: 32, count: 8)
         guard header.count == 8 else { return [] }
-        let total = header.withUnsafeBytes { $0.bigEndian(at: 4) as UInt32 }
+        // Counted in Int: the header's total is data, up to UInt32.max.
+        let total = Int(header.withUnsafeBytes { $0.bigEndian(at: 4) as UInt32 })
         var trunk = header.withUnsafeBytes { $0.bigEndian(at: 0) as UInt32 }
         guard total > 0, trunk != 0 else { return [] }
         let wanted = Set(pages)
         let perTrunk = Int(pageSize) / 4 - 2
         var found: Set<UInt32> = []
-        var listed: UInt32 = 0
+        var listed = 0
         let page = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(pageSize), alignment: 16)
         defer { page.deallocate() }
         while trunk != 0 {
@@ -196,9 +197,9 @@ final class JournaledPageWriter {
             guard listed <= total, try database.read(fromAbsoluteOffset: Int64(trunk - 1) * Int64(pageSize), into: page) == page.count
             else { return [] }
             let bytes = UnsafeRawBufferPointer(page)
-            let count: UInt32 = bytes.bigEndian(at: 4)
+            let count = Int(bytes.bigEndian(at: 4) as UInt32)
             guard count <= perTrunk, listed + count <= total else { return [] }
-            for index in 0..<Int(count) {
+            for index in 0..<count {
                 let leaf: UInt32 = bytes.bigEndian(at: 8 + 4 * index)
                 if wanted.contains(leaf) { found.insert(leaf) }
             }
