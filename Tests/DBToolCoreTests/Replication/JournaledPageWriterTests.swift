@@ -173,4 +173,34 @@ struct JournaledPageWriterTests {
         #expect(try contents(copy) == contents(newer))
         #expect(try contents(copy).check == "ok")
     }
+    @Test("an update that leaves page 1 out rewrites its header alone, and a reader that kept its connection sees the new rows")
+    func headerOnly() throws {
+        let directory = TemporaryDirectory()
+        let copy = directory.file("db.sqlite")
+        let newer = directory.file("newer.sqlite")
+        try makeDatabase(copy, rows: 2_000)
+        // Same-size values: only a leaf page and page 1's counters change.
+        try makeNewer(from: copy, at: newer) { db in try db.execute(sql: "UPDATE t SET v = lower(v) WHERE id = 1500") }
+        var changes = try update(from: copy, to: newer)
+        #expect(changes.pages.first == 1 && changes.pages.count == 2, "pages: \(changes.pages)")
+        changes.pages.removeAll { $0 == 1 }
+        let pageOneBefore = try Data(contentsOf: URL(fileURLWithPath: copy))[0..<4096]
+
+        // The reader's cache holds the leaf before the update.
+        let reader = try DatabaseQueue(path: copy)
+        defer { try? reader.close() }
+        let value = { try reader.read { db in try String.fetchOne(db, sql: "SELECT v FROM t WHERE id = 1500") } }
+        let old = try value()
+        let folder = try DirectoryDescriptor.open(directory.path)
+        defer { folder.close() }
+        let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+        #expect(try pageWriter.apply(changes) != nil)
+        #expect(try value() == old?.lowercased() && old != old?.lowercased())
+
+        let pageOneAfter = try Data(contentsOf: URL(fileURLWithPath: copy))[0..<4096]
+        let counter = { (page: Data) in page[24..<28].reduce(0) { $0 << 8 | UInt32($1) } }
+        #expect(counter(pageOneAfter) == counter(pageOneBefore) &+ 1)
+        #expect(pageOneAfter[JournaledPageWriter.headerSize...] == pageOneBefore[JournaledPageWriter.headerSize...])
+        #expect(try contents(copy) == contents(newer))
+    }
 }

@@ -20,7 +20,8 @@ import FoundationEssentials
 ///    and the update waits for the readers inside a transaction, giving up
 ///    after ``lockWait`` (then retried later, readers unharmed);
 /// 4. writes the pages, page 1 with the change counter bumped and rollback
-///    mode kept, sets the size, syncs;
+///    mode kept (its 100-byte header alone when page 1 is not among the
+///    update's pages), sets the size, syncs;
 /// 5. deletes the journal (the commit) and syncs the folder; unlocks.
 ///
 /// Readers see the state before or after, never half of it, and wait only
@@ -53,6 +54,9 @@ final class JournaledPageWriter {
     /// the size the header gives), so that an update of a few pages does not
     /// write a 4 KiB header of zeros (SQLite's own default on Linux).
     static let sectorSize = 512
+    /// The database header at the start of page 1, the part
+    /// ``patchHeader(_:counter:commit:sizeIsValid:)`` changes.
+    static let headerSize = 100
     private static let journalMagic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
 
     /// Opens the database file `name` of `folder` for updates.
@@ -258,11 +262,13 @@ final class JournaledPageWriter {
             try database.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), UnsafeRawBufferPointer(page))
         }
         if !wrotePageOne {
-            guard try database.read(fromAbsoluteOffset: 0, into: page) == page.count else {
-                throw DBToolError(.dataError, "\(path) is shorter than its first page")
+            // Only the header's fields change: its 100 bytes, not the page.
+            let header = UnsafeMutableRawBufferPointer(rebasing: page[0..<Self.headerSize])
+            guard try database.read(fromAbsoluteOffset: 0, into: header) == header.count else {
+                throw DBToolError(.dataError, "\(path) is shorter than its header")
             }
-            Self.patchHeader(page, counter: counter, commit: update.commit, sizeIsValid: sizeIsValid)
-            try database.writeAll(toAbsoluteOffset: 0, UnsafeRawBufferPointer(page))
+            Self.patchHeader(header, counter: counter, commit: update.commit, sizeIsValid: sizeIsValid)
+            try database.writeAll(toAbsoluteOffset: 0, UnsafeRawBufferPointer(header))
         }
         try database.resize(to: Int64(update.commit) * Int64(pageSize))
         try database.sync()
@@ -278,7 +284,8 @@ final class JournaledPageWriter {
     /// (read and write versions 1), the change counter readers check, and
     /// the size, valid for that counter when `sizeIsValid` (SQLite trusts
     /// the size only when the "version-valid-for" number equals the
-    /// counter; otherwise it takes the file's size).
+    /// counter; otherwise it takes the file's size). `page` is page 1, or
+    /// at least its first ``headerSize`` bytes.
     static func patchHeader(_ page: UnsafeMutableRawBufferPointer, counter: UInt32, commit: UInt32, sizeIsValid: Bool) {
         page[18] = 1
         page[19] = 1
