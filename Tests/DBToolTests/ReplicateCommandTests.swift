@@ -417,6 +417,113 @@ struct ReplicateCommandTests {
     }
 
     @Test(
+        "--follow run again on the copy a follower left goes on from its TXID: after SIGTERM, and after SIGKILL mid-update (rolled back first); another replica or a replaced copy is refused"
+    )
+    func followResumes() throws {
+        let database = try scratch.makeDatabase()
+        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
+        defer { try? bulk.close() }
+        try bulk.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
+            )
+        }
+        let replica = scratch.file("replica")
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
+        defer { if replicate.process.isRunning { replicate.send(SIGKILL) } }
+        #expect(waitUntil { replicaHoldsState(replica) })
+        let copy = scratch.file("copy")
+        let command = ["restore", replica, copy, "--follow", "--follow-interval", "0.1"]
+        let insert = { (id: Int) in try bulk.write { db in try db.execute(sql: "INSERT INTO account VALUES (?, 1)", arguments: [id]) } }
+        let caughtUp = { (accounts: Int) in waitUntil(timeout: 20) { ((try? accountTotals(copy).accounts) ?? 0) == accounts } }
+        let written = { (tool: BackgroundTool) -> Int64 in
+            let io = (try? String(contentsOfFile: "/proc/\(tool.process.processIdentifier)/io", encoding: .utf8)) ?? ""
+            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
+                Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces))
+            }
+                ?? -1
+        }
+
+        var follower = try BackgroundTool(command, scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("following") }, "\(follower.stderrSoFar)")
+        try insert(1001)
+        #expect(caughtUp(11))
+        let inode = try FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.systemFileNumber] as? Int
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+
+        // Stopped while the primary goes on; started again: no restore, the copy's own file, what changed.
+        for id in 1002...1005 { try insert(id) }
+        follower = try BackgroundTool(command + ["--format", "json"], scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("going on from there") }, "\(follower.stderrSoFar)")
+        #expect(caughtUp(15))
+        #expect(written(follower) < 4 << 20, "the resumed follower wrote \(written(follower)) bytes for four rows of a 20 MB copy")
+        #expect(try FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.systemFileNumber] as? Int == inode)
+
+        // Killed while it writes the pages of a 20 MB update (its journal
+        // written, the database changing): the next start rolls it back, then goes on.
+        let modified = { (try? FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.modificationDate] as? Date) ?? nil }
+        let idle = modified()
+        try bulk.write { db in try db.execute(sql: "UPDATE blob SET data = randomblob(4000); INSERT INTO account VALUES (1006, 1)") }
+        #expect(
+            waitUntil(timeout: 20, interval: 0.001) {
+                FileManager.default.fileExists(atPath: copy + "/db.sqlite-journal") && modified() != idle
+            })
+        follower.send(SIGKILL)
+        _ = follower.wait()
+        #expect(FileManager.default.fileExists(atPath: copy + "/db.sqlite-journal"), "the kill came after the update's commit")
+        follower = try BackgroundTool(command, scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("going on from there") }, "\(follower.stderrSoFar)")
+        #expect(caughtUp(16), "\(follower.stderrSoFar)")
+        #expect(follower.stderrSoFar.contains("rolled back a transaction"), "\(follower.stderrSoFar)")
+        try insert(1007)
+        #expect(caughtUp(17))
+        // One follower at a time writes the copy.
+        let second = try dbtool(command)
+        #expect(second.status == 75, "\(second.stderr)")
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        let blobs = { (path: String) in
+            try DatabaseQueue(path: path).read { db in try Data.fetchAll(db, sql: "SELECT data FROM blob ORDER BY id") }
+        }
+        #expect(try blobs(copy + "/db.sqlite") == blobs(database + "/db.sqlite"))
+        #expect(try DatabaseQueue(path: copy + "/db.sqlite").read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+        #expect(try FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.systemFileNumber] as? Int == inode)
+
+        // Another replica into the same copy, or a copy replaced since: refused, the copy as it was.
+        let other = try dbtool(["restore", scratch.file("other-replica"), copy, "--follow"])
+        #expect(other.status == 73 && other.stderr.contains("is the copy of a follower of"), "\(other.stderr)")
+        try FileManager.default.copyItem(atPath: copy + "/db.sqlite", toPath: scratch.file("replaced.sqlite"))
+        #expect(rename(scratch.file("replaced.sqlite"), copy + "/db.sqlite") == 0)
+        let replaced = try dbtool(["restore", replica, copy, "--follow"])
+        #expect(replaced.status == 73 && replaced.stderr.contains("was replaced or removed"), "\(replaced.stderr)")
+        try Data("{".utf8).write(to: URL(fileURLWithPath: copy + "/.db.sqlite.dbtool-follow"))
+        let damaged = try dbtool(["restore", replica, copy, "--follow"])
+        #expect(damaged.status == 65 && damaged.stderr.contains("not the state of a follower"), "\(damaged.stderr)")
+        // --force restores it anew.
+        follower = try BackgroundTool(command + ["--force"], scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("restored") }, "\(follower.stderrSoFar)")
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+        #expect(try accountTotals(copy).accounts == 17)
+        #expect(FileManager.default.fileExists(atPath: copy + "/.db.sqlite.dbtool-follow"))
+        // A backup of the copy archives the database, not where its follower stood.
+        let archive = scratch.file("copy.tar.zst")
+        #expect(try dbtool(["backup", "--database", copy, "--output", archive, "-q"]).status == 0)
+        #expect(try dbtool(["restore", archive, scratch.file("from-backup"), "-q"]).status == 0)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.file("from-backup")).sorted() == [
+                ".db.sqlite.dbtool-id", "db.sqlite",
+            ])
+    }
+
+    @Test(
         "--follow behind a gap in level 0 (compacted, then removed): the follower reads the other levels and catches up; while level 0 goes on, one listing a poll"
     )
     func followAcrossLevels() throws {

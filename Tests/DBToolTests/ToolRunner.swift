@@ -226,13 +226,14 @@ func replicaHoldsState(_ replica: String) -> Bool {
     return names.contains { $0.hasSuffix(".ltx") && !$0.hasPrefix(".") }
 }
 
-/// Waits up to `timeout` seconds for `condition`; false when it never held.
+/// Waits up to `timeout` seconds for `condition`, looking every `interval`
+/// seconds; false when it never held.
 @discardableResult
-func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
+func waitUntil(timeout: TimeInterval = 30, interval: TimeInterval = 0.01, _ condition: () -> Bool) -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while !condition() {
         if Date() > deadline { return false }
-        usleep(10_000)
+        usleep(useconds_t(interval * 1e6))
     }
     return true
 }

@@ -164,12 +164,14 @@ struct ArchivePlan {
         init(_ text: String) { self.text = text }
     }
 
-    /// dbtool's lock files, the temp files of its commands, and replication's
-    /// outbox and state (which describe a replica, not the database).
+    /// dbtool's lock files, the temp files of its commands, replication's
+    /// outbox and state, and a follower's state (which describe a replica,
+    /// not the database).
     private static func isDBToolScratch(_ name: String) -> Bool {
-        name.hasPrefix(".dbtool-")
-            && (name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix)
-                || name.hasPrefix(DatabaseIdentity.tempPrefix) || name.hasPrefix(RestoreOperation.tempPrefix)
-                || name == ReplicateOperation.outboxName || name == ReplicaState.fileName)
+        if name.hasPrefix(".") && name.hasSuffix(FollowerState.suffix) { return true }
+        guard name.hasPrefix(".dbtool-") else { return false }
+        return name.hasSuffix(".lock") || name.hasPrefix(".dbtool-snapshot-") || name.hasPrefix(BackupOperation.tempPrefix)
+            || name.hasPrefix(DatabaseIdentity.tempPrefix) || name.hasPrefix(RestoreOperation.tempPrefix)
+            || name.hasPrefix(FollowerState.tempPrefix) || name == ReplicateOperation.outboxName || name == ReplicaState.fileName
     }
 }

@@ -50,10 +50,18 @@ public struct FollowOperation: Sendable {
         guard FileSystem.exists(target + "/" + databaseName) else {
             throw DBToolError(.noInput, "no database at \(target)/\(databaseName) to keep current", hint: "Restore into DIR first.")
         }
+        // One follower (or restore) at a time into DIR: the restore's lock, held throughout.
+        let lockDirectory = FileSystem.isMountPoint(target) ? target : LocalPath.parent(of: target)
+        let lock = try ExclusiveLock(directory: lockDirectory, purpose: .restore(into: LocalPath.name(of: target)), timeout: 0)
+        defer { withExtendedLifetime(lock) {} }
         let folder = try DirectoryDescriptor.open(target)
         defer { folder.close() }
         let parent = try DirectoryDescriptor.open(LocalPath.parent(of: target))
         defer { parent.close() }
+        // An update a kill cut short: SQLite rolls the copy back to the TXID before it.
+        try DatabaseHandle(location: try DatabaseLocation(path: target, fileName: databaseName)).rollBackUnfinishedTransaction()
+        let database = try folder.status(of: databaseName)?.identity
+        removeStaleTempFiles(in: target, prefix: FollowerState.tempPrefix)
         let scratchName = boundedFileName(".dbtool-follow-", LocalPath.name(of: target), "")
         parent.removeTree(scratchName)
         do {
@@ -68,6 +76,11 @@ public struct FollowOperation: Sendable {
         let writer = try JournaledPageWriter(folder: folder, name: databaseName, pageSize: pageSize)
 
         var current = UInt64(txid, radix: 16) ?? 0
+        let recordState = { (txid: UInt64) throws in
+            guard let database else { return }
+            try FollowerState(replica: store.description, txid: txid, database: database).write(in: folder, for: databaseName)
+        }
+        try recordState(current)
         var updates = 0
         var waiting = false
         var listedEveryLevel = Date.distantPast
@@ -105,6 +118,7 @@ public struct FollowOperation: Sendable {
                 waiting = false
                 current = next.last!.name.maxTXID
                 updates += 1
+                try recordState(current)
                 if rebuilt {
                     log(.warning, "the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot")
                 }
@@ -119,6 +133,34 @@ public struct FollowOperation: Sendable {
             }
         }
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())
+    }
+
+    /// The TXID a follower goes on from when DIR holds the copy a follower
+    /// of `replica` left: `restore REPLICA DIR --follow` run again (a
+    /// restart, a reboot) resumes there instead of restoring the database
+    /// anew. nil when DIR holds no follower's state (a restore comes first).
+    ///
+    /// - throws: ``DBToolError`` 73 when the state names another replica,
+    ///   or its database was replaced or removed since; 65 when the state
+    ///   is not one dbtool wrote.
+    public static func resumePoint(replica: String, directory: String, objectStore: ObjectStoreOptions) throws -> String? {
+        let target = try LocalPath.resolve(directory, what: "the directory to follow into")
+        guard let folder = try? DirectoryDescriptor.open(target) else { return nil }
+        defer { folder.close() }
+        let databaseName = DatabaseLocation.defaultFileName
+        guard let state = try FollowerState.read(in: folder, for: databaseName) else { return nil }
+        let store = try Replica.at(replica, objectStore: objectStore)
+        guard state.replica == store.description else {
+            throw DBToolError(
+                .cantCreate, "\(target) is the copy of a follower of \(state.replica), not of \(store.description)",
+                hint: "Follow \(state.replica) into it, or pass --force to restore it anew from \(store.description).")
+        }
+        guard let database = try folder.status(of: databaseName), database.kind == .regular, database.identity == state.database else {
+            throw DBToolError(
+                .cantCreate, "\(target)/\(databaseName) is not the database its follower left: it was replaced or removed since",
+                hint: "Pass --force to restore the copy anew from \(store.description).")
+        }
+        return state.txid
     }
 
     /// How often a follower with nothing new in level 0 lists the other

@@ -57,6 +57,13 @@ public struct DatabaseHandle: Sendable, Equatable {
         FileSystem.prefix(location.filePath + "-journal", count: 8) == [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
     }
 
+    /// Rolls back the transaction a crash left unfinished (a hot journal
+    /// beside the database), as SQLite does at the first read of any
+    /// connection that may write; nothing when there is no journal.
+    func rollBackUnfinishedTransaction() throws {
+        if hasJournalOfCrashedTransaction { try rollBackCrashedTransaction() }
+    }
+
     /// Lets SQLite roll back the transaction a crash left unfinished, as it
     /// does at the first read of any connection that may write; a read-only
     /// connection can not (it would fail with "attempt to write a readonly

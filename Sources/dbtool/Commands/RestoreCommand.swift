@@ -49,7 +49,10 @@ struct RestoreCommand: ParsableCommand {
             the new files' pages are written into DIR's database in place, as one transaction of \
             SQLite's rollback journal (readers see the state before or after, never half of it, \
             and wait only while the changed pages are written; the copy has no write-ahead log), \
-            until SIGTERM or SIGINT (then 0).
+            until SIGTERM or SIGINT (then 0). Run again on the copy a follower left (a restart, \
+            a reboot, a kill), it goes on from the copy's TXID instead of restoring anew, first \
+            rolling back an update a kill cut short; the copy of another replica, or a database \
+            replaced since, is refused (73) unless --force.
 
             Examples:
               dbtool restore /backups/db-20261123T020000.000Z.tar.zst ./db-restored
@@ -171,7 +174,10 @@ struct RestoreCommand: ParsableCommand {
     /// A restore, then the copy kept current: one report at the end.
     private func runFollowing(_ restore: RestoreOperation, progress: ProgressLine?) throws {
         struct Followed: Encodable {
-            var restore: RestoreOperation.Report
+            /// The restore that made the copy; nil when a follower's copy was gone on from.
+            var restore: RestoreOperation.Report?
+            /// The TXID a follower's copy was gone on from, hexadecimal.
+            var resumedAt: String?
             var follow: FollowOperation.Report
         }
         let notice = output.notice
@@ -182,25 +188,37 @@ struct RestoreCommand: ParsableCommand {
         try runReporting(
             output,
             operation: { () throws -> Followed in
-                let restored: RestoreOperation.Report
-                do {
-                    defer { progress?.finishLine() }
-                    restored = try restore.run()
+                // A copy a follower left (a restart) is gone on from, not restored anew.
+                let resumedAt =
+                    restore.force || restore.live
+                    ? nil
+                    : try FollowOperation.resumePoint(replica: restore.archive, directory: restore.directory, objectStore: objectStore)
+                var restored: RestoreOperation.Report?
+                let txid: String
+                if let resumedAt {
+                    txid = resumedAt
+                    notice("\(restore.directory) holds a follower's copy at TXID \(resumedAt): going on from there")
+                } else {
+                    let report: RestoreOperation.Report
+                    do {
+                        defer { progress?.finishLine() }
+                        report = try restore.run()
+                    }
+                    guard let point = report.replica else {
+                        throw DBToolError(
+                            .usage, "--follow follows a replica (a directory or s3://BUCKET/PREFIX/), not the archive \(report.archive)")
+                    }
+                    notice("restored \(report.directory) at TXID \(point.txid); following \(report.archive)")
+                    (restored, txid) = (report, point.txid)
                 }
-                guard let point = restored.replica else {
-                    throw DBToolError(
-                        .usage, "--follow follows a replica (a directory or s3://BUCKET/PREFIX/), not the archive \(restored.archive)")
-                }
-                notice("restored \(restored.directory) at TXID \(point.txid); following \(restored.archive)")
-                var follow = FollowOperation(replica: restore.archive, directory: restored.directory, txid: point.txid)
+                var follow = FollowOperation(replica: restore.archive, directory: restored?.directory ?? restore.directory, txid: txid)
                 follow.interval = interval
                 follow.objectStore = objectStore
-                let name = restored.directory
-                follow.log = log.sink(command: "restore --follow", database: name, quiet: quiet)
-                return Followed(restore: restored, follow: try follow.run())
+                follow.log = log.sink(command: "restore --follow", database: follow.directory, quiet: quiet)
+                return Followed(restore: restored, resumedAt: resumedAt, follow: try follow.run())
             },
             text: { report in
-                "Followed \(report.restore.archive) into \(report.restore.directory) up to TXID \(report.follow.txid) (\(report.follow.updates) updates).\n"
+                "Followed \(report.restore?.archive ?? restore.archive) into \(report.restore?.directory ?? restore.directory) up to TXID \(report.follow.txid) (\(report.follow.updates) updates).\n"
             })
     }
 }
