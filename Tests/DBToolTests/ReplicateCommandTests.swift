@@ -496,6 +496,17 @@ struct ReplicateCommandTests {
         #expect(try DatabaseQueue(path: copy + "/db.sqlite").read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
         #expect(try FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.systemFileNumber] as? Int == inode)
 
+        // Killed right after its restore: the copy arrived with its position, and the next start goes on from it.
+        let fresh = scratch.file("fresh-copy")
+        var killed = try BackgroundTool(["restore", replica, fresh, "--follow"], scratch: scratch)
+        #expect(waitUntil(interval: 0.001) { killed.stderrSoFar.contains("restored") }, "\(killed.stderrSoFar)")
+        killed.send(SIGKILL)
+        _ = killed.wait()
+        killed = try BackgroundTool(["restore", replica, fresh, "--follow"], scratch: scratch)
+        #expect(waitUntil { killed.stderrSoFar.contains("going on from there") }, "\(killed.stderrSoFar)")
+        killed.send(SIGTERM)
+        #expect(killed.wait().status == 0)
+
         // Another replica into the same copy, or a copy replaced since: refused, the copy as it was.
         let other = try dbtool(["restore", scratch.file("other-replica"), copy, "--follow"])
         #expect(other.status == 73 && other.stderr.contains("is the copy of a follower of"), "\(other.stderr)")

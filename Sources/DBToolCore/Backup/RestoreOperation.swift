@@ -266,13 +266,20 @@ public struct RestoreOperation: Sendable {
             replicaPoint = ReplicaPoint(txid: built.txid, time: built.time, files: built.files)
             if preparesForFollowing {
                 // The read and write versions of the header: 1, rollback-journal mode.
+                let identity: FileStatus.Identity
                 do {
                     let file = try staging.openFile(databaseFile, .readWrite)
                     defer { file.close() }
                     try file.writeAll(toAbsoluteOffset: 18, [1, 1])
                     try file.sync()
+                    identity = try file.status().identity
                 } catch {
                     throw error.reported(.cantCreate)
+                }
+                // Where the copy stands, arriving with it: a follower stopped
+                // before its first update goes on from here when run again.
+                if !live, let txid = UInt64(built.txid, radix: 16) {
+                    try FollowerState(replica: store.description, txid: txid, database: identity).write(in: staging, for: databaseFile)
                 }
             }
             // The database rebuilt is the replica owner's: it keeps its identity, and may replicate there again.
