@@ -1,15 +1,12 @@
 /// Turns a location given by a user into a store: the one place that tells
 /// object storage (`s3://BUCKET/PREFIX/`) from a local path.
 public enum StoreLocation {
-    /// The scheme of object storage locations.
-    private static let objectScheme = "s3://"
-
     /// Whether `text` names object storage rather than a local path.
-    public static func isObjectStorage(_ text: String) -> Bool { text.hasPrefix(objectScheme) }
+    public static func isObjectStorage(_ text: String) -> Bool { text.hasPrefix("s3://") }
 
     /// What follows the scheme of an object storage location; nil for a local path.
     static func objectPath(of text: String) -> Substring? {
-        isObjectStorage(text) ? text.dropFirst(objectScheme.count) : nil
+        isObjectStorage(text) ? text.dropFirst("s3://".count) : nil
     }
 
     /// The store at `location`: an `s3://BUCKET/PREFIX/` prefix, or a directory.
