@@ -29,7 +29,8 @@ restore is then checked against the log. Reported:
   restarts after clean stops and one after SIGKILL add to the replica, S3
   requests per 10,000 transactions with a snapshot going up among them (and
   the longest stretch without a level-0 upload meanwhile), a follower's
-  bytes written, WAL and reader waits, and restore times.
+  bytes written, WAL and reader waits, what its restart 10 s behind writes,
+  and restore times.
 
     python3 Benchmarks/replication.py --dbtool PATH --litestream PATH \
         --s3-server "PYTHON scripts/s3-test-server.py" [--trials 20] [--day-scale 144] \
@@ -83,6 +84,24 @@ while not os.path.exists(stop):
     if delay > 0:
         time.sleep(delay)
 """
+
+
+def bytes_written(pid):
+    """What process `pid` has written so far (its wchar)."""
+    with open(f"/proc/{pid}/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("wchar:"))
+
+
+def max_seq(database):
+    """The highest `event` row of a database; 0 while it can not be read (a follower's restore)."""
+    try:
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)
+        try:
+            return connection.execute("SELECT coalesce(max(seq), 0) FROM event").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return 0
 
 
 def read_acks(path):
@@ -518,8 +537,7 @@ class Bench:
                 time.sleep(0.5)
             time.sleep(5)
             def written():
-                with open(f"/proc/{follower.pid}/io") as io:
-                    return next(int(line.split()[1]) for line in io if line.startswith("wchar:"))
+                return bytes_written(follower.pid)
             before = written()
             reader = sqlite3.connect(f"file:{copy_db}?mode=ro", uri=True, timeout=30)
             longest_read, wal = 0.0, 0
@@ -536,6 +554,26 @@ class Bench:
             m["follower_rss"] = peak_rss_mib(follower.pid)
             reader.close()
             self.stop(follower)
+            # Stopped (SIGTERM) while the writer goes on, started again 10 s later: what the restart
+            # writes until the copy holds every commit made before it.
+            time.sleep(10)
+            target = max_seq(directory + "/db.sqlite")
+            began = time.monotonic()
+            follower, copy_db = self.follower(tool, directory, prefix, copy)
+            m["follower_restart_failure"] = None
+            while max_seq(copy_db) < target:
+                if follower.poll() is not None:
+                    # A follower that refuses to go on: the report says why.
+                    reason = open(copy + ".stderr").read().strip().splitlines()
+                    m["follower_restart_failure"] = reason[-1].split(";")[0][:160] if reason else f"exit {follower.returncode}"
+                    break
+                if time.monotonic() - began > 600:
+                    raise RuntimeError(f"the {tool} follower did not catch up after its restart")
+                time.sleep(0.05)
+            if m["follower_restart_failure"] is None:
+                m["follower_restart_seconds"] = time.monotonic() - began
+                m["follower_restart_written"] = bytes_written(follower.pid)
+                self.stop(follower)
             open(stop, "w").close()
             writer.wait()
             time.sleep(3)
@@ -567,6 +605,9 @@ class Bench:
             ("follower: the copy's WAL, largest", lambda m: mib(m["follower_wal"])),
             ("follower: the longest read of a reader attached", lambda m: f"{m['follower_read'] * 1000:.0f} ms"),
             ("follower: peak RSS", lambda m: f"{m['follower_rss']:.0f} MiB"),
+            ("follower: a restart 10 s behind, bytes written until caught up (seconds)",
+             lambda m: f"failed: {m['follower_restart_failure']}" if m["follower_restart_failure"]
+             else f"{mib(m['follower_restart_written'])} ({m['follower_restart_seconds']:.1f} s)"),
             ("restore of the latest state (peak RSS)", lambda m: f"{m['restore_latest']:.1f} s ({m['restore_latest_rss']:.0f} MiB)"),
             ("restore of a point in time (peak RSS)", lambda m: f"{m['restore_point']:.1f} s ({m['restore_point_rss']:.0f} MiB)"),
             ("the replica's size at the end", lambda m: mib(m["stored"])),
@@ -578,7 +619,8 @@ class Bench:
             "with a 1 s sync interval; a 100 MB transaction; three restarts after clean stops (5 rows changed by an "
             "application whose last connection, closing, checkpoints the log away) and one after SIGKILL (an "
             "application keeps the log); then 10,000 transactions at 100 a second with a snapshot due after 60 s "
-            "(requests counted from moto's log), a follower with a reader attached for 40 s, and restores.",
+            "(requests counted from moto's log), a follower with a reader attached for 40 s, then stopped and started "
+            "again 10 s later, and restores.",
             "",
             "| Measure | dbtool | litestream |",
             "| --- | ---: | ---: |",
