@@ -351,10 +351,9 @@ struct ReplicateCommandTests {
         #expect(try events(copy) == events(database), "the copy did not catch up")
     }
 
-    @Test(
-        "--follow of a 20 MB database: each update writes about what changed, the copy has no log, a reader that stays open sees every state and waits under 300 ms"
-    )
-    func followInPlace() throws {
+    /// A WAL database of 20 MB (5,000 rows of 4 KB in `blob`, beside the
+    /// usual tables), and a connection to change it.
+    private func makeBlobDatabase() throws -> (directory: String, connection: DatabaseQueue) {
         let database = try scratch.makeDatabase()
         let bulk = try DatabaseQueue(path: database + "/db.sqlite")
         try bulk.writeWithoutTransaction { db in
@@ -365,6 +364,23 @@ struct ReplicateCommandTests {
                     "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
             )
         }
+        return (database, bulk)
+    }
+
+    /// What a running dbtool has written so far (its `wchar`); -1 once it is gone.
+    private func bytesWritten(by tool: BackgroundTool) -> Int64 {
+        let io = (try? String(contentsOfFile: "/proc/\(tool.process.processIdentifier)/io", encoding: .utf8)) ?? ""
+        return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
+            Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces))
+        }
+            ?? -1
+    }
+
+    @Test(
+        "--follow of a 20 MB database: each update writes about what changed, the copy has no log, a reader that stays open sees every state and waits under 300 ms"
+    )
+    func followInPlace() throws {
+        let (database, bulk) = try makeBlobDatabase()
         let replica = scratch.file("replica")
         let replicate = try BackgroundTool(
             ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
@@ -372,12 +388,7 @@ struct ReplicateCommandTests {
         let copy = scratch.file("copy")
         let follower = try BackgroundTool(["restore", replica, copy, "--follow", "--follow-interval", "0.1"], scratch: scratch)
         #expect(waitUntil { follower.stderrSoFar.contains("following") })
-        let written = { () -> Int64 in
-            let io = (try? String(contentsOfFile: "/proc/\(follower.process.processIdentifier)/io", encoding: .utf8)) ?? ""
-            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
-                Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces))
-            } ?? -1
-        }
+        let written = { bytesWritten(by: follower) }
         let before = written()
         // A reader's wait is counted from SQLite's first busy answer: the
         // follower's locks, not a loaded machine's scheduling.
@@ -420,17 +431,8 @@ struct ReplicateCommandTests {
         "--follow run again on the copy a follower left goes on from its TXID: after SIGTERM, and after SIGKILL mid-update (rolled back first); another replica or a replaced copy is refused"
     )
     func followResumes() throws {
-        let database = try scratch.makeDatabase()
-        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
+        let (database, bulk) = try makeBlobDatabase()
         defer { try? bulk.close() }
-        try bulk.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
-            try db.execute(
-                sql:
-                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
-            )
-        }
         let replica = scratch.file("replica")
         let replicate = try BackgroundTool(
             ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"], scratch: scratch)
@@ -440,13 +442,6 @@ struct ReplicateCommandTests {
         let command = ["restore", replica, copy, "--follow", "--follow-interval", "0.1"]
         let insert = { (id: Int) in try bulk.write { db in try db.execute(sql: "INSERT INTO account VALUES (?, 1)", arguments: [id]) } }
         let caughtUp = { (accounts: Int) in waitUntil(timeout: 20) { ((try? accountTotals(copy).accounts) ?? 0) == accounts } }
-        let written = { (tool: BackgroundTool) -> Int64 in
-            let io = (try? String(contentsOfFile: "/proc/\(tool.process.processIdentifier)/io", encoding: .utf8)) ?? ""
-            return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap {
-                Int64($0.dropFirst(6).trimmingCharacters(in: .whitespaces))
-            }
-                ?? -1
-        }
 
         var follower = try BackgroundTool(command, scratch: scratch)
         #expect(waitUntil { follower.stderrSoFar.contains("following") }, "\(follower.stderrSoFar)")
@@ -461,7 +456,9 @@ struct ReplicateCommandTests {
         follower = try BackgroundTool(command + ["--format", "json"], scratch: scratch)
         #expect(waitUntil { follower.stderrSoFar.contains("going on from there") }, "\(follower.stderrSoFar)")
         #expect(caughtUp(15))
-        #expect(written(follower) < 4 << 20, "the resumed follower wrote \(written(follower)) bytes for four rows of a 20 MB copy")
+        #expect(
+            bytesWritten(by: follower) < 4 << 20,
+            "the resumed follower wrote \(bytesWritten(by: follower)) bytes for four rows of a 20 MB copy")
         #expect(try FileManager.default.attributesOfItem(atPath: copy + "/db.sqlite")[.systemFileNumber] as? Int == inode)
 
         // Killed while it writes the pages of a 20 MB update (its journal
