@@ -24,6 +24,9 @@ public struct FollowOperation: Sendable {
     public var objectStore = ObjectStoreOptions()
     /// Receives one line per update.
     public var log: LogSink = { _, _ in }
+    /// Called once the follower holds DIR (its lock taken, an update a kill
+    /// cut short rolled back), before the first update.
+    public var started: @Sendable () -> Void = {}
 
     public init(replica: String, directory: String, txid: String) {
         self.replica = replica
@@ -81,6 +84,7 @@ public struct FollowOperation: Sendable {
             try FollowerState(replica: store.description, txid: txid, database: database).write(in: folder, for: databaseName)
         }
         try recordState(current)
+        started()
         var updates = 0
         var waiting = false
         var listedEveryLevel = Date.distantPast

@@ -174,6 +174,8 @@ struct RestoreCommand: ParsableCommand {
     /// A restore, then the copy kept current: one report at the end.
     private func runFollowing(_ restore: RestoreOperation, progress: ProgressLine?) throws {
         struct Followed: Encodable {
+            /// The copy's directory.
+            var directory: String
             /// The restore that made the copy; nil when a follower's copy was gone on from.
             var restore: RestoreOperation.Report?
             /// The TXID a follower's copy was gone on from, hexadecimal.
@@ -195,9 +197,11 @@ struct RestoreCommand: ParsableCommand {
                     : try FollowOperation.resumePoint(replica: restore.archive, directory: restore.directory, objectStore: objectStore)
                 var restored: RestoreOperation.Report?
                 let txid: String
+                let directory = try LocalPath.resolve(restore.directory, what: "the directory to restore into")
+                var started: @Sendable () -> Void = {}
                 if let resumedAt {
                     txid = resumedAt
-                    notice("\(restore.directory) holds a follower's copy at TXID \(resumedAt): going on from there")
+                    started = { notice("\(directory) holds a follower's copy at TXID \(resumedAt): going on from there") }
                 } else {
                     let report: RestoreOperation.Report
                     do {
@@ -211,14 +215,15 @@ struct RestoreCommand: ParsableCommand {
                     notice("restored \(report.directory) at TXID \(point.txid); following \(report.archive)")
                     (restored, txid) = (report, point.txid)
                 }
-                var follow = FollowOperation(replica: restore.archive, directory: restored?.directory ?? restore.directory, txid: txid)
+                var follow = FollowOperation(replica: restore.archive, directory: restored?.directory ?? directory, txid: txid)
                 follow.interval = interval
                 follow.objectStore = objectStore
+                follow.started = started
                 follow.log = log.sink(command: "restore --follow", database: follow.directory, quiet: quiet)
-                return Followed(restore: restored, resumedAt: resumedAt, follow: try follow.run())
+                return Followed(directory: follow.directory, restore: restored, resumedAt: resumedAt, follow: try follow.run())
             },
             text: { report in
-                "Followed \(report.restore?.archive ?? restore.archive) into \(report.restore?.directory ?? restore.directory) up to TXID \(report.follow.txid) (\(report.follow.updates) updates).\n"
+                "Followed \(report.restore?.archive ?? restore.archive) into \(report.directory) up to TXID \(report.follow.txid) (\(report.follow.updates) updates).\n"
             })
     }
 }
