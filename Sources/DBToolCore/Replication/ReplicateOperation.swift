@@ -255,8 +255,9 @@ public struct ReplicateOperation: Sendable {
     }
 }
 
-/// One round of the shipping lane: sync, checkpoint, hand a snapshot plan
-/// to the maintenance lane, upload, metrics, and the service's signals.
+/// One round of the shipping lane: sync, checkpoint, upload, then a long
+/// checkpoint (after a snapshot) and a snapshot plan for the maintenance
+/// lane, upload what they synced, metrics, and the service's signals.
 struct ShippingTick {
     let operation: ReplicateOperation
     let outbox: Outbox
@@ -266,6 +267,11 @@ struct ShippingTick {
     private var outboxFull = false
     private let watchdog = ServiceManager.watchdogInterval()
     private var lastHeartbeat = Date()
+    /// A log this many times ``ReplicateOperation/checkpointPages`` (one a
+    /// snapshot kept from restarting) is checkpointed after the tick's upload.
+    static let longCheckpointFactor: Int64 = 4
+    /// When the last tick began: syncs follow one another one interval apart.
+    private var started = Date()
     var metrics: ReplicationMetrics
 
     init(operation: ReplicateOperation, outbox: Outbox, readyAt: UInt64) {
@@ -278,15 +284,45 @@ struct ShippingTick {
     mutating func tick(_ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane, replica: Replica)
         throws
     {
+        started = Date()
         heartbeat()
+        // While a snapshot reads, the log can not restart: no checkpoint
+        // until it is done. The first one after it copies all the log grew
+        // meanwhile, seconds of work: this sync's file goes up before it.
+        let checkpointPages = operation.checkpointPages
+        let wal = session.imageIsOpen ? 0 : session.walPages()
+        let longCheckpoint = wal >= Self.longCheckpointFactor * checkpointPages
+        try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
+            try session.sync()
+            if wal >= checkpointPages && !longCheckpoint { try session.checkpoint() }
+        }
+        try ship(&uploader, maintenance: maintenance)
+        try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
+            if longCheckpoint { try session.checkpoint() }
+            if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+        }
+        try ship(&uploader, maintenance: maintenance)
+        if !isReady && uploader.shippedTXID >= readyAt {
+            isReady = true
+            operation.ready()
+            if operation.notifiesReady { ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)") }
+        }
+        metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
+    }
+
+    /// Runs `body`, which writes the outbox, unless the outbox is over its
+    /// limit; a full disk is retried at the next tick, a log replaced under
+    /// the session goes on as a full image.
+    private mutating func writingOutbox(
+        _ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane,
+        _ body: (inout ReplicationSession) throws -> Void
+    ) throws {
         let log = operation.log
         do {
             if outbox.size() < operation.outboxLimit {
                 if outboxFull { log(.info, "outbox below \(ByteCount.text(operation.outboxLimit)): syncing again") }
                 outboxFull = false
-                try session.sync()
-                if session.walPages() >= operation.checkpointPages { try session.checkpoint() }
-                if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+                try body(&session)
             } else if !outboxFull {
                 outboxFull = true
                 log(
@@ -311,19 +347,18 @@ struct ShippingTick {
             try session.startWithImage(after: next)
             log(.warning, "\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
         }
-        if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
-        try uploader.upload()
-        if !isReady && uploader.shippedTXID >= readyAt {
-            isReady = true
-            operation.ready()
-            if operation.notifiesReady { ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)") }
-        }
-        metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
     }
 
-    /// Sleeps till the next sync, telling systemd's watchdog on time.
+    /// Uploads what waits in the outbox.
+    private func ship(_ uploader: inout Uploader, maintenance: MaintenanceLane) throws {
+        if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
+        try uploader.upload()
+    }
+
+    /// Sleeps till the next sync, one interval after this tick began (at
+    /// once when the tick took longer), telling systemd's watchdog on time.
     mutating func sleepUntilNextSync(stop: () -> Bool) {
-        let wake = Date().addingTimeInterval(operation.syncInterval)
+        let wake = started.addingTimeInterval(operation.syncInterval)
         while Date() < wake && !stop() && !Interruption.isRequested {
             try? Interruption.sleep(seconds: min(wake.timeIntervalSinceNow, (watchdog ?? operation.syncInterval * 2) / 2))
             heartbeat()

@@ -377,6 +377,10 @@ final class ReplicationSession {
         }
     }
 
+    /// Whether an image (a snapshot) still reads the database: its read
+    /// transaction keeps the log from restarting, so a checkpoint waits.
+    var imageIsOpen: Bool { openImages.withLock { $0 > 0 } }
+
     /// Set by a checkpoint of the session's: the next log may be a new one.
     private var restartExpected = false
 
