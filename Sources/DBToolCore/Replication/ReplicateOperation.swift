@@ -292,16 +292,18 @@ struct ShippingTick {
         let checkpointPages = operation.checkpointPages
         let wal = session.imageIsOpen ? 0 : session.walPages()
         let longCheckpoint = wal >= Self.longCheckpointFactor * checkpointPages
-        try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
+        let synced = try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
             try session.sync()
             if wal >= checkpointPages && !longCheckpoint { try session.checkpoint() }
         }
         try ship(&uploader, maintenance: maintenance)
-        try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
-            if longCheckpoint { try session.checkpoint() }
-            if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+        if synced {
+            try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
+                if longCheckpoint { try session.checkpoint() }
+                if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+            }
+            try ship(&uploader, maintenance: maintenance)
         }
-        try ship(&uploader, maintenance: maintenance)
         if !isReady && uploader.shippedTXID >= readyAt {
             isReady = true
             operation.ready()
@@ -312,17 +314,19 @@ struct ShippingTick {
 
     /// Runs `body`, which writes the outbox, unless the outbox is over its
     /// limit; a full disk is retried at the next tick, a log replaced under
-    /// the session goes on as a full image.
+    /// the session goes on as a full image. True when `body` ran whole.
+    @discardableResult
     private mutating func writingOutbox(
         _ session: inout ReplicationSession, _ uploader: inout Uploader, maintenance: MaintenanceLane,
         _ body: (inout ReplicationSession) throws -> Void
-    ) throws {
+    ) throws -> Bool {
         let log = operation.log
         do {
             if outbox.size() < operation.outboxLimit {
                 if outboxFull { log(.info, "outbox below \(ByteCount.text(operation.outboxLimit)): syncing again") }
                 outboxFull = false
                 try body(&session)
+                return true
             } else if !outboxFull {
                 outboxFull = true
                 log(
@@ -347,6 +351,7 @@ struct ShippingTick {
             try session.startWithImage(after: next)
             log(.warning, "\(replaced): a full image follows as TXID \(LTXFileName.hex(next + 1))")
         }
+        return false
     }
 
     /// Uploads what waits in the outbox.
