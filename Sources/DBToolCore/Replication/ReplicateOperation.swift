@@ -255,9 +255,9 @@ public struct ReplicateOperation: Sendable {
     }
 }
 
-/// One round of the shipping lane: sync, checkpoint, upload, then a long
-/// checkpoint (after a snapshot) and a snapshot plan for the maintenance
-/// lane, upload what they synced, metrics, and the service's signals.
+/// One round of the shipping lane: sync, checkpoint, upload, then a
+/// snapshot plan for the maintenance lane when one is due and the upload
+/// of what it synced, metrics, and the service's signals.
 struct ShippingTick {
     let operation: ReplicateOperation
     let outbox: Outbox
@@ -268,7 +268,7 @@ struct ShippingTick {
     private let watchdog = ServiceManager.watchdogInterval()
     private var lastHeartbeat = Date()
     /// A log this many times ``ReplicateOperation/checkpointPages`` (one a
-    /// snapshot kept from restarting) is checkpointed after the tick's upload.
+    /// snapshot kept from restarting) is copied beside the lane first.
     static let longCheckpointFactor: Int64 = 4
     /// When the last tick began: syncs follow one another one interval apart.
     private var started = Date()
@@ -286,21 +286,15 @@ struct ShippingTick {
     {
         started = Date()
         heartbeat()
-        // While a snapshot reads, the log can not restart: no checkpoint
-        // until it is done. The first one after it copies all the log grew
-        // meanwhile, seconds of work: this sync's file goes up before it.
         let checkpointPages = operation.checkpointPages
-        let wal = session.imageIsOpen ? 0 : session.walPages()
-        let longCheckpoint = wal >= Self.longCheckpointFactor * checkpointPages
         let synced = try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
             try session.sync()
-            if wal >= checkpointPages && !longCheckpoint { try session.checkpoint() }
+            try Self.checkpointIfDue(session, pages: checkpointPages)
         }
         try ship(&uploader, maintenance: maintenance)
-        if synced {
+        if synced && maintenance.wantsSnapshot {
             try writingOutbox(&session, &uploader, maintenance: maintenance) { session in
-                if longCheckpoint { try session.checkpoint() }
-                if maintenance.wantsSnapshot { maintenance.take(try session.prepareImage()) }
+                maintenance.take(try session.prepareImage())
             }
             try ship(&uploader, maintenance: maintenance)
         }
@@ -310,6 +304,21 @@ struct ShippingTick {
             if operation.notifiesReady { ServiceManager.notify("READY=1\nSTATUS=replicating to \(replica.description)") }
         }
         metrics.update(outbox: outbox, shippedTXID: uploader.shippedTXID)
+    }
+
+    /// Checkpoints once the log holds `pages` (``ReplicateOperation/checkpointPages``),
+    /// never while a snapshot reads (its read transaction keeps the log
+    /// from restarting). A long log, the one a snapshot left, is first
+    /// copied on a thread of its own (seconds of work, which a sync must
+    /// not wait for); a later tick checkpoints the rest once that is done.
+    static func checkpointIfDue(_ session: ReplicationSession, pages: Int64) throws {
+        guard !session.imageIsOpen && !session.isCopyingAhead else { return }
+        let wal = session.walPages()
+        if session.hasCopiedAhead || (wal >= pages && wal < Self.longCheckpointFactor * pages) {
+            try session.checkpoint()
+        } else if wal >= pages {
+            try session.startCopyingAhead()
+        }
     }
 
     /// Runs `body`, which writes the outbox, unless the outbox is over its

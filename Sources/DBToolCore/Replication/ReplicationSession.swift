@@ -1,4 +1,5 @@
 import DatabaseKit
+import Dispatch
 import FoundationEssentials
 
 /// Ships the committed transactions of a live WAL database as LTX files
@@ -20,7 +21,8 @@ import FoundationEssentials
 /// pages that differ from what the replica holds (`ReplicaState`).
 ///
 /// Confined to the shipping lane; the snapshots it prepares (``ImagePlan``)
-/// are written on the maintenance lane while it goes on.
+/// are written on the maintenance lane while it goes on, and the long copy
+/// of a checkpoint may run on a thread of its own (``startCopyingAhead()``).
 final class ReplicationSession {
     /// The database file.
     let path: String
@@ -52,6 +54,11 @@ final class ReplicationSession {
     /// The image plans not yet finished, which read ``databaseFile``.
     private let openImages = Locked(0)
     private var isClosed = false
+    /// Whether a copy of ``startCopyingAhead()`` runs, on its own thread.
+    private let copyingAhead = Locked(false)
+    /// Whether one ran since the last checkpoint: the log is copied up to
+    /// where it began, and ``checkpoint()`` has only the rest to copy.
+    private(set) var hasCopiedAhead = false
 
     init(database path: String, outbox: String) throws {
         self.path = path
@@ -80,6 +87,9 @@ final class ReplicationSession {
         guard !isClosed else { return }
         isClosed = true
         defer {
+            // A copy beside the session stops at its next frame.
+            if isCopyingAhead { checkpointer.interrupt() }
+            copyingAhead.withLock(waitingUntil: { !$0 }) { _ in }
             try? reader.close()
             try? locker.close()
             try? checkpointer.close()
@@ -205,8 +215,9 @@ final class ReplicationSession {
 
     /// Resumes after TXID `last`, whose file ended the log at `end`: when
     /// the log is still that one (its salts) and holds every frame up to
-    /// there, nothing is written and the next sync ships what follows.
-    /// Returns false when the log is another (checkpointed away since).
+    /// there, what follows in it is shipped as TXID `last + 1` (nothing
+    /// when nothing follows). Returns false when the log is another
+    /// (checkpointed away since).
     func resume(after last: UInt64, at end: WALPosition) throws -> Bool {
         guard let wal = try openWAL() else { return false }
         defer { wal.close() }
@@ -215,12 +226,16 @@ final class ReplicationSession {
             // The frames up to `end` must still be there, their checksums unbroken.
             let transactions = try header.transactions(in: wal, after: WALPosition(start: header))
             guard transactions.end.offset >= end.offset, let found = try header.position(in: wal, at: end.offset) else { return false }
-            if !isReading { try beginReading() }
             pageSize = header.pageSize
             position = found
+            txid = last
+            // What the log holds after the replica's position is shipped
+            // now, under the lock, so that the read transaction begins at
+            // the end of what is shipped (see `sync()`).
+            try sync()
+            if !isReading { try beginReading() }
             return true
         }
-        if resumed { txid = last }
         return resumed
     }
 
@@ -337,9 +352,13 @@ final class ReplicationSession {
         guard let header = try walHeader(wal) else { return nil }
         var start = position ?? WALPosition(start: header)
         if !start.belongs(to: header) {
-            // The log restarted: only after a checkpoint of the session's,
-            // which shipped the old one to its end, can that be.
-            guard restartExpected else { throw LogReplaced(path: path) }
+            // SQLite restarted the log. It does so only once every frame was
+            // copied and no reader needs one; the session's read transaction
+            // always begins at the end of what it shipped, so that can only
+            // be before a new frame: nothing unshipped is lost. (Its own
+            // checkpoints restart it; so may an application's, when the
+            // session began reading a log copied whole.)
+            guard start.isRestarted(as: header) else { throw LogReplaced(path: path) }
             start = WALPosition(start: header)
         }
         let transactions = try header.transactions(in: wal, after: start)
@@ -381,7 +400,8 @@ final class ReplicationSession {
     /// transaction keeps the log from restarting, so a checkpoint waits.
     var imageIsOpen: Bool { openImages.withLock { $0 > 0 } }
 
-    /// Set by a checkpoint of the session's: the next log may be a new one.
+    /// Set by a checkpoint of the session's, till the next sync reads a
+    /// frame: the log starts over at the next write (``walPages()`` is 0).
     private var restartExpected = false
 
     /// Lets the log restart: under the write lock, ships it to its end,
@@ -394,37 +414,80 @@ final class ReplicationSession {
     /// for a second: the log keeps growing until a later try. (A snapshot
     /// being written keeps its own read transaction: the log then restarts
     /// only after it.)
+    ///
+    /// Call it while no copy of ``startCopyingAhead()`` runs
+    /// (``isCopyingAhead``): it would wait for that copy.
     @discardableResult
     func checkpoint() throws -> Bool {
         // Writers wait only for two short steps: the long copy runs between
         // them, without the lock, up to a read mark moved to what is shipped.
-        try sync()
-        guard try withWriteLock({ () throws -> Void in
-            try sync()
-            try endReading()
-            try beginReading()
-        }) != nil else { return false }
-        try passiveCheckpoint()
+        guard try moveReadMarkToEnd() else { return false }
+        try Self.passiveCheckpoint(checkpointer)
         let done: Void? = try withWriteLock { () throws -> Void in
             try sync()
             try endReading()
-            try passiveCheckpoint()
+            try Self.passiveCheckpoint(checkpointer)
             restartExpected = true
             try beginReading()
         }
-        if done != nil { checkpoints += 1 }
+        if done != nil {
+            checkpoints += 1
+            hasCopiedAhead = false
+        }
         return done != nil
     }
 
+    /// Starts the long part of a checkpoint beside the session: moves the
+    /// read transaction to the end of what is shipped, then a passive
+    /// checkpoint on a thread of its own copies the log up to there while
+    /// the session goes on syncing. Once it is done (``hasCopiedAhead``),
+    /// ``checkpoint()`` copies only what came after and lets the log
+    /// restart: the tens of megabytes a log grows while a snapshot keeps it
+    /// from restarting never hold up a sync. Returns false when writers
+    /// kept the lock for a second (nothing started).
+    @discardableResult
+    func startCopyingAhead() throws -> Bool {
+        guard !isCopyingAhead, try moveReadMarkToEnd() else { return false }
+        copyingAhead.withLock { $0 = true }
+        hasCopiedAhead = true
+        let checkpointer = self.checkpointer
+        let copyingAhead = self.copyingAhead
+        DispatchQueue.global(qos: .utility).async {
+            // An error here (or the interruption of a close) is met again,
+            // and reported, by the checkpoint that follows.
+            try? Self.passiveCheckpoint(checkpointer)
+            copyingAhead.withLock { $0 = false }
+            copyingAhead.broadcast()
+        }
+        return true
+    }
+
+    /// Whether a copy of ``startCopyingAhead()`` still runs.
+    var isCopyingAhead: Bool { copyingAhead.withLock { $0 } }
+
+    /// Under the write lock, ships the log to its end and moves the read
+    /// transaction there, so that a passive checkpoint may copy every frame
+    /// shipped. False when writers kept the lock.
+    private func moveReadMarkToEnd() throws -> Bool {
+        try sync()  // most of the log before the lock, the tail under it
+        return try withWriteLock { () throws -> Void in
+            try sync()
+            try endReading()
+            try beginReading()
+        } != nil
+    }
+
     /// Copies into the database the frames no reader needs, without waiting.
-    private func passiveCheckpoint() throws {
+    private static func passiveCheckpoint(_ checkpointer: DatabaseQueue) throws {
         _ = try checkpointer.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
-    /// The size of the log, in pages.
+    /// The frames of the current log, up to what was shipped: 0 once a
+    /// checkpoint let it restart (the next write starts it over). Not the
+    /// log file's size, which SQLite keeps when the log restarts.
     func walPages() -> Int64 {
-        guard pageSize > 0 else { return 0 }
-        return FileSystem.size(path + "-wal") / (24 + Int64(pageSize))
+        guard pageSize > 0, !restartExpected, let position else { return 0 }
+        return (position.offset - Int64(WALHeader.size)) / (24 + Int64(pageSize))
     }
 
     /// Milliseconds since 1970, as LTX headers record time.

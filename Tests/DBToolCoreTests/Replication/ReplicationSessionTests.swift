@@ -83,6 +83,33 @@ struct ReplicationSessionTests {
         try other.close()
     }
 
+    @Test("a log the application copied whole before the session began restarts at the next write: every commit shipped")
+    func applicationRestartsCopiedLog() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let replica = directory.file("replica")
+        let app = try Interop.makeDatabase(path, rows: 100, value: "hex(randomblob(100))")
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        let session = try ReplicationSession(database: path, outbox: replica)
+        try session.startWithImage(after: 0)
+        let salt = try #require(session.position).salt1
+        // SQLite lets this writer start the log over: the session's read
+        // transaction began with every frame copied, and needs none.
+        try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('first after the start')") }
+        try session.sync()
+        #expect(session.position?.salt1 == salt &+ 1, "the log did not restart: the test shows nothing")
+        try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('second')") }
+        try session.sync()
+        try session.close()
+        let names = Interop.files(in: replica, level: 0)
+        #expect(names.map(\.maxTXID) == [1, 2, 3])
+        let built = directory.file("built.db")
+        _ = try Interop.apply(names.map { "\(replica)/\($0.path)" }, into: built)
+        let expected = try app.read { db in try String.fetchAll(db, sql: "SELECT v FROM t ORDER BY id") }
+        #expect(try Interop.rows(built) == expected)
+        try app.close()
+    }
+
     @Test("a snapshot prepared right after a full checkpoint keeps its pages while the next writer starts the log over")
     func snapshotAcrossLogRestart() throws {
         let directory = TemporaryDirectory()
@@ -147,11 +174,12 @@ struct ReplicationSessionTests {
         let session = try ReplicationSession(database: path, outbox: replica)
         try session.startWithImage(after: 0)
         let deadline = Date().addingTimeInterval(3)
-        // The shipping lane's rounds: a sync every 20 ms, a checkpoint past 40 pages.
+        // The shipping lane's rounds: a sync every 20 ms, a checkpoint past
+        // 40 pages (past 160, copied beside the lane first).
         while !(Date() >= deadline && writer.isFinished) {
             if Date() >= deadline { stop.withLock { $0 = true } }
             try session.sync()
-            if session.walPages() >= 40 { try session.checkpoint() }
+            try ShippingTick.checkpointIfDue(session, pages: 40)
             Thread.sleep(forTimeInterval: 0.02)
         }
         try session.sync()
@@ -171,5 +199,56 @@ struct ReplicationSessionTests {
         let latest = directory.file("latest.db")
         try Interop.run(["restore", "-o", latest, "file://\(replica)"])
         #expect(FileManager.default.contents(atPath: latest) == FileManager.default.contents(atPath: path), "Litestream's restore differs")
+    }
+
+    @Test("a long log is copied beside the session while it syncs; the checkpoint after copies the rest and the log restarts")
+    func copyAhead() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("app.db")
+        let replica = directory.file("replica")
+        let app = try Interop.makeDatabase(path, rows: 2000, value: "hex(randomblob(1000))")
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let session = try ReplicationSession(database: path, outbox: replica)
+        try session.startWithImage(after: 0)
+        try app.write { db in try db.execute(sql: "UPDATE t SET v = hex(randomblob(1000))") }
+        try session.sync()
+        let longLog = session.walPages()
+        #expect(longLog > 500, "the log holds \(longLog) pages")
+        #expect(try session.startCopyingAhead())
+        #expect(!(try session.startCopyingAhead()), "a second copy started beside the first")
+        // The session goes on syncing while the copy runs.
+        for round in 1...20 {
+            try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('during \(round)')") }
+            try session.sync()
+        }
+        let copied = Date().addingTimeInterval(30)
+        while session.isCopyingAhead && Date() < copied { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!session.isCopyingAhead && session.hasCopiedAhead)
+        #expect(try session.checkpoint())
+        #expect(!session.hasCopiedAhead)
+        #expect(session.walPages() == 0, "a log that restarts at the next write still counts \(session.walPages()) pages")
+        // The next writer starts the log over: the session counts its frames, not the file's size.
+        try app.write { db in try db.execute(sql: "INSERT INTO t(v) VALUES ('after')") }
+        try session.sync()
+        let frames = session.walPages()
+        #expect(frames > 0 && frames < 10, "\(frames) pages counted in the new log")
+        #expect(FileSystem.size(path + "-wal") / 4120 > longLog / 2, "SQLite shrank the log file: the test shows nothing")
+        let names = Interop.files(in: replica, level: 0)
+        #expect(names.map(\.maxTXID) == Array(1...session.txid))
+        let salts = try Set(names.dropFirst().map { try LTXDecoder(from: Interop.source("\(replica)/\($0.path)")).header.walSalt1 })
+        #expect(salts.count == 2, "the log did not restart once: \(salts)")
+
+        // A close while a copy runs stops it and returns; the application checkpoints after.
+        try app.write { db in try db.execute(sql: "UPDATE t SET v = hex(randomblob(1000))") }
+        try session.sync()
+        #expect(try session.startCopyingAhead())
+        try session.close()
+        #expect(!session.isCopyingAhead)
+        let built = directory.file("built.db")
+        _ = try Interop.apply(Interop.files(in: replica, level: 0).map { "\(replica)/\($0.path)" }, into: built)
+        let truncated = try app.writeWithoutTransaction { db in try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        #expect(truncated?[0] as Int? == 0, "the log stayed pinned after the close")
+        #expect(FileManager.default.contents(atPath: built) == FileManager.default.contents(atPath: path), "not the same pages")
+        try app.close()
     }
 }

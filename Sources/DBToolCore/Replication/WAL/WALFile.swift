@@ -95,6 +95,12 @@ struct WALPosition: Equatable, Sendable {
 
     /// Whether `header` is the same life of the log as this position's.
     func belongs(to header: WALHeader) -> Bool { header.salt1 == salt1 && header.salt2 == salt2 }
+
+    /// Whether `header` is the next life of this position's log: SQLite
+    /// restarts a log with its first salt plus one and a new random second
+    /// ("salt-1: random integer incremented with each checkpoint", the
+    /// file format's WAL header). Another database's log has other salts.
+    func isRestarted(as header: WALHeader) -> Bool { header.salt1 == salt1 &+ 1 && header.salt2 != salt2 }
 }
 
 /// The committed transactions of a log after a position: for each page
