@@ -482,6 +482,11 @@ struct ReplicateCommandTests {
         // One follower at a time writes the copy.
         let second = try dbtool(command)
         #expect(second.status == 75 && !second.stderr.contains("going on"), "\(second.stderr)")
+        let holder = "`dbtool restore --follow` (pid \(follower.process.processIdentifier)) is following a replica into "
+        #expect(second.stderr.contains(holder) && second.stderr.contains("/copy"), "\(second.stderr)")
+        // Nor does a restore.
+        let restore = try dbtool(["restore", replica, copy, "--force"])
+        #expect(restore.status == 75 && restore.stderr.contains(holder), "\(restore.stderr)")
         follower.send(SIGTERM)
         #expect(follower.wait().status == 0)
         replicate.send(SIGTERM)

@@ -28,6 +28,9 @@ final class ExclusiveLock {
         var command: String
         /// What the holder is doing, e.g. "is migrating".
         var activity: String
+        /// What it guards, named in the lock's directory, when that is not
+        /// the database there (a restore's target); nil for the database.
+        var target: String? = nil
 
         static let migrate = Purpose(fileName: ".dbtool-migrate.lock", command: "dbtool migrate", activity: "is migrating")
         static let backup = Purpose(fileName: ".dbtool-backup.lock", command: "dbtool backup", activity: "is backing up")
@@ -43,7 +46,18 @@ final class ExclusiveLock {
         /// The lock of a restore into `name`, beside it in its parent:
         /// held from the first check of the target to the swap.
         static func restore(into name: String) -> Purpose {
-            Purpose(fileName: boundedFileName(".dbtool-restoring-", name, ".lock"), command: "dbtool restore", activity: "is restoring")
+            Purpose(
+                fileName: boundedFileName(".dbtool-restoring-", name, ".lock"), command: "dbtool restore", activity: "is restoring",
+                target: name)
+        }
+
+        /// The restore lock of `name`, taken by a follower for as long as it
+        /// applies updates there: no restore, and no second follower, meanwhile.
+        static func follow(into name: String) -> Purpose {
+            var purpose = restore(into: name)
+            purpose.command = "dbtool restore --follow"
+            purpose.activity = "is following a replica"
+            return purpose
         }
 
         /// The lock of the metrics file `name`, beside it: held while a run
@@ -99,8 +113,9 @@ final class ExclusiveLock {
                 let content = (try? descriptor.read(fromAbsoluteOffset: 0, count: Self.maximumContentSize)) ?? []
                 let holder = Self.holder(String(decoding: content, as: UTF8.self), default: purpose)
                 descriptor.close()
+                let object = purpose.target.map { "into \(directory)/\($0)" } ?? "the database in \(directory)"
                 throw DBToolError(
-                    .tempFail, "another `\(holder.command)` (pid \(holder.pid)) \(holder.activity) the database in \(directory)",
+                    .tempFail, "another `\(holder.command)` (pid \(holder.pid)) \(holder.activity) \(object)",
                     hint: timeout > 0 ? "Retry later, or wait longer with --timeout SECONDS." : "Retry when it has finished.")
             }
             descriptor.close()
@@ -155,7 +170,10 @@ final class ExclusiveLock {
         guard fields.count == 2, fields[1].hasPrefix("dbtool "), fields[1] != purpose.command else {
             return (pid, purpose.command, purpose.activity)
         }
-        let activities = ["dbtool migrate": "is migrating", "dbtool backup": "is backing up", "dbtool restore": "is restoring"]
+        let activities = [
+            "dbtool migrate": "is migrating", "dbtool backup": "is backing up", "dbtool restore": "is restoring",
+            "dbtool restore --follow": "is following a replica",
+        ]
         return (pid, fields[1], activities[fields[1]] ?? "is using")
     }
 

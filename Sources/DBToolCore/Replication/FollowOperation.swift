@@ -55,7 +55,7 @@ public struct FollowOperation: Sendable {
         }
         // One follower (or restore) at a time into DIR: the restore's lock, held throughout.
         let lockDirectory = FileSystem.isMountPoint(target) ? target : LocalPath.parent(of: target)
-        let lock = try ExclusiveLock(directory: lockDirectory, purpose: .restore(into: LocalPath.name(of: target)), timeout: 0)
+        let lock = try ExclusiveLock(directory: lockDirectory, purpose: .follow(into: LocalPath.name(of: target)), timeout: 0)
         defer { withExtendedLifetime(lock) {} }
         let folder = try DirectoryDescriptor.open(target)
         defer { folder.close() }
