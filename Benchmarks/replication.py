@@ -37,6 +37,7 @@ restore is then checked against the log. Reported:
         [--phases trials,writer,day,scale] [--scale-mb 1024] [--results Benchmarks/RESULTS.md]
 """
 import argparse
+import collections
 import datetime
 import json
 import os
@@ -583,10 +584,13 @@ class Bench:
             # Restores: the latest state, and the state at the writer's midpoint.
             for label, at in [("latest", None), ("point", m["midpoint"])]:
                 output = f"{directory}/restore-{label}"
-                began = time.monotonic()
+                began, began_wall = time.monotonic(), time.time()
                 self.restore(tool, directory, prefix, output, at=at)
                 m[f"restore_{label}"] = time.monotonic() - began
                 m[f"restore_{label}_rss"] = self.restore_rss
+                # What the restore asked the store, to explain its time.
+                asked = self.requests(lambda r: f"scale-{tool}" in r["path"] + r["query"], began_wall, time.time())
+                m[f"restore_{label}_requests"] = dict(collections.Counter(r["method"] for r in asked))
             m["stored"] = self.stored_bytes(prefix)
             print(f"scale {tool}: {m}", flush=True)
         mib = lambda value: f"{value / 1_048_576:.1f} MiB"
