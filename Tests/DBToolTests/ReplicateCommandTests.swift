@@ -698,6 +698,41 @@ struct ReplicateCommandTests {
         try app.close()
     }
 
+    @Test("an application that copied its log whole before the start writes on: SQLite starts the log over, and no full image follows")
+    func startAfterApplicationCheckpoint() throws {
+        let database = try scratch.makeDatabase()
+        let replica = scratch.file("replica")
+        let app = try DatabaseQueue(path: database + "/db.sqlite")
+        try app.write { db in try db.execute(sql: "CREATE TABLE big(data BLOB); INSERT INTO big VALUES (randomblob(400000))") }
+        // Every frame copied, the log not yet started over: replicate's read
+        // transaction begins on SQLite's read lock 0, and the next write restarts the log.
+        try app.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        let salt = { () -> UInt32? in
+            guard let header = FileManager.default.contents(atPath: database + "/db.sqlite-wal"), header.count >= 32 else { return nil }
+            return header[16..<20].reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        let before = try #require(salt())
+        let replicate = try BackgroundTool(
+            ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.2"], scratch: scratch)
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0/0000000000000001-0000000000000001.ltx") })
+        for id in 11...15 {
+            try app.write { db in try db.execute(sql: "INSERT INTO account VALUES (?, 7)", arguments: [id]) }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(waitUntil { FileManager.default.fileExists(atPath: replica + "/ltx/0/0000000000000006-0000000000000006.ltx") })
+        #expect(salt() == before &+ 1, "the log did not start over: the test shows nothing")
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        #expect(!replicate.stderrSoFar.contains("full image"), "\(replicate.stderrSoFar)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/0").sorted()
+        let sizes = try files.dropFirst().map { try FileManager.default.attributesOfItem(atPath: replica + "/ltx/0/" + $0)[.size] as? Int ?? 0 }
+        #expect(sizes.allSatisfy { $0 < 64 << 10 }, "a file after the first holds an image: \(zip(files.dropFirst(), sizes).map { "\($0) \($1)" })")
+        let restored = scratch.file("restored")
+        #expect(try dbtool(["restore", replica, restored]).status == 0)
+        #expect(try accountTotals(restored).accounts == 15)
+        try app.close()
+    }
+
     @Test("requests to the store: at one sync a second under a steady writer, at most 1.6 a second, and no HEAD before a PUT")
     func requestEconomy() throws {
         let log = scratch.file("requests.log")

@@ -100,7 +100,7 @@ struct WALPosition: Equatable, Sendable {
     /// restarts a log with its first salt plus one and a new random second
     /// ("salt-1: random integer incremented with each checkpoint", the
     /// file format's WAL header). Another database's log has other salts.
-    func isRestarted(as header: WALHeader) -> Bool { header.salt1 == salt1 &+ 1 && header.salt2 != salt2 }
+    func isRestarted(as header: WALHeader) -> Bool { header.salt1 == salt1 &+ 1 }
 }
 
 /// The committed transactions of a log after a position: for each page
