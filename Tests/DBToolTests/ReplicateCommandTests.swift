@@ -536,6 +536,55 @@ struct ReplicateCommandTests {
             ])
     }
 
+    @Test("--follow run again after the replica dropped what followed its TXID: the copy goes to the newest snapshot, writing what differs")
+    func followRebuildsFromSnapshot() throws {
+        let (database, bulk) = try makeBlobDatabase()
+        defer { try? bulk.close() }
+        let replica = scratch.file("replica")
+        let replicateCommand = ["replicate", "--database", database, "--to", replica, "--sync-interval", "0.1"]
+        var replicate = try BackgroundTool(replicateCommand, scratch: scratch)
+        defer { if replicate.process.isRunning { replicate.send(SIGKILL) } }
+        #expect(waitUntil { replicaHoldsState(replica) })
+        let copy = scratch.file("copy")
+        let command = ["restore", replica, copy, "--follow", "--follow-interval", "0.1"]
+        var follower = try BackgroundTool(command, scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("following") }, "\(follower.stderrSoFar)")
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+
+        // The primary goes on, a snapshot is taken, and everything else goes
+        // (as retention leaves a replica after a long stop).
+        try bulk.write { db in
+            try db.execute(sql: "INSERT INTO account VALUES (1001, 1), (1002, 1)")
+            try db.execute(sql: "UPDATE blob SET data = randomblob(4000) WHERE id = 77")
+        }
+        let levelZero = { (try? FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/0")) ?? [] }
+        #expect(waitUntil { levelZero().count >= 2 })
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        replicate = try BackgroundTool(replicateCommand + ["--snapshot-interval", "0.0003"], scratch: scratch)
+        let snapshots = { (try? FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/9")) ?? [] }
+        // Published (not a temp file), and past the first TXID.
+        let published = { (name: String) in name.hasSuffix(".ltx") && !name.hasPrefix(".") && !name.hasSuffix("-0000000000000001.ltx") }
+        #expect(waitUntil(timeout: 30) { snapshots().contains(where: published) }, "\(snapshots())")
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0)
+        for level in 0...8 { try? FileManager.default.removeItem(atPath: replica + "/ltx/\(level)") }
+
+        follower = try BackgroundTool(command, scratch: scratch)
+        #expect(waitUntil { follower.stderrSoFar.contains("went to its snapshot") }, "\(follower.stderrSoFar)")
+        #expect(waitUntil { (try? accountTotals(copy).accounts) == 12 })
+        // The snapshot's 20 MB go to the follower's scratch file; then only
+        // what differs is journaled and written (the whole copy: over 60 MB).
+        #expect(bytesWritten(by: follower) < 28 << 20, "the follower wrote \(bytesWritten(by: follower)) bytes for a snapshot of 20 MB")
+        follower.send(SIGTERM)
+        #expect(follower.wait().status == 0)
+        let blobs = { (path: String) in
+            try DatabaseQueue(path: path).read { db in try Data.fetchAll(db, sql: "SELECT data FROM blob ORDER BY id") }
+        }
+        #expect(try blobs(copy + "/db.sqlite") == blobs(database + "/db.sqlite"), "the copy's blobs differ from the primary's")
+    }
+
     @Test(
         "--follow behind a gap in level 0 (compacted, then removed): the follower reads the other levels and catches up; while level 0 goes on, one listing a poll"
     )

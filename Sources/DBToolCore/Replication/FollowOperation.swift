@@ -98,12 +98,17 @@ public struct FollowOperation: Sendable {
                 // holds nothing newer, in case the replica moved on above it.
                 var files = try store.files(level: 0, firstTXIDs: ReplicaLevels.listing(level: 0, reach: current))
                 let continues = files.contains { $0.name.minTXID == current + 1 }
+                // The newest snapshot, when it is past the copy: retention may
+                // have left it alone, nothing written after it.
+                var snapshotReach: UInt64 = 0
                 if !continues && (!files.isEmpty || listedEveryLevel.timeIntervalSinceNow < -Self.everyLevelInterval) {
                     files = try store.files(after: current, straddling: true)
+                    snapshotReach = try store.files(level: LTXFileName.snapshotLevel).map(\.name.maxTXID).max() ?? 0
                     listedEveryLevel = Date()
                 }
+                let missing = current + 1
                 var next = try RestorePlan.chain(after: current, in: files)
-                let last = files.map(\.name.maxTXID).max() ?? current
+                let last = max(files.map(\.name.maxTXID).max() ?? current, snapshotReach)
                 var rebuilt = false
                 if next.isEmpty && last > current {
                     // What follows is gone from the replica: from its newest snapshot.
@@ -124,7 +129,7 @@ public struct FollowOperation: Sendable {
                 updates += 1
                 try recordState(current)
                 if rebuilt {
-                    log(.warning, "the replica no longer held TXID \(LTXFileName.hex(current + 1)): the copy went to its snapshot")
+                    log(.warning, "the replica no longer held TXID \(LTXFileName.hex(missing)): the copy went to its snapshot")
                 }
                 log(
                     .info,

@@ -41,22 +41,28 @@ struct JournaledPageWriterTests {
         try writer.close()
     }
 
-    /// The pages of `newer` that differ from `older`'s, read from `newer`.
-    private func update(from older: String, to newer: String, failingAfter limit: Int = .max) throws -> JournaledPageWriter.Update {
+    /// The pages of `newer` that differ from `older`'s (or all of them: a
+    /// snapshot), read from `newer`; reads fail once `limit` pages were written.
+    private func update(from older: String, to newer: String, failingAfter limit: Int = .max, everyPage: Bool = false) throws
+        -> JournaledPageWriter.Update
+    {
         let old = try Data(contentsOf: URL(fileURLWithPath: older))
         let new = try Data(contentsOf: URL(fileURLWithPath: newer))
         let pageSize = 4096
         let pages = (1...(new.count / pageSize)).filter { number in
             let range = (number - 1) * pageSize..<number * pageSize
-            return range.upperBound > old.count || old[range] != new[range]
+            return everyPage || range.upperBound > old.count || old[range] != new[range]
         }.map { UInt32($0) }
+        // The writer reads each page the update overwrites once before it
+        // writes anything (to compare it with the copy's): those reads pass.
+        let compared = pages.filter { Int($0) <= old.count / pageSize }.count
         var served = 0
         return JournaledPageWriter.Update(
             pages: pages,
             read: { number, buffer in
                 served += 1
-                // A disk that fails in the middle of the update.
-                if served > limit { throw DBToolError(.ioError, "the disk went away after \(limit) pages") }
+                // A disk that fails in the middle of writing the update.
+                if served - compared > limit { throw DBToolError(.ioError, "the disk went away after \(limit) pages") }
                 let start = Int(number - 1) * pageSize
                 new[start..<start + pageSize].withUnsafeBytes { buffer.copyMemory(from: $0) }
             },
@@ -95,6 +101,32 @@ struct JournaledPageWriterTests {
         #expect(try pageWriter.apply(try update(from: copy, to: newer)) != nil)
         #expect(try contents(copy) == after)
         #expect(after.check == "ok")
+    }
+
+    @Test("an update of every page (a rebuild from a snapshot) journals and writes only the pages that differ from the copy's")
+    func unchangedPagesSkipped() throws {
+        let directory = TemporaryDirectory()
+        let copy = directory.file("db.sqlite")
+        let newer = directory.file("newer.sqlite")
+        try makeDatabase(copy, rows: 2_000)
+        try makeNewer(from: copy, at: newer) { db in try db.execute(sql: "UPDATE t SET v = 'changed' WHERE id IN (10, 1500)") }
+        let before = try contents(copy)
+        let changed = try update(from: copy, to: newer).pages.filter { $0 != 1 }
+        let snapshot = try update(from: copy, to: newer, everyPage: true)
+        #expect(changed.count == 2 && snapshot.pages.count > 50, "\(changed.count) of \(snapshot.pages.count) pages differ")
+
+        let folder = try DirectoryDescriptor.open(directory.path)
+        defer { folder.close() }
+        do {
+            // Stopped once it began writing: the journal shows what it would write.
+            let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(try update(from: copy, to: newer, failingAfter: 0, everyPage: true)) }
+        }
+        #expect(try journaledPages(directory.file("db.sqlite-journal")) == changed)
+        #expect(try contents(copy) == before)
+        let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
+        #expect(try pageWriter.apply(snapshot) != nil)
+        #expect(try contents(copy) == contents(newer))
     }
 
     /// The page numbers of the records of a journal left behind.

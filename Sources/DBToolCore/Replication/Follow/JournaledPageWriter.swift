@@ -1,6 +1,10 @@
 import Dispatch
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Writes pages into a SQLite database file that readers use, as one
 /// transaction of SQLite's own rollback journal, with SQLite's locks taken
 /// by hand: what a follower (`restore --follow`) applies of each update.
@@ -95,6 +99,7 @@ final class JournaledPageWriter {
         defer { database.unlockPOSIX(offset: Self.reservedByte, length: 1) }
         let size = try database.status().size
         let initialPages = UInt32(size / Int64(pageSize))
+        let update = try droppingUnchangedPages(update, initialPages: initialPages)
         let journalsPageOne = try changesPageOne(update, initialPages: initialPages)
         try writeJournal(update, initialPages: initialPages, includingPageOne: journalsPageOne)
         guard let held = try exclusively({ try writePages(update, sizeIsValid: journalsPageOne) }) else {
@@ -102,6 +107,30 @@ final class JournaledPageWriter {
             return nil
         }
         return held
+    }
+
+    /// The update without the pages the copy already holds as they are
+    /// (page 1 aside: its header changes anyway). An update that rebuilds
+    /// the copy from a snapshot, or one applied again after a kill, then
+    /// writes and journals only what differs, not the whole database.
+    private func droppingUnchangedPages(_ update: Update, initialPages: UInt32) throws -> Update {
+        let size = Int(pageSize)
+        let current = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { current.deallocate() }
+        let new = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { new.deallocate() }
+        guard let currentBytes = current.baseAddress, let newBytes = new.baseAddress else { return update }
+        var changed = update
+        changed.pages.removeAll(keepingCapacity: true)
+        for number in update.pages {
+            if number > 1 && number <= initialPages {
+                try update.read(number, new)
+                let read = try database.read(fromAbsoluteOffset: Int64(number - 1) * Int64(pageSize), into: current)
+                if read == size && memcmp(currentBytes, newBytes, size) == 0 { continue }
+            }
+            changed.pages.append(number)
+        }
+        return changed
     }
 
     /// Whether the update changes page 1 beyond the fields of its header
