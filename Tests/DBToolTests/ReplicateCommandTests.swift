@@ -774,8 +774,11 @@ struct ReplicateCommandTests {
         #expect(replicate.wait().status == 0)
         #expect(!replicate.stderrSoFar.contains("full image"), "\(replicate.stderrSoFar)")
         let files = try FileManager.default.contentsOfDirectory(atPath: replica + "/ltx/0").sorted()
-        let sizes = try files.dropFirst().map { try FileManager.default.attributesOfItem(atPath: replica + "/ltx/0/" + $0)[.size] as? Int ?? 0 }
-        #expect(sizes.allSatisfy { $0 < 64 << 10 }, "a file after the first holds an image: \(zip(files.dropFirst(), sizes).map { "\($0) \($1)" })")
+        let sizes = try files.dropFirst().map { name in
+            try FileManager.default.attributesOfItem(atPath: replica + "/ltx/0/" + name)[.size] as? Int ?? 0
+        }
+        let listing = zip(files.dropFirst(), sizes).map { "\($0) \($1)" }
+        #expect(sizes.allSatisfy { $0 < 64 << 10 }, "a file after the first holds an image: \(listing)")
         let restored = scratch.file("restored")
         #expect(try dbtool(["restore", replica, restored]).status == 0)
         #expect(try accountTotals(restored).accounts == 15)

@@ -89,7 +89,7 @@ final class ReplicationSession {
         defer {
             // A copy beside the session stops at its next frame.
             if isCopyingAhead { checkpointer.interrupt() }
-            copyingAhead.withLock(waitingUntil: { !$0 }) { _ in }
+            copyingAhead.withLock(waitingUntil: { !$0 }, { _ in })
             try? reader.close()
             try? locker.close()
             try? checkpointer.close()

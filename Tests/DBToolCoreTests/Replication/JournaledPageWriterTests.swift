@@ -120,7 +120,8 @@ struct JournaledPageWriterTests {
         do {
             // Stopped once it began writing: the journal shows what it would write.
             let pageWriter = try JournaledPageWriter(folder: folder, name: "db.sqlite", pageSize: 4096)
-            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(try update(from: copy, to: newer, failingAfter: 0, everyPage: true)) }
+            let stopping = try update(from: copy, to: newer, failingAfter: 0, everyPage: true)
+            #expect(throws: DBToolError.self) { _ = try pageWriter.apply(stopping) }
         }
         #expect(try journaledPages(directory.file("db.sqlite-journal")) == changed)
         #expect(try contents(copy) == before)
