@@ -156,7 +156,7 @@ public enum MetricsFile {
 
     /// The runs of a fleet finish on several threads: one rewrite at a time
     /// in this process (the lock file serialises processes).
-    private static let writing = Locked(())
+    private static let writing = Locked(false)
 
     /// Reads the file under its lock, merges the samples `changes` returns
     /// (given dbtool's samples already there), and writes it.

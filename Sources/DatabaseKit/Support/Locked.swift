@@ -21,6 +21,11 @@ import Darwin
 ///
 /// The one lock of the package: DBToolCore, dbtool and the tests use it too.
 ///
+/// Give it a value of some size, a count or a flag, when it guards something
+/// else: an empty one (`Void`) would share its address with the mutex's
+/// pointer, and ThreadSanitizer reports the read of the one before the lock
+/// against the locked write of the other.
+///
 /// `@unchecked Sendable`: `value` is only read or written with the mutex held.
 package final class Locked<Value>: @unchecked Sendable {
     /// The mutex and the condition, in one allocation.

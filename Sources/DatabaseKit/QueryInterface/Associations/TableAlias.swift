@@ -16,7 +16,7 @@ public class TableAliasBase: @unchecked Sendable {
     // Aliases are values of requests, which go from thread to thread; their
     // state changes when a request adopts one. One lock for all of them:
     // aliases are only touched while a request is built or rendered.
-    private static let lock = Locked(())
+    private static let lock = Locked(false)
 
     private enum State {
         /// Not yet given to a request.
