@@ -310,14 +310,16 @@ struct ShippingTick {
     /// never while a snapshot reads (its read transaction keeps the log
     /// from restarting). A long log, the one a snapshot left, is first
     /// copied on a thread of its own (seconds of work, which a sync must
-    /// not wait for); a later tick checkpoints the rest once that is done.
+    /// not wait for); a later tick checkpoints the rest once that is done,
+    /// or copies again when the rest grew long meanwhile.
     static func checkpointIfDue(_ session: ReplicationSession, pages: Int64) throws {
         guard !session.imageIsOpen && !session.isCopyingAhead else { return }
-        let wal = session.walPages()
-        if session.hasCopiedAhead || (wal >= pages && wal < Self.longCheckpointFactor * pages) {
-            try session.checkpoint()
-        } else if wal >= pages {
+        let long = Self.longCheckpointFactor * pages
+        let wal = session.pagesAfterCopy ?? session.walPages()
+        if wal >= long {
             try session.startCopyingAhead()
+        } else if session.pagesAfterCopy != nil || wal >= pages {
+            try session.checkpoint()
         }
     }
 

@@ -1,5 +1,4 @@
 import DatabaseKit
-import Dispatch
 import FoundationEssentials
 
 /// Ships the committed transactions of a live WAL database as LTX files
@@ -56,9 +55,9 @@ final class ReplicationSession {
     private var isClosed = false
     /// Whether a copy of ``startCopyingAhead()`` runs, on its own thread.
     private let copyingAhead = Locked(false)
-    /// Whether one ran since the last checkpoint: the log is copied up to
-    /// where it began, and ``checkpoint()`` has only the rest to copy.
-    private(set) var hasCopiedAhead = false
+    /// Where the last one began, until a checkpoint: the log is copied up
+    /// to there, and ``checkpoint()`` has only the rest to copy.
+    private var copiedAheadTo: Int64?
 
     init(database path: String, outbox: String) throws {
         self.path = path
@@ -87,9 +86,12 @@ final class ReplicationSession {
         guard !isClosed else { return }
         isClosed = true
         defer {
-            // A copy beside the session stops at its next frame.
-            if isCopyingAhead { checkpointer.interrupt() }
-            copyingAhead.withLock(waitingUntil: { !$0 }, { _ in })
+            // A copy beside the session stops at its next frame (asked
+            // again until it ends: it may not have begun its statement yet).
+            while isCopyingAhead {
+                checkpointer.interrupt()
+                WorkerThreads.pause(seconds: 0.01)
+            }
             try? reader.close()
             try? locker.close()
             try? checkpointer.close()
@@ -432,7 +434,7 @@ final class ReplicationSession {
         }
         if done != nil {
             checkpoints += 1
-            hasCopiedAhead = false
+            copiedAheadTo = nil
         }
         return done != nil
     }
@@ -440,7 +442,7 @@ final class ReplicationSession {
     /// Starts the long part of a checkpoint beside the session: moves the
     /// read transaction to the end of what is shipped, then a passive
     /// checkpoint on a thread of its own copies the log up to there while
-    /// the session goes on syncing. Once it is done (``hasCopiedAhead``),
+    /// the session goes on syncing. Once it is done (``pagesAfterCopy``),
     /// ``checkpoint()`` copies only what came after and lets the log
     /// restart: the tens of megabytes a log grows while a snapshot keeps it
     /// from restarting never hold up a sync. Returns false when writers
@@ -449,21 +451,31 @@ final class ReplicationSession {
     func startCopyingAhead() throws -> Bool {
         guard !isCopyingAhead, try moveReadMarkToEnd() else { return false }
         copyingAhead.withLock { $0 = true }
-        hasCopiedAhead = true
+        copiedAheadTo = position?.offset
         let checkpointer = self.checkpointer
         let copyingAhead = self.copyingAhead
-        DispatchQueue.global(qos: .utility).async {
+        // Below the lane's priority, as snapshots are: it must slow neither
+        // the syncs nor the application.
+        WorkerThreads.start(name: "checkpoint", priority: .background) { _ in
             // An error here (or the interruption of a close) is met again,
             // and reported, by the checkpoint that follows.
             try? Self.passiveCheckpoint(checkpointer)
             copyingAhead.withLock { $0 = false }
-            copyingAhead.broadcast()
         }
         return true
     }
 
     /// Whether a copy of ``startCopyingAhead()`` still runs.
     var isCopyingAhead: Bool { copyingAhead.withLock { $0 } }
+
+    /// The frames shipped since the last copy of ``startCopyingAhead()``
+    /// began, which the next ``checkpoint()`` copies; nil when none ran
+    /// since the last checkpoint.
+    var pagesAfterCopy: Int64? {
+        guard let copiedAheadTo, let position, pageSize > 0 else { return nil }
+        // A log started over since (every frame was copied): a short rest.
+        return max(0, (position.offset - copiedAheadTo) / (24 + Int64(pageSize)))
+    }
 
     /// Under the write lock, ships the log to its end and moves the read
     /// transaction there, so that a passive checkpoint may copy every frame
