@@ -170,11 +170,9 @@ final class ExclusiveLock {
         guard fields.count == 2, fields[1].hasPrefix("dbtool "), fields[1] != purpose.command else {
             return (pid, purpose.command, purpose.activity)
         }
-        let activities = [
-            "dbtool migrate": "is migrating", "dbtool backup": "is backing up", "dbtool restore": "is restoring",
-            "dbtool restore --follow": "is following a replica",
-        ]
-        return (pid, fields[1], activities[fields[1]] ?? "is using")
+        let known: [Purpose] = [.migrate, .backup, .replicate, .vacuum, .restoreDatabase, .follow(into: "")]
+        let activity = known.first { $0.command == fields[1] }?.activity ?? "is using"
+        return (pid, fields[1], activity)
     }
 
     /// Creates the lock file, or opens the one another dbtool run created;

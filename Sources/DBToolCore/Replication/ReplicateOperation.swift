@@ -314,11 +314,11 @@ struct ShippingTick {
     /// or copies again when the rest grew long meanwhile.
     static func checkpointIfDue(_ session: ReplicationSession, pages: Int64) throws {
         guard !session.imageIsOpen && !session.isCopyingAhead else { return }
-        let long = Self.longCheckpointFactor * pages
-        let wal = session.pagesAfterCopy ?? session.walPages()
-        if wal >= long {
+        let rest = session.pagesAfterCopy
+        let wal = rest ?? session.walPages()
+        if wal >= Self.longCheckpointFactor * pages {
             try session.startCopyingAhead()
-        } else if session.pagesAfterCopy != nil || wal >= pages {
+        } else if rest != nil || wal >= pages {
             try session.checkpoint()
         }
     }

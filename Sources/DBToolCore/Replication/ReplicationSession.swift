@@ -474,7 +474,7 @@ final class ReplicationSession {
     var pagesAfterCopy: Int64? {
         guard let copiedAheadTo, let position, pageSize > 0 else { return nil }
         // A log started over since (every frame was copied): a short rest.
-        return max(0, (position.offset - copiedAheadTo) / (24 + Int64(pageSize)))
+        return max(0, (position.offset - copiedAheadTo) / frameSize)
     }
 
     /// Under the write lock, ships the log to its end and moves the read
@@ -499,7 +499,11 @@ final class ReplicationSession {
     /// log file's size, which SQLite keeps when the log restarts.
     func walPages() -> Int64 {
         guard pageSize > 0, !restartExpected, let position else { return 0 }
-        return (position.offset - Int64(WALHeader.size)) / (24 + Int64(pageSize))
+        return (position.offset - Int64(WALHeader.size)) / frameSize
+    }
+
+    /// The size of a frame of the log: its 24-byte header and a page.
+    private var frameSize: Int64 { 24 + Int64(pageSize)
     }
 
     /// Milliseconds since 1970, as LTX headers record time.
