@@ -104,8 +104,7 @@ final class ReplicaState {
         var page = [UInt8](repeating: 0, count: Int(header.pageSize))
         var batch = PageChecksumWriter(file: file)
         while let number = try page.withUnsafeMutableBytes({ try decoder.nextPage(into: $0) }) {
-            let checksum = page.withUnsafeBytes { LTXChecksum.page(number, $0) }
-            try batch.set(number, checksum.rawValue)
+            try batch.set(number, decoder.pageChecksum.rawValue)
         }
         try batch.flush()
         // Pages past a smaller database are gone.

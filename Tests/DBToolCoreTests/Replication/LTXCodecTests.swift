@@ -69,6 +69,25 @@ struct LTXCodecTests {
         }
     }
 
+    @Test("a page's register alone, run on from any register, gives what reading it there gives", arguments: [1, 7, 512, 4096, 65536])
+    func crc64ZeroRun(length: Int) {
+        let run = CRC64ZeroRun(length: length)
+        for (index, page) in Self.pages(count: 3, size: length, seed: UInt64(length)).enumerated() {
+            for register: UInt64 in [0, ~0, 0x0123_4567_89AB_CDEF &* UInt64(index + 1)] {
+                var read = CRC64(register: register)
+                read.update(page)
+                var joined = CRC64(register: register)
+                page.withUnsafeBytes { joined.append(register: CRC64.register(of: $0), after: run) }
+                #expect(joined.value == read.value, "page \(index), register \(register)")
+            }
+            let number = UInt32(index * 1000 + 3)
+            page.withUnsafeBytes { data in
+                #expect(LTXChecksum.page(number, dataRegister: CRC64.register(of: data), run: run) == LTXChecksum.page(number, data))
+            }
+        }
+        #expect(CRC64ZeroRun.page(4096).length == 4096)
+    }
+
     @Test("a snapshot round-trips: every page, the database checksum, the header", arguments: [512, 4096, 65536] as [UInt32])
     func snapshotRoundTrip(pageSize: UInt32) throws {
         let data = Self.pages(count: 7, size: Int(pageSize), seed: UInt64(pageSize))

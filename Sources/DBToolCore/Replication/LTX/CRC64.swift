@@ -1,3 +1,5 @@
+import DatabaseKit
+
 /// CRC-64 with the ISO 3309 polynomial (reflected, initial and final value
 /// all ones), the checksum of LTX files and of database pages in them.
 ///
@@ -9,6 +11,33 @@ struct CRC64 {
 
     /// A checksum of nothing yet.
     init() {}
+
+    /// A checksum going on from `register`, a value of ``register``.
+    init(register: UInt64) {
+        state = register
+    }
+
+    /// The running value without the final inversion: what
+    /// ``append(register:after:)`` combines.
+    var register: UInt64 { state }
+
+    /// The register of `bytes` alone, run from a register of zero.
+    ///
+    /// CRC is linear: the register after some bytes is the register before
+    /// them, run over as many zero bytes, XOR this. One pass over a page so
+    /// gives both the file checksum it joins and the page's own checksum
+    /// (``append(register:after:)``).
+    static func register(of bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var crc = CRC64(register: 0)
+        crc.update(bytes)
+        return crc.state
+    }
+
+    /// Adds bytes known by their ``register(of:)``, `run.length` of them:
+    /// the same as ``update(_:)`` with the bytes, in a few table lookups.
+    mutating func append(register: UInt64, after run: CRC64ZeroRun) {
+        state = run.advance(state) ^ register
+    }
 
     /// The checksum of the bytes given so far.
     var value: UInt64 { ~state }
@@ -45,6 +74,58 @@ struct CRC64 {
     mutating func update(bigEndian value: UInt32) {
         withUnsafeBytes(of: value.bigEndian) { update($0) }
     }
+}
+
+/// Runs a CRC-64 register over a fixed number of zero bytes in eight table
+/// lookups: a linear map of the register, tabulated byte by byte.
+struct CRC64ZeroRun: Sendable {
+    /// The number of zero bytes.
+    let length: Int
+    /// Table k gives the run's effect on byte k of the register.
+    private let tables: [UInt64]
+
+    /// The run of `length` zero bytes.
+    init(length: Int) {
+        self.length = length
+        let zeros = [UInt8](repeating: 0, count: length)
+        // The image of each of the 64 bits; a byte's image is the XOR of
+        // its bits'.
+        let bits = (0..<64).map { bit in
+            var crc = CRC64(register: 1 << UInt64(bit))
+            crc.update(zeros)
+            return crc.register
+        }
+        var tables = [UInt64](repeating: 0, count: 8 * 256)
+        for byte in 0..<8 {
+            for value in 1..<256 {
+                tables[byte * 256 + value] = tables[byte * 256 + (value & (value - 1))] ^ bits[byte * 8 + value.trailingZeroBitCount]
+            }
+        }
+        self.tables = tables
+    }
+
+    /// The register after the run, from `register`.
+    func advance(_ register: UInt64) -> UInt64 {
+        tables.withUnsafeBufferPointer { table in
+            table[Int(register & 0xFF)] ^ table[256 + Int((register >> 8) & 0xFF)]
+                ^ table[2 * 256 + Int((register >> 16) & 0xFF)] ^ table[3 * 256 + Int((register >> 24) & 0xFF)]
+                ^ table[4 * 256 + Int((register >> 32) & 0xFF)] ^ table[5 * 256 + Int((register >> 40) & 0xFF)]
+                ^ table[6 * 256 + Int((register >> 48) & 0xFF)] ^ table[7 * 256 + Int(register >> 56)]
+        }
+    }
+
+    /// The run of one page of `pageSize` bytes, made once per page size
+    /// for the process.
+    static func page(_ pageSize: UInt32) -> CRC64ZeroRun {
+        pages.withLock { runs in
+            if let run = runs[pageSize] { return run }
+            let run = CRC64ZeroRun(length: Int(pageSize))
+            runs[pageSize] = run
+            return run
+        }
+    }
+
+    private static let pages = Locked<[UInt32: CRC64ZeroRun]>([:])
 }
 
 /// Table n gives the CRC of a byte followed by n zero bytes: table 0 is the

@@ -15,6 +15,8 @@ struct LTXDecoder {
     private(set) var fileChecksum = LTXChecksum.zero
     /// The XOR of the read pages' checksums: a snapshot's database checksum.
     private(set) var pagesChecksum = LTXChecksum.zero
+    /// The checksum of the page ``nextPage(into:)`` returned last.
+    private(set) var pageChecksum = LTXChecksum.zero
 
     private var reader: BufferedReader
     private var checksum = CRC64()
@@ -23,6 +25,8 @@ struct LTXDecoder {
     private var lastPage: UInt32 = 0
     private var compressed: [UInt8]
     private var ended = false
+    /// A page of zeros for the checksums: see ``CRC64/register(of:)``.
+    private let pageRun: CRC64ZeroRun
 
     /// Reads and validates the header.
     init(from source: @escaping Source) throws {
@@ -32,6 +36,7 @@ struct LTXDecoder {
         checksum.update(bytes)
         offset = bytes.count
         compressed = [UInt8](repeating: 0, count: LZ4Block.maximumCompressedSize(of: Int(header.pageSize)))
+        pageRun = CRC64ZeroRun.page(header.pageSize)
     }
 
     /// Decompresses the next page into `page` (the header's page size) and
@@ -69,9 +74,11 @@ struct LTXDecoder {
         } catch let failure as LZ4Block.Failure {
             throw LTXError.malformed("page \(number): \(failure.reason)")
         }
-        let pageData = UnsafeRawBufferPointer(page)
-        checksum.update(pageData)
-        pagesChecksum = pagesChecksum.toggling(.page(number, pageData))
+        // One pass over the page serves the file's checksum and the page's.
+        let dataRegister = CRC64.register(of: UnsafeRawBufferPointer(page))
+        checksum.append(register: dataRegister, after: pageRun)
+        pageChecksum = .page(number, dataRegister: dataRegister, run: pageRun)
+        pagesChecksum = pagesChecksum.toggling(pageChecksum)
         let frameSize = 10 + size
         expectedIndex.appendVarint(UInt64(number))
         expectedIndex.appendVarint(UInt64(offset))

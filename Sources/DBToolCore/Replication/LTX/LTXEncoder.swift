@@ -26,6 +26,8 @@ struct LTXEncoder {
     private(set) var pagesChecksum = LTXChecksum.zero
     private var frame: [UInt8]
     private var finished = false
+    /// A page of zeros for the checksums: see ``CRC64/register(of:)``.
+    private let pageRun: CRC64ZeroRun
 
     /// How many bytes were written so far.
     var bytesWritten: Int { offset }
@@ -36,6 +38,7 @@ struct LTXEncoder {
         self.header = header
         self.sink = sink
         frame = [UInt8](repeating: 0, count: 10 + LZ4Block.maximumCompressedSize(of: Int(header.pageSize)))
+        pageRun = CRC64ZeroRun.page(header.pageSize)
         try emit(header.encoded())
     }
 
@@ -52,13 +55,15 @@ struct LTXEncoder {
         if header.isSnapshot, number != expectedNextSnapshotPage {
             throw LTXError.misuse("a snapshot must hold every page: page \(expectedNextSnapshotPage) is missing")
         }
+        let dataRegister = CRC64.register(of: data)
         let frameSize = try frame.withUnsafeMutableBytes { frame in
             let compressed = try LZ4Block.compress(data, into: UnsafeMutableRawBufferPointer(rebasing: frame[10...]))
             frame.storeBytes(of: number.bigEndian, toByteOffset: 0, as: UInt32.self)
             frame.storeBytes(of: UInt16(1).bigEndian, toByteOffset: 4, as: UInt16.self)
             frame.storeBytes(of: UInt32(compressed).bigEndian, toByteOffset: 6, as: UInt32.self)
             checksum.update(UnsafeRawBufferPointer(rebasing: frame[..<10]))
-            checksum.update(data)
+            // One pass over the page serves the file's checksum and the page's.
+            checksum.append(register: dataRegister, after: pageRun)
             try sink(UnsafeRawBufferPointer(rebasing: frame[..<(10 + compressed)]))
             return 10 + compressed
         }
@@ -67,7 +72,7 @@ struct LTXEncoder {
         index.appendVarint(UInt64(frameSize))
         offset += frameSize
         lastPage = number
-        pagesChecksum = pagesChecksum.toggling(.page(number, data))
+        pagesChecksum = pagesChecksum.toggling(.page(number, dataRegister: dataRegister, run: pageRun))
     }
 
     /// Ends the page block, writes the index and the trailer, and returns

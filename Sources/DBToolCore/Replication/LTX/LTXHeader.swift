@@ -143,6 +143,15 @@ struct LTXChecksum: Equatable, Hashable, Sendable, CustomStringConvertible {
         return LTXChecksum(rawValue: flag | crc.value)
     }
 
+    /// The checksum of page `number` from its data's ``CRC64/register(of:)``
+    /// (`run`: the page size), without reading the data again.
+    static func page(_ number: UInt32, dataRegister: UInt64, run: CRC64ZeroRun) -> LTXChecksum {
+        var crc = CRC64()
+        crc.update(bigEndian: number)
+        crc.append(register: dataRegister, after: run)
+        return LTXChecksum(rawValue: flag | crc.value)
+    }
+
     /// The database checksum after a page's checksum leaves or joins it:
     /// the XOR of every page's checksum but the lock page's.
     func toggling(_ page: LTXChecksum) -> LTXChecksum {
