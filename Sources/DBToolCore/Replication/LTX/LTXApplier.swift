@@ -1,8 +1,9 @@
 /// Builds a database file from LTX files: a snapshot, then files whose
-/// transactions follow on without a gap. Each page is written at its place,
-/// the file is cut to the size the last file's header gives, and the
-/// database checksum is carried from file to file when the files track it,
-/// so that a file applied out of its chain is refused before it is written.
+/// transactions follow on without a gap. Each page is written at its place
+/// (in runs, by a ``PageRunWriter``), the file is cut to the size the last
+/// file's header gives, and the database checksum is carried from file to
+/// file when the files track it, so that a file applied out of its chain is
+/// refused before it is written.
 ///
 /// Pages land in `database` as they are read; a file that throws halfway has
 /// left some of its pages there. The caller builds into a staging file and
@@ -57,9 +58,11 @@ struct LTXApplier {
             }
         }
         var page = [UInt8](repeating: 0, count: Int(pageSize))
+        let writer = PageRunWriter(descriptor: database, pageSize: Int(pageSize))
         while let number = try page.withUnsafeMutableBytes({ try decoder.nextPage(into: $0) }) {
-            try page.withUnsafeBytes { try database.writeAll(toAbsoluteOffset: Int64(number - 1) * Int64(pageSize), $0) }
+            try page.withUnsafeBytes { try writer.add($0, number: number) }
         }
+        try writer.finish()
         try database.resize(to: Int64(header.commit) * Int64(pageSize))
         txid = header.maxTXID
         commit = header.commit

@@ -1,0 +1,124 @@
+import DatabaseKit
+
+/// Writes the pages of a database file being built (``LTXApplier``) in runs
+/// of consecutive pages, one `pwrite` for up to 1 MiB of them. Once a file
+/// fills a run, the runs go to a thread of its own, so that copying them
+/// into the page cache overlaps decompressing and checksumming the next
+/// pages, as ``BackgroundWriter`` does for archives; a file of a few pages
+/// is written inline and starts no thread. Memory: three runs.
+///
+/// A write error is kept, thrown by the next ``add(_:number:)`` or by
+/// ``finish()``. Every run is on the file once ``finish()`` returns; the
+/// caller resizes the file only then.
+final class PageRunWriter {
+    private let ring: Ring
+    private let pageSize: Int
+    /// The run being filled: in `ring.buffers[slot]`, from page `first`.
+    private var slot = 0
+    private var first: UInt32 = 0
+    private var count = 0
+    private var isThreaded = false
+    private var isFinished = false
+
+    /// A writer of pages of `pageSize` bytes (at most 1 MiB) into `descriptor`
+    /// (not closed by the writer).
+    init(descriptor: FileDescriptor, pageSize: Int) {
+        ring = Ring(descriptor: descriptor)
+        self.pageSize = pageSize
+    }
+
+    deinit {
+        _ = try? finish()
+    }
+
+    /// Queues page `number` (its bytes copied) to be written at its place.
+    func add(_ page: UnsafeRawBufferPointer, number: UInt32) throws(FileSystemError) {
+        if count > 0 && (number != first + UInt32(count) || (count + 1) * pageSize > StreamBuffer.size) {
+            try endRun()
+        }
+        if count == 0 {
+            // A thread may still be writing this buffer from three runs ago.
+            if isThreaded { ring.free.wait() }
+            first = number
+        }
+        (ring.buffers[slot] + count * pageSize).copyMemory(from: page.baseAddress!, byteCount: pageSize)
+        count += 1
+    }
+
+    /// Writes what is queued, waits until it is on the file, and throws the
+    /// first write error, if any.
+    func finish() throws(FileSystemError) {
+        guard !isFinished else { return }
+        isFinished = true
+        if count > 0 { try endRun() }
+        if isThreaded {
+            ring.free.wait()
+            ring.counts[slot] = 0  // the end of the stream
+            ring.filled.signal()
+            ring.finished.wait()
+            if let error = ring.shared.withLock({ $0 }) { throw error }
+        }
+    }
+
+    /// Writes the run being filled: inline while the file is small, on the
+    /// thread once one run filled.
+    private func endRun() throws(FileSystemError) {
+        let bytes = count * pageSize
+        let offset = Int64(first - 1) * Int64(pageSize)
+        count = 0
+        if !isThreaded && bytes + pageSize <= StreamBuffer.size {
+            try ring.descriptor.writeAll(toAbsoluteOffset: offset, UnsafeRawBufferPointer(start: ring.buffers[slot], count: bytes))
+            return
+        }
+        if !isThreaded {
+            isThreaded = true
+            WorkerThreads.start(name: "page-writer") { [ring] _ in ring.drain() }
+            ring.free.wait()  // the buffer filled inline, now handed over
+        }
+        ring.counts[slot] = bytes
+        ring.offsets[slot] = offset
+        ring.filled.signal()
+        slot = (slot + 1) % Ring.slots
+        if let error = ring.shared.withLock({ $0 }) { throw error }
+    }
+
+    /// What the two threads share: the ring of runs with their offsets, and
+    /// the first write error (``BufferRing/shared``, under its lock).
+    private final class Ring: BufferRing<FileSystemError?>, @unchecked Sendable {
+        let descriptor: FileDescriptor
+        /// The file offset of each buffer's run.
+        let offsets: UnsafeMutablePointer<Int64>
+
+        init(descriptor: FileDescriptor) {
+            self.descriptor = descriptor
+            offsets = .allocate(capacity: Self.slots)
+            offsets.initialize(repeating: 0, count: Self.slots)
+            super.init(shared: nil)
+        }
+
+        deinit {
+            offsets.deallocate()
+        }
+
+        /// The writing thread: writes each run until the end marker; after
+        /// an error, only drains.
+        func drain() {
+            var slot = 0
+            defer { finished.signal() }
+            while true {
+                filled.wait()
+                let count = counts[slot]
+                if count == 0 { return }
+                if shared.withLock({ $0 == nil }) {
+                    do {
+                        try descriptor.writeAll(toAbsoluteOffset: offsets[slot], UnsafeRawBufferPointer(start: buffers[slot], count: count))
+                    } catch {
+                        shared.withLock { $0 = error }
+                    }
+                }
+                free.signal()
+                slot = (slot + 1) % Self.slots
+            }
+        }
+    }
+}
