@@ -69,15 +69,8 @@ final class BackgroundWriter {
 
         /// The writing thread: writes each filled buffer until the end marker.
         func drain() {
-            var slot = 0
-            defer { finished.signal() }
-            while true {
-                filled.wait()
-                let count = counts[slot]
-                if count == 0 { return }
+            consumeUntilEnd { slot, count in
                 if shared.withLock({ $0 == nil }) { writeAll(buffers[slot], count: count) }
-                free.signal()
-                slot = (slot + 1) % Self.slots
             }
         }
 

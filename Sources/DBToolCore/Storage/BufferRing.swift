@@ -35,6 +35,21 @@ class BufferRing<Shared>: @unchecked Sendable {
         counts.deallocate()
     }
 
+    /// The consuming thread's loop: gives `body` each filled buffer in turn
+    /// (its slot and byte count), frees it, and returns at the end of the
+    /// stream, signalling `finished`.
+    func consumeUntilEnd(_ body: (_ slot: Int, _ count: Int) -> Void) {
+        var slot = 0
+        defer { finished.signal() }
+        while true {
+            filled.wait()
+            let count = counts[slot]
+            if count == 0 { return }
+            body(slot, count)
+            free.signal()
+            slot = (slot + 1) % Self.slots
+        }
+    }
 }
 
 /// A count that one side raises and the other waits for (a counting

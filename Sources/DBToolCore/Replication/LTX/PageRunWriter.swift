@@ -103,21 +103,13 @@ final class PageRunWriter {
         /// The writing thread: writes each run until the end marker; after
         /// an error, only drains.
         func drain() {
-            var slot = 0
-            defer { finished.signal() }
-            while true {
-                filled.wait()
-                let count = counts[slot]
-                if count == 0 { return }
-                if shared.withLock({ $0 == nil }) {
-                    do {
-                        try descriptor.writeAll(toAbsoluteOffset: offsets[slot], UnsafeRawBufferPointer(start: buffers[slot], count: count))
-                    } catch {
-                        shared.withLock { $0 = error }
-                    }
+            consumeUntilEnd { slot, count in
+                guard shared.withLock({ $0 == nil }) else { return }
+                do throws(FileSystemError) {
+                    try descriptor.writeAll(toAbsoluteOffset: offsets[slot], UnsafeRawBufferPointer(start: buffers[slot], count: count))
+                } catch {
+                    shared.withLock { $0 = error }
                 }
-                free.signal()
-                slot = (slot + 1) % Self.slots
             }
         }
     }
