@@ -79,9 +79,11 @@ public struct FollowOperation: Sendable {
         let writer = try JournaledPageWriter(folder: folder, name: databaseName, pageSize: pageSize)
 
         var current = UInt64(txid, radix: 16) ?? 0
+        var recorded = (txid: current, time: Date())
         let recordState = { (txid: UInt64) throws in
             guard let database else { return }
             try FollowerState(replica: store.description, txid: txid, database: database).write(in: folder, for: databaseName)
+            recorded = (txid, Date())
         }
         try recordState(current)
         started()
@@ -91,6 +93,12 @@ public struct FollowOperation: Sendable {
         while !stop() && !Interruption.isRequested {
             try? Interruption.sleep(seconds: waiting ? min(interval, 0.05) : interval)
             if stop() || Interruption.isRequested { break }
+            // The position is recorded now and then, not at every update: a
+            // follower killed meanwhile goes on from an older TXID, merging
+            // the same files again into one update of the same pages.
+            if recorded.txid != current && recorded.time.timeIntervalSinceNow <= -Self.stateInterval {
+                try recordState(current)
+            }
             do {
                 // Level 0 alone while it goes on from the copy (one listing a
                 // poll); every level when it starts later (compaction and
@@ -127,7 +135,6 @@ public struct FollowOperation: Sendable {
                 waiting = false
                 current = next.last!.name.maxTXID
                 updates += 1
-                try recordState(current)
                 if rebuilt {
                     log(.warning, "the replica no longer held TXID \(LTXFileName.hex(missing)): the copy went to its snapshot")
                 }
@@ -139,6 +146,14 @@ public struct FollowOperation: Sendable {
                 log(.warning, "the replica does not answer (\(error.message)): retrying")
             } catch  where Interruption.isRequested {
                 break  // the copy keeps its last whole state
+            }
+        }
+        if recorded.txid != current {
+            do {
+                try recordState(current)
+            } catch {
+                // The older position stays: going on from it is only longer.
+                log(.warning, "the copy's position (TXID \(LTXFileName.hex(current))) could not be recorded: \(error)")
             }
         }
         return Report(txid: LTXFileName.hex(current), updates: updates, stoppedBy: Interruption.acknowledge())
@@ -175,6 +190,11 @@ public struct FollowOperation: Sendable {
     /// How often a follower with nothing new in level 0 lists the other
     /// levels too.
     static let everyLevelInterval: TimeInterval = 60
+
+    /// How often, at most, the copy's position is recorded while it moves
+    /// (``FollowerState``): each record is a file written and synced, and a
+    /// follower killed goes on from a position at most this old.
+    static let stateInterval: TimeInterval = 10
 
     /// The page size the copy's header gives.
     private static func pageSize(of folder: DirectoryDescriptor, _ name: String) throws -> UInt32 {

@@ -5,13 +5,14 @@ import FoundationEssentials
 /// run again (a restart, a reboot, a kill) goes on from the copy's TXID
 /// instead of restoring the whole database anew.
 ///
-/// Written after each update's commit (a temp file, synced, renamed over the
-/// last). A follower stopped between the commit and this write leaves the
-/// TXID before the update: going on from there applies the update's files
-/// again, which writes the same pages (whole pages, the newest of each) and
-/// the same size, so the copy ends where it was. A follower stopped before
-/// the commit leaves a hot journal, rolled back to that same TXID before
-/// anything else.
+/// Written at the start, at most every ten seconds while the copy moves, and
+/// at the stop (a temp file, synced, renamed over the last), not after each
+/// update: it would add a synced file to each. A follower killed in between
+/// leaves a TXID some updates behind its copy: going on from there merges
+/// those updates' files again (each page's newest version) into one update,
+/// which writes the same pages the copy holds and the same size, then what
+/// is new. A follower killed before an update's commit leaves a hot journal,
+/// rolled back before anything else.
 ///
 /// The state names the replica (its description) and the copy's database
 /// file (device and inode): a copy replaced since, or a replica other than
