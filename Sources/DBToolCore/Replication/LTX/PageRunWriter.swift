@@ -1,11 +1,16 @@
 import DatabaseKit
 
-/// Writes the pages of a database file being built (``LTXApplier``) in runs
-/// of consecutive pages, one `pwrite` for up to 1 MiB of them. Once a file
-/// fills a run, the runs go to a thread of its own, so that copying them
-/// into the page cache overlaps decompressing and checksumming the next
-/// pages, as ``BackgroundWriter`` does for archives; a file of a few pages
-/// is written inline and starts no thread. Memory: three runs.
+/// Writes the pages of a database file being built (``LTXApplier``), handed
+/// over in runs of consecutive pages (up to 1 MiB). Once a file fills a run,
+/// the runs go to a thread of its own, so that copying them into the page
+/// cache overlaps decompressing and checksumming the next pages, as
+/// ``BackgroundWriter`` does for archives; a file of a few pages is written
+/// inline and starts no thread. Memory: three runs.
+///
+/// Each page is its own `pwrite`, as SQLite writes them: a larger write
+/// leaves the page cache holding the file in folios of that size, and a
+/// later write of one page into such a folio (a follower's update, the
+/// application's commit) dirties, and is accounted as, the whole folio.
 ///
 /// A write error is kept, thrown by the next ``add(_:number:)`` or by
 /// ``finish()``. Every run is on the file once ``finish()`` returns; the
@@ -23,7 +28,7 @@ final class PageRunWriter {
     /// A writer of pages of `pageSize` bytes (at most 1 MiB) into `descriptor`
     /// (not closed by the writer).
     init(descriptor: FileDescriptor, pageSize: Int) {
-        ring = Ring(descriptor: descriptor)
+        ring = Ring(descriptor: descriptor, pageSize: pageSize)
         self.pageSize = pageSize
     }
 
@@ -67,7 +72,7 @@ final class PageRunWriter {
         let offset = Int64(first - 1) * Int64(pageSize)
         count = 0
         if !isThreaded && bytes + pageSize <= StreamBuffer.size {
-            try ring.descriptor.writeAll(toAbsoluteOffset: offset, UnsafeRawBufferPointer(start: ring.buffers[slot], count: bytes))
+            try ring.writePages(slot: slot, count: bytes, at: offset)
             return
         }
         if !isThreaded {
@@ -86,11 +91,13 @@ final class PageRunWriter {
     /// the first write error (``BufferRing/shared``, under its lock).
     private final class Ring: BufferRing<FileSystemError?>, @unchecked Sendable {
         let descriptor: FileDescriptor
+        let pageSize: Int
         /// The file offset of each buffer's run.
         let offsets: UnsafeMutablePointer<Int64>
 
-        init(descriptor: FileDescriptor) {
+        init(descriptor: FileDescriptor, pageSize: Int) {
             self.descriptor = descriptor
+            self.pageSize = pageSize
             offsets = .allocate(capacity: Self.slots)
             offsets.initialize(repeating: 0, count: Self.slots)
             super.init(shared: nil)
@@ -106,10 +113,21 @@ final class PageRunWriter {
             consumeUntilEnd { slot, count in
                 guard shared.withLock({ $0 == nil }) else { return }
                 do throws(FileSystemError) {
-                    try descriptor.writeAll(toAbsoluteOffset: offsets[slot], UnsafeRawBufferPointer(start: buffers[slot], count: count))
+                    try writePages(slot: slot, count: count, at: offsets[slot])
                 } catch {
                     shared.withLock { $0 = error }
                 }
+            }
+        }
+
+        /// Writes the run in buffer `slot`, `count` bytes, at `offset`, one
+        /// page at a time.
+        func writePages(slot: Int, count: Int, at offset: Int64) throws(FileSystemError) {
+            var written = 0
+            while written < count {
+                let page = UnsafeRawBufferPointer(start: buffers[slot] + written, count: pageSize)
+                try descriptor.writeAll(toAbsoluteOffset: offset + Int64(written), page)
+                written += pageSize
             }
         }
     }
