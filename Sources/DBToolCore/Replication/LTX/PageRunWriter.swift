@@ -38,7 +38,7 @@ final class PageRunWriter {
 
     /// Queues page `number` (its bytes copied) to be written at its place.
     func add(_ page: UnsafeRawBufferPointer, number: UInt32) throws(FileSystemError) {
-        if count > 0 && (number != first + UInt32(count) || (count + 1) * pageSize > StreamBuffer.size) {
+        if count > 0 && (UInt64(number) != UInt64(first) + UInt64(count) || (count + 1) * pageSize > StreamBuffer.size) {
             try endRun()
         }
         if count == 0 {
@@ -46,7 +46,7 @@ final class PageRunWriter {
             if isThreaded { ring.free.wait() }
             first = number
         }
-        (ring.buffers[slot] + count * pageSize).copyMemory(from: page.baseAddress!, byteCount: pageSize)
+        UnsafeMutableRawBufferPointer(start: ring.buffers[slot] + count * pageSize, count: pageSize).copyMemory(from: page)
         count += 1
     }
 
@@ -55,14 +55,19 @@ final class PageRunWriter {
     func finish() throws(FileSystemError) {
         guard !isFinished else { return }
         isFinished = true
-        if count > 0 { try endRun() }
+        var failure: FileSystemError?
+        if count > 0 {
+            do { try endRun() } catch { failure = error }
+        }
         if isThreaded {
+            // Even after a failure: the thread must see the end and stop.
             ring.free.wait()
             ring.counts[slot] = 0  // the end of the stream
             ring.filled.signal()
             ring.finished.wait()
-            if let error = ring.shared.withLock({ $0 }) { throw error }
+            failure = failure ?? ring.shared.withLock { $0 }
         }
+        if let failure { throw failure }
     }
 
     /// Writes the run being filled: inline while the file is small, on the
