@@ -34,7 +34,7 @@ struct CRC64 {
     }
 
     /// Adds bytes known by their ``register(of:)``, `run.length` of them:
-    /// the same as ``update(_:)`` with the bytes, in a few table lookups.
+    /// the same as updating with the bytes, in a few table lookups.
     mutating func append(register: UInt64, after run: CRC64ZeroRun) {
         state = run.advance(state) ^ register
     }
