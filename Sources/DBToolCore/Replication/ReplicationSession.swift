@@ -503,8 +503,7 @@ final class ReplicationSession {
     }
 
     /// The size of a frame of the log: its 24-byte header and a page.
-    private var frameSize: Int64 { 24 + Int64(pageSize)
-    }
+    private var frameSize: Int64 { 24 + Int64(pageSize) }
 
     /// Milliseconds since 1970, as LTX headers record time.
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
