@@ -514,7 +514,10 @@ class Bench:
             level_zero = sorted(r["time"] for r in self.requests(
                 lambda r: f"scale-{tool}/0000/" in r["path"] and r["method"] == "PUT", start, end))
             if snapshot:
-                window = (min(r["time"] for r in snapshot) - 1, max(r["time"] for r in snapshot) + 1)
+                # A stretch counts from the writer's first commit: before it there was nothing to ship (a
+                # snapshot due at the start goes up while the writer starts).
+                first_commit = min(ack[1] for ack in read_acks(acks) if ack[1] >= start)
+                window = (max(min(r["time"] for r in snapshot) - 1, first_commit), max(r["time"] for r in snapshot) + 1)
                 inside = [t for t in level_zero if window[0] <= t <= window[1]]
                 marks = [window[0]] + inside + [window[1]]
                 m["gap"] = max(b - a for a, b in zip(marks, marks[1:]))
