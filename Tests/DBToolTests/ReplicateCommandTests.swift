@@ -714,6 +714,57 @@ struct ReplicateCommandTests {
         #expect(lost.isEmpty, "\(lost.count) commits acknowledged over 1.5 s before the kill are missing")
     }
 
+    @Test("a large snapshot's upload is completed just after a level-0 upload: a server that pauses to assemble it pauses after a sync")
+    func snapshotCompletesAfterSync() throws {
+        let log = scratch.file("requests.log")
+        let server = try ObjectStorageServer(requestLog: log)
+        defer { server.stop() }
+        let database = try scratch.makeDatabase()
+        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
+        try bulk.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 6000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
+            )
+        }
+        try bulk.close()
+        let app = try AckWriter(database: database, scratch: scratch)
+        defer { app.stop() }
+        // A 24 MB snapshot (five parts) every 5.4 s, level 0 every second.
+        let replicate = try BackgroundTool(
+            [
+                "replicate", "--database", database, "--to", "s3://backups/count/aligned/", "--sync-interval", "1", "--snapshot-interval",
+                "0.0015", "--no-compaction",
+            ], environment: server.environment, scratch: scratch)
+        let completions = {
+            self.loggedRequests(log).filter { $0.path.contains("/aligned/0009/") && $0.method == "POST" && $0.query.contains("uploadId=") }
+        }
+        #expect(waitUntil(timeout: 120) { completions().count >= 3 }, "\(completions().count) snapshots: \(replicate.stderrSoFar)")
+        replicate.send(SIGTERM)
+        #expect(replicate.wait().status == 0, "\(replicate.stderrSoFar)")
+        // Each snapshot's last part went up, then a level-0 file, then the
+        // completion. Without the wait the completion follows the last part
+        // at once, and no level-0 upload came between them in 9 snapshots.
+        let requests = loggedRequests(log).filter { $0.path.contains("/aligned/") }
+        var previous = 0.0
+        for completion in completions().prefix(3) {
+            let parts = requests.filter {
+                $0.path.contains("/0009/") && $0.method == "PUT" && $0.query.contains("partNumber=") && $0.time > previous
+                    && $0.time < completion.time
+            }
+            let lastPart = parts.map(\.time).max() ?? completion.time
+            let between = requests.filter {
+                $0.path.contains("/0000/") && $0.method == "PUT" && $0.time > lastPart && $0.time < completion.time
+            }
+            #expect(
+                parts.count >= 4 && !between.isEmpty,
+                "\(parts.count) parts; level-0 uploads between the last and the completion: \(between.count)")
+            previous = completion.time
+        }
+    }
+
     @Test("memory: once a 60 MB transaction is shipped in 5 MiB parts, the replicator gives its buffers back")
     func buffersGoBack() throws {
         let log = scratch.file("requests.log")

@@ -25,6 +25,8 @@ final class MaintenanceLane: @unchecked Sendable {
         /// progress is abandoned.
         var cancelPlan = false
         var running = true
+        /// Level-0 uploads the shipping lane landed so far.
+        var levelZeroUploads = 0
     }
 
     private let mail = Locked(Mail())
@@ -33,6 +35,7 @@ final class MaintenanceLane: @unchecked Sendable {
     /// Where the shipping lane keeps the level-0 files it uploaded.
     private let localLevelZero: String?
     private let snapshotInterval: TimeInterval
+    private let syncInterval: TimeInterval
     private let compactionLevels: [Compaction.Level]?
     private let retention: TimeInterval
     private let nodeID: UInt64
@@ -45,6 +48,7 @@ final class MaintenanceLane: @unchecked Sendable {
     ///   - localLevelZero: Where the shipping lane keeps the level-0 files
     ///     it uploaded, for compaction to read from the disk (nil: from the store).
     ///   - snapshotInterval: Seconds between snapshots.
+    ///   - syncInterval: Seconds between the shipping lane's syncs.
     ///   - lastSnapshot: When the replica's newest snapshot was written
     ///     (`.distantPast`: one is due now).
     ///   - compactionLevels: The levels compacted, nil for none.
@@ -52,13 +56,14 @@ final class MaintenanceLane: @unchecked Sendable {
     ///   - nodeID: The node ID written into the files the lane makes.
     ///   - log: Where the lane's lines go.
     init(
-        replica: Replica, scratch: String, localLevelZero: String?, snapshotInterval: TimeInterval, lastSnapshot: Date,
-        compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping LogSink
+        replica: Replica, scratch: String, localLevelZero: String?, snapshotInterval: TimeInterval, syncInterval: TimeInterval,
+        lastSnapshot: Date, compactionLevels: [Compaction.Level]?, retention: TimeInterval, nodeID: UInt64, log: @escaping LogSink
     ) {
         self.replica = replica
         self.scratch = scratch
         self.localLevelZero = localLevelZero
         self.snapshotInterval = snapshotInterval
+        self.syncInterval = syncInterval
         self.lastSnapshot = lastSnapshot
         self.compactionLevels = compactionLevels
         self.retention = retention
@@ -91,6 +96,11 @@ final class MaintenanceLane: @unchecked Sendable {
             defer { mail.startImageLanded = false }
             return mail.startImageLanded
         }
+    }
+
+    /// The shipping lane landed level-0 files.
+    func levelZeroUploaded() {
+        mail.withLock { $0.levelZeroUploads += 1 }
     }
 
     /// Whether a snapshot is due and the lane waits for its plan.
@@ -192,9 +202,10 @@ final class MaintenanceLane: @unchecked Sendable {
             // database, and no gigabyte of dirty pages for the shipping
             // lane's fsyncs to wait behind.
             let timestamp = ReplicationSession.now()
-            let size = try replica.write(plan.name, timestamp: Date(timeIntervalSince1970: Double(timestamp) / 1000)) { sink in
-                try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } }
-            }
+            let size = try replica.write(
+                plan.name, timestamp: Date(timeIntervalSince1970: Double(timestamp) / 1000),
+                body: { sink in try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } } },
+                beforePublishing: { [self] size in if size >= Self.alignedPublishSize { waitForLevelZeroUpload() } })
             lastSnapshot = started
             log(
                 .info,
@@ -205,6 +216,25 @@ final class MaintenanceLane: @unchecked Sendable {
         } catch {
             log(.warning, "snapshot failed, trying again later: \(error)")
             lastSnapshot = Date().addingTimeInterval(min(300, snapshotInterval) - snapshotInterval)
+        }
+    }
+
+    /// A snapshot at least this large is published (its multipart upload
+    /// completed) just after a level-0 upload lands. A server may assemble
+    /// a large object before it answers anything else (moto does: 1.4 s for
+    /// a gigabyte): the pause then begins just after a sync, and the
+    /// commits it holds up wait that pause, not the pause plus up to a
+    /// sync interval.
+    static let alignedPublishSize: Int64 = 16 << 20
+
+    /// Waits until the shipping lane lands its next level-0 upload: one
+    /// sync interval and a second at most (a database with nothing to ship
+    /// has no commit to hold up), or until the lane stops.
+    private func waitForLevelZeroUpload() {
+        let seen = mail.withLock { $0.levelZeroUploads }
+        let deadline = Date().addingTimeInterval(syncInterval + 1)
+        while Date() < deadline, !isStopping, mail.withLock({ $0.levelZeroUploads == seen }) {
+            WorkerThreads.pause(seconds: 0.005)
         }
     }
 

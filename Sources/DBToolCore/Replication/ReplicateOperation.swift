@@ -210,7 +210,8 @@ public struct ReplicateOperation: Sendable {
         let levels = compacts ? compactionIntervals.enumerated().map { Compaction.Level(level: $0.offset + 1, interval: $0.element) } : nil
         let lane = MaintenanceLane(
             replica: own, scratch: outbox.maintenance, localLevelZero: compacts ? outbox.shipped : nil, snapshotInterval: snapshotInterval,
-            lastSnapshot: lastSnapshot, compactionLevels: levels, retention: retention, nodeID: identity.nodeID, log: log)
+            syncInterval: syncInterval, lastSnapshot: lastSnapshot, compactionLevels: levels, retention: retention, nodeID: identity.nodeID,
+            log: log)
         lane.start()
         return lane
     }
@@ -367,8 +368,10 @@ struct ShippingTick {
 
     /// Uploads what waits in the outbox.
     private func ship(_ uploader: inout Uploader, maintenance: MaintenanceLane) throws {
+        let shipped = uploader.shippedFiles
         if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
         try uploader.upload()
+        if uploader.shippedFiles != shipped { maintenance.levelZeroUploaded() }
     }
 
     /// Sleeps till the next sync, one interval after this tick began (at

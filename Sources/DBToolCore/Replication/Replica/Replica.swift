@@ -92,9 +92,14 @@ final class Replica {
 
     /// Writes the file `name` as `body` gives its bytes to the sink it
     /// receives, straight to the store: a snapshot of any size goes up
-    /// without a local copy. Returns the bytes written.
+    /// without a local copy. `beforePublishing` is called with the size
+    /// once every byte is stored and the file is about to appear. Returns
+    /// the bytes written.
     @discardableResult
-    func write(_ name: LTXFileName, timestamp: Date, body: (@escaping LTXEncoder.Sink) throws -> Void) throws -> Int64 {
+    func write(
+        _ name: LTXFileName, timestamp: Date, body: (@escaping LTXEncoder.Sink) throws -> Void,
+        beforePublishing: (Int64) -> Void = { _ in }
+    ) throws -> Int64 {
         var options = StoreWriteOptions()
         options.replacing = true
         options.modified = timestamp
@@ -109,6 +114,7 @@ final class Replica {
                 }
             }
             try upload.finish()
+            beforePublishing(upload.size)
             try upload.publish()
             return upload.size
         } catch {
