@@ -351,9 +351,9 @@ struct ReplicateCommandTests {
         #expect(try events(copy) == events(database), "the copy did not catch up")
     }
 
-    /// A WAL database of 20 MB (5,000 rows of 4 KB in `blob`, beside the
-    /// usual tables), and a connection to change it.
-    private func makeBlobDatabase() throws -> (directory: String, connection: DatabaseQueue) {
+    /// A WAL database of `rows` rows of 4 KB in `blob` (20 MB by default),
+    /// beside the usual tables, and a connection to change it.
+    private func makeBlobDatabase(rows: Int = 5000) throws -> (directory: String, connection: DatabaseQueue) {
         let database = try scratch.makeDatabase()
         let bulk = try DatabaseQueue(path: database + "/db.sqlite")
         try bulk.writeWithoutTransaction { db in
@@ -361,8 +361,8 @@ struct ReplicateCommandTests {
             try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
             try db.execute(
                 sql:
-                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
-            )
+                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?) INSERT INTO blob SELECT i, randomblob(4000) FROM c",
+                arguments: [rows])
         }
         return (database, bulk)
     }
@@ -672,16 +672,7 @@ struct ReplicateCommandTests {
         let log = scratch.file("requests.log")
         let server = try ObjectStorageServer(requestLog: log)
         defer { server.stop() }
-        let database = try scratch.makeDatabase()
-        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
-        try bulk.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
-            try db.execute(
-                sql:
-                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 15000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
-            )
-        }
+        let (database, bulk) = try makeBlobDatabase(rows: 15000)
         try bulk.close()
         let app = try AckWriter(database: database, scratch: scratch)
         // Every request under backups/slow/ takes 0.5 s more: the 60 MB snapshot takes seconds to go up.
@@ -719,16 +710,7 @@ struct ReplicateCommandTests {
         let log = scratch.file("requests.log")
         let server = try ObjectStorageServer(requestLog: log)
         defer { server.stop() }
-        let database = try scratch.makeDatabase()
-        let bulk = try DatabaseQueue(path: database + "/db.sqlite")
-        try bulk.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "CREATE TABLE blob(id INTEGER PRIMARY KEY, data BLOB)")
-            try db.execute(
-                sql:
-                    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 6000) INSERT INTO blob SELECT i, randomblob(4000) FROM c"
-            )
-        }
+        let (database, bulk) = try makeBlobDatabase(rows: 6000)
         try bulk.close()
         let app = try AckWriter(database: database, scratch: scratch)
         defer { app.stop() }
