@@ -521,7 +521,7 @@ class Bench:
                 inside = [t for t in level_zero if window[0] <= t <= window[1]]
                 marks = [window[0]] + inside + [window[1]]
                 m["gap"] = max(b - a for a, b in zip(marks, marks[1:]))
-                m["snapshot_seconds"] = window[1] - window[0] - 2
+                m["snapshot_seconds"] = max(r["time"] for r in snapshot) - min(r["time"] for r in snapshot)
                 # Until the server is asked to assemble the parts (CompleteMultipartUpload): moto then
                 # answers no request until the object is whole, seconds for a gigabyte.
                 completions = [r["time"] for r in snapshot if r["method"] == "POST" and "uploadId=" in r["query"]]
@@ -529,8 +529,13 @@ class Bench:
                 inside = [t for t in level_zero if window[0] <= t <= parts_end]
                 marks = [window[0]] + inside + [parts_end]
                 m["gap_parts"] = max(b - a for a, b in zip(marks, marks[1:]))
+                # Each completion: how long after the last level-0 upload it was asked, and when the next
+                # level-0 upload reached the server (the server's pause, when it answers nothing meanwhile).
+                m["completions"] = [
+                    (c - max((t for t in level_zero if t <= c), default=c), min((t for t in level_zero if t > c), default=c) - c)
+                    for c in completions]
             else:
-                m["gap"], m["gap_parts"], m["snapshot_seconds"] = None, None, None
+                m["gap"], m["gap_parts"], m["snapshot_seconds"], m["completions"] = None, None, None, []
             # A follower with a reader attached, while the writer goes on.
             copy = f"{directory}/follower-copy"
             follower, copy_db = self.follower(tool, directory, prefix, copy)
@@ -608,6 +613,8 @@ class Bench:
              lambda m: "no snapshot in the run" if m["gap"] is None else f"{m['gap']:.2f} s (snapshot: {m['snapshot_seconds']:.0f} s)"),
             ("the same, until the server assembles the snapshot's parts",
              lambda m: "no snapshot in the run" if m["gap_parts"] is None else f"{m['gap_parts']:.2f} s"),
+            ("each completion of a snapshot's upload: asked after the last level-0 upload / the next one after it",
+             lambda m: "; ".join(f"{since:.2f} / {pause:.2f} s" for since, pause in m["completions"]) or "none in the run"),
             ("follower: bytes written in 40 s of updates", lambda m: mib(m["follower_written"])),
             ("follower: the copy's WAL, largest", lambda m: mib(m["follower_wal"])),
             ("follower: the longest read of a reader attached", lambda m: f"{m['follower_read'] * 1000:.0f} ms"),
