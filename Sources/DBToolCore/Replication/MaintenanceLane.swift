@@ -25,8 +25,8 @@ final class MaintenanceLane: @unchecked Sendable {
         /// progress is abandoned.
         var cancelPlan = false
         var running = true
-        /// Level-0 uploads the shipping lane landed so far.
-        var levelZeroUploads = 0
+        /// Syncs the shipping lane finished (what they wrote uploaded).
+        var syncs = 0
     }
 
     private let mail = Locked(Mail())
@@ -98,9 +98,9 @@ final class MaintenanceLane: @unchecked Sendable {
         }
     }
 
-    /// The shipping lane landed level-0 files.
-    func levelZeroUploaded() {
-        mail.withLock { $0.levelZeroUploads += 1 }
+    /// The shipping lane finished a sync: what it wrote is in the replica.
+    func synced() {
+        mail.withLock { $0.syncs += 1 }
     }
 
     /// Whether a snapshot is due and the lane waits for its plan.
@@ -144,6 +144,7 @@ final class MaintenanceLane: @unchecked Sendable {
         var compaction = Compaction(store: replica, scratch: scratch)
         compaction.nodeID = nodeID
         compaction.localLevelZero = localLevelZero
+        compaction.beforePublishing = publishingAfterSync
         if let compactionLevels { compaction.levels = compactionLevels }
         var lastRetention = Date.distantPast
         while true {
@@ -173,7 +174,7 @@ final class MaintenanceLane: @unchecked Sendable {
         var reported = false
         while true {
             do {
-                try replica.write(name, from: path, timestamp: try Uploader.timestamp(of: path))
+                try replica.write(name, from: path, timestamp: try Uploader.timestamp(of: path), beforePublishing: publishingAfterSync)
                 mail.withLock { mail in
                     mail.startImage = nil
                     mail.startImageLanded = true
@@ -205,7 +206,7 @@ final class MaintenanceLane: @unchecked Sendable {
             let size = try replica.write(
                 plan.name, timestamp: Date(timeIntervalSince1970: Double(timestamp) / 1000),
                 body: { sink in try plan.write(to: sink, timestamp: timestamp) { [mail] in mail.withLock { $0.cancelPlan || $0.stop } } },
-                beforePublishing: { [self] size in if size >= Self.alignedPublishSize { waitForLevelZeroUpload() } })
+                beforePublishing: publishingAfterSync)
             lastSnapshot = started
             log(
                 .info,
@@ -219,21 +220,24 @@ final class MaintenanceLane: @unchecked Sendable {
         }
     }
 
-    /// A snapshot at least this large is published (its multipart upload
-    /// completed) just after a level-0 upload lands. A server may assemble
-    /// a large object before it answers anything else (moto does: 1.4 s for
+    /// An upload of the lane at least this large (a snapshot, a start
+    /// image, a merged file) is published, its multipart upload completed,
+    /// just after the shipping lane's next sync. A server may assemble a
+    /// large object before it answers anything else (moto does: 1.4 s for
     /// a gigabyte): the pause then begins just after a sync, and the
     /// commits it holds up wait that pause, not the pause plus up to a
     /// sync interval.
     static let alignedPublishSize: Int64 = 16 << 20
 
-    /// Waits until the shipping lane lands its next level-0 upload: one
-    /// sync interval and a second at most (a database with nothing to ship
-    /// has no commit to hold up), or until the lane stops.
-    private func waitForLevelZeroUpload() {
-        let seen = mail.withLock { $0.levelZeroUploads }
+    /// Called with the size of an upload about to be published: waits, for
+    /// one of ``alignedPublishSize`` or more, until the shipping lane
+    /// finishes its next sync (a sync interval and a second at most, the
+    /// store away meanwhile), or until the lane stops.
+    private func publishingAfterSync(_ size: Int64) {
+        guard size >= Self.alignedPublishSize else { return }
+        let seen = mail.withLock { $0.syncs }
         let deadline = Date().addingTimeInterval(syncInterval + 1)
-        while Date() < deadline, !isStopping, mail.withLock({ $0.levelZeroUploads == seen }) {
+        while Date() < deadline, !isStopping, mail.withLock({ $0.syncs == seen }) {
             WorkerThreads.pause(seconds: 0.005)
         }
     }

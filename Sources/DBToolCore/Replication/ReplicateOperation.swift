@@ -368,10 +368,9 @@ struct ShippingTick {
 
     /// Uploads what waits in the outbox.
     private func ship(_ uploader: inout Uploader, maintenance: MaintenanceLane) throws {
-        let shipped = uploader.shippedFiles
         if maintenance.takeStartImageLanded() { uploader.handedOffLanded() }
         try uploader.upload()
-        if uploader.shippedFiles != shipped { maintenance.levelZeroUploaded() }
+        maintenance.synced()
     }
 
     /// Sleeps till the next sync, one interval after this tick began (at

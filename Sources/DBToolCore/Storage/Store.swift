@@ -162,8 +162,12 @@ extension Store {
         }
     }
 
-    /// Publishes the local file at `path` as `key`, streamed.
-    func upload(file path: String, as key: String, _ options: StoreWriteOptions) throws {
+    /// Publishes the local file at `path` as `key`, streamed;
+    /// `beforePublishing` is called with the size once every byte is stored
+    /// and the object is about to appear.
+    func upload(
+        file path: String, as key: String, _ options: StoreWriteOptions, beforePublishing: (Int64) -> Void = { _ in }
+    ) throws {
         let input: FileDescriptor
         do {
             input = try FileDescriptor.open(path, .readOnly)
@@ -181,6 +185,7 @@ extension Store {
                 guard upload.write(buffer.baseAddress!, count: count) else { break }
             }
             try upload.finish()
+            beforePublishing(upload.size)
             try upload.publish()
         } catch {
             upload.abort()

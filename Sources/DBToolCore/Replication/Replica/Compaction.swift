@@ -30,6 +30,8 @@ struct Compaction {
     /// files it needs, and removes them once merged, so that compaction
     /// costs no request to read them.
     var localLevelZero: String?
+    /// Called with a merged file's size before it appears in the store.
+    var beforePublishing: (Int64) -> Void = { _ in }
     private var lastRun: [Int: Date] = [:]
     /// The last TXID of each level, once listed or written: a level is
     /// listed whole once, and the level below only after that TXID.
@@ -130,7 +132,8 @@ struct Compaction {
             file.close()
             throw error
         }
-        try store.write(name, from: output, timestamp: Date(timeIntervalSince1970: Double(merged.timestamp) / 1000))
+        try store.write(
+            name, from: output, timestamp: Date(timeIntervalSince1970: Double(merged.timestamp) / 1000), beforePublishing: beforePublishing)
         if level == 1 { removeLocalFiles(through: name.maxTXID) }
         return name
     }

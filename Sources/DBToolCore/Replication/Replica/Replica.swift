@@ -78,13 +78,13 @@ final class Replica {
 
     /// Publishes the local file `path` as `name`, whole or not at all, with
     /// its header's time.
-    func write(_ name: LTXFileName, from path: String, timestamp: Date) throws {
+    func write(_ name: LTXFileName, from path: String, timestamp: Date, beforePublishing: (Int64) -> Void = { _ in }) throws {
         var options = StoreWriteOptions()
         options.replacing = true
         options.modified = timestamp
         options.metadata = ["litestream-timestamp": ISOTime.text(timestamp)]
         do {
-            try store.upload(file: path, as: key(name), options)
+            try store.upload(file: path, as: key(name), options, beforePublishing: beforePublishing)
         } catch let error as FileSystemError {
             throw error.reported(.cantCreate, hint: "Check the replica \(description).")
         }
