@@ -222,11 +222,10 @@ final class MaintenanceLane: @unchecked Sendable {
 
     /// An upload of the lane at least this large (a snapshot, a start
     /// image, a merged file) is published, its multipart upload completed,
-    /// just after the shipping lane's next sync. A server may assemble a
-    /// large object before it answers anything else (moto does: 1.4 s for
-    /// a gigabyte): the pause then begins just after a sync, and the
-    /// commits it holds up wait that pause, not the pause plus up to a
-    /// sync interval.
+    /// just after the shipping lane's next sync. A server may stop
+    /// answering while it assembles a large object (moto does, for half a
+    /// second or more of a gigabyte's): the sync before has landed, and
+    /// the next has the most time before the pause.
     static let alignedPublishSize: Int64 = 16 << 20
 
     /// Called with the size of an upload about to be published: waits, for
