@@ -77,7 +77,8 @@ final class Replica {
     }
 
     /// Publishes the local file `path` as `name`, whole or not at all, with
-    /// its header's time.
+    /// its header's time; `beforePublishing` is called with the size once
+    /// every byte is stored and the file is about to appear.
     func write(_ name: LTXFileName, from path: String, timestamp: Date, beforePublishing: (Int64) -> Void = { _ in }) throws {
         var options = StoreWriteOptions()
         options.replacing = true
