@@ -25,7 +25,8 @@ final class MaintenanceLane: @unchecked Sendable {
         /// progress is abandoned.
         var cancelPlan = false
         var running = true
-        /// Syncs the shipping lane finished (what they wrote uploaded).
+        /// Syncs the shipping lane finished (their files uploaded, or left
+        /// in the outbox while the store does not answer).
         var syncs = 0
     }
 
@@ -98,7 +99,8 @@ final class MaintenanceLane: @unchecked Sendable {
         }
     }
 
-    /// The shipping lane finished a sync: what it wrote is in the replica.
+    /// The shipping lane finished a sync: its files are in the replica, or
+    /// wait in the outbox while the store does not answer.
     func synced() {
         mail.withLock { $0.syncs += 1 }
     }
